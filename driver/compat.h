@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * latscope compat: the few kernel API differences between the kernels
+ * latscope builds against, each behind one small helper.
+ */
+#ifndef LATSCOPE_COMPAT_H
+#define LATSCOPE_COMPAT_H
+
+#include <linux/hrtimer.h>
+#include <linux/kernel.h>
+#include <linux/string.h>
+#include <linux/version.h>
+
+/* hrtimer_setup() replaced hrtimer_init() + .function in 6.13. */
+static inline void latscope_hrtimer_setup(struct hrtimer *timer,
+					  enum hrtimer_restart (*fn)(struct hrtimer *),
+					  clockid_t clock, enum hrtimer_mode mode)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 13, 0)
+	hrtimer_setup(timer, fn, clock, mode);
+#else
+	hrtimer_init(timer, clock, mode);
+	timer->function = fn;
+#endif
+}
+
+/*
+ * Writes @msg into the ftrace buffer and stops tracing, so the trace ends
+ * at the sample that crossed the threshold. Without CONFIG_TRACING there
+ * is no trace to stop.
+ */
+static inline void latscope_trace_stop(const char *msg)
+{
+#ifdef CONFIG_TRACING
+	__trace_puts(_THIS_IP_, msg, strlen(msg));
+	tracing_off();
+#endif
+}
+
+#endif /* LATSCOPE_COMPAT_H */

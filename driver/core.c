@@ -1,0 +1,236 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * latscope: measures how late timer events are answered in irq, kernel and
+ * user context. This file is the /dev/latscope misc device: it turns
+ * open/ioctl/read/poll/release into session calls and copies to and from
+ * userspace.
+ */
+#include <linux/fs.h>
+#include <linux/miscdevice.h>
+#include <linux/module.h>
+#include <linux/poll.h>
+#include <linux/uaccess.h>
+
+#include "latscope.h"
+
+static int latscope_open(struct inode *inode, struct file *file)
+{
+	struct latscope_session *s = latscope_session_create();
+
+	if (!s)
+		return -ENOMEM;
+	file->private_data = s;
+	return nonseekable_open(inode, file);
+}
+
+static int latscope_release(struct inode *inode, struct file *file)
+{
+	latscope_session_destroy(file->private_data);
+	return 0;
+}
+
+static long latscope_ioc_info(void __user *arg)
+{
+	struct latscope_info info = {
+		.abi_version = LATSCOPE_ABI_VERSION,
+		.setup_size = sizeof(struct latscope_setup),
+		.result_size = sizeof(struct latscope_result),
+		.max_hist_cells = LATSCOPE_MAX_HIST_CELLS,
+		.version = LATSCOPE_VERSION,
+	};
+
+	return copy_to_user(arg, &info, sizeof(info)) ? -EFAULT : 0;
+}
+
+static long latscope_ioc_setup(struct latscope_session *s,
+			       struct latscope_setup __user *arg)
+{
+	struct latscope_setup setup;
+	u32 usize;
+	int ret;
+
+	if (get_user(usize, &arg->size))
+		return -EFAULT;
+	if (usize < LATSCOPE_SETUP_SIZE_VER0)
+		return -EINVAL;
+	if (usize > PAGE_SIZE)
+		return -E2BIG;
+	ret = copy_struct_from_user(&setup, sizeof(setup), arg, usize);
+	if (ret)
+		return ret;
+	return latscope_session_setup(s, &setup);
+}
+
+static long latscope_ioc_result(struct latscope_session *s,
+				struct latscope_result __user *arg)
+{
+	struct latscope_result res = {};
+	u64 ubuf, usize_hist;
+	const u64 *cells;
+	size_t needed;
+	u32 usize;
+	int ret;
+
+	if (get_user(usize, &arg->size) || get_user(ubuf, &arg->histogram) ||
+	    get_user(usize_hist, &arg->histogram_size))
+		return -EFAULT;
+	if (usize < offsetofend(struct latscope_result, irq))
+		return -EINVAL;
+	ret = latscope_session_result(s, &res, &cells);
+	if (ret)
+		return ret;
+
+	needed = (size_t)res.hist_count * res.hist_cells * sizeof(u64);
+	res.histogram = ubuf;
+	res.histogram_size = needed;
+	if (ubuf && usize_hist < needed)
+		ret = -ENOSPC;
+	else if (ubuf && copy_to_user(u64_to_user_ptr(ubuf), cells, needed))
+		return -EFAULT;
+	if (copy_to_user(arg, &res, min_t(size_t, usize, sizeof(res))))
+		return -EFAULT;
+	return ret;
+}
+
+static long latscope_ioc_pulse(struct latscope_session *s,
+			       struct latscope_pulse __user *arg)
+{
+	struct latscope_pulse pulse;
+	int ret;
+
+	if (copy_from_user(&pulse, arg, sizeof(pulse)))
+		return -EFAULT;
+	ret = latscope_session_pulse(s, &pulse);
+	if (ret)
+		return ret;
+	return copy_to_user(arg, &pulse, sizeof(pulse)) ? -EFAULT : 0;
+}
+
+static long latscope_ioctl(struct file *file, unsigned int cmd,
+			   unsigned long arg)
+{
+	struct latscope_session *s = file->private_data;
+	void __user *uarg = (void __user *)arg;
+
+	switch (cmd) {
+	case LATSCOPE_IOC_GET_INFO:
+		return latscope_ioc_info(uarg);
+	case LATSCOPE_IOC_SETUP:
+		return latscope_ioc_setup(s, uarg);
+	case LATSCOPE_IOC_START:
+		return latscope_session_start(s);
+	case LATSCOPE_IOC_STOP:
+		return latscope_session_stop(s);
+	case LATSCOPE_IOC_GET_RESULT:
+		return latscope_ioc_result(s, uarg);
+	case LATSCOPE_IOC_PULSE:
+		return latscope_ioc_pulse(s, uarg);
+	default:
+		return -ENOTTY;
+	}
+}
+
+/* Waits for a bulk record; 1: one is there, 0: end of stream. */
+static int latscope_bulk_wait(struct latscope_session *s, bool nonblock)
+{
+	enum latscope_state state;
+
+	for (;;) {
+		if (!latscope_ring_empty(&s->ring))
+			return 1;
+		/* Pairs with the release in halt: the last record is seen. */
+		state = smp_load_acquire(&s->state);
+		if (state == LATSCOPE_IDLE)
+			return -EINVAL;
+		if (state == LATSCOPE_STOPPED)
+			return !latscope_ring_empty(&s->ring);
+		if (nonblock)
+			return -EAGAIN;
+		if (wait_event_interruptible(s->bulk_wq,
+					     !latscope_ring_empty(&s->ring) ||
+					     READ_ONCE(s->state) != state))
+			return -ERESTARTSYS;
+	}
+}
+
+static ssize_t latscope_read(struct file *file, char __user *buf, size_t len,
+			     loff_t *ppos)
+{
+	struct latscope_session *s = file->private_data;
+	struct latscope_bulk rec;
+	size_t done = 0;
+	int ret;
+
+	if (len < sizeof(rec))
+		return -EINVAL;
+	if (mutex_lock_interruptible(&s->read_lock))
+		return -ERESTARTSYS;
+	ret = latscope_bulk_wait(s, file->f_flags & O_NONBLOCK);
+	while (ret > 0 && len - done >= sizeof(rec) &&
+	       latscope_ring_peek(&s->ring, &rec)) {
+		if (copy_to_user(buf + done, &rec, sizeof(rec))) {
+			ret = -EFAULT;
+			break;
+		}
+		latscope_ring_consume(&s->ring);
+		done += sizeof(rec);
+	}
+	mutex_unlock(&s->read_lock);
+	return done ? done : ret;
+}
+
+static __poll_t latscope_poll(struct file *file, poll_table *wait)
+{
+	struct latscope_session *s = file->private_data;
+	__poll_t mask = 0;
+
+	poll_wait(file, &s->bulk_wq, wait);
+	if (!latscope_ring_empty(&s->ring))
+		mask |= EPOLLIN | EPOLLRDNORM;
+	else if (smp_load_acquire(&s->state) == LATSCOPE_STOPPED)
+		mask |= EPOLLIN | EPOLLRDNORM | EPOLLHUP;
+	return mask;
+}
+
+static const struct file_operations latscope_fops = {
+	.owner = THIS_MODULE,
+	.open = latscope_open,
+	.release = latscope_release,
+	.read = latscope_read,
+	.poll = latscope_poll,
+	.unlocked_ioctl = latscope_ioctl,
+	.compat_ioctl = compat_ptr_ioctl,
+};
+
+static struct miscdevice latscope_misc = {
+	.minor = MISC_DYNAMIC_MINOR,
+	.name = "latscope",
+	.fops = &latscope_fops,
+	.mode = 0600,
+};
+
+static int __init latscope_init(void)
+{
+	int ret;
+
+	ret = latscope_sessions_init();
+	if (ret)
+		return ret;
+	ret = misc_register(&latscope_misc);
+	if (ret)
+		latscope_sessions_exit();
+	return ret;
+}
+
+static void __exit latscope_exit(void)
+{
+	misc_deregister(&latscope_misc);
+	latscope_sessions_exit();
+}
+
+module_init(latscope_init);
+module_exit(latscope_exit);
+
+MODULE_DESCRIPTION("Timer event latency measurement (latmus for mainline and PREEMPT_RT)");
+MODULE_LICENSE("GPL");
+MODULE_VERSION(LATSCOPE_VERSION);

@@ -1,0 +1,182 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * latscope: measure how late a Linux system answers timer events.
+ *
+ * The ABI between the latscope driver (/dev/latscope) and its userspace
+ * CLI. One open file is one session. Every structure uses fixed-width
+ * types, explicit padding and 8-byte aligned members so that 32-bit and
+ * 64-bit userspace see the same layout.
+ *
+ * Typical session:
+ *   fd = open("/dev/latscope", O_RDWR);
+ *   ioctl(fd, LATSCOPE_IOC_SETUP, &setup);
+ *   ioctl(fd, LATSCOPE_IOC_START);
+ *   responder thread (user context): loop on LATSCOPE_IOC_PULSE
+ *   logger thread: read()/poll() struct latscope_bulk records, EOF on stop
+ *   ioctl(fd, LATSCOPE_IOC_STOP);
+ *   ioctl(fd, LATSCOPE_IOC_GET_RESULT, &result);
+ *   close(fd);
+ */
+#ifndef _UAPI_LINUX_LATSCOPE_H
+#define _UAPI_LINUX_LATSCOPE_H
+
+#include <linux/ioctl.h>
+#include <linux/types.h>
+
+#define LATSCOPE_ABI_VERSION		1
+
+/* Who answers the event, which decides where the latency is stamped. */
+enum latscope_context {
+	LATSCOPE_CTX_IRQ	= 0,	/* hrtimer hard-irq handler */
+	LATSCOPE_CTX_KERNEL	= 1,	/* SCHED_FIFO kthread on the CPU */
+	LATSCOPE_CTX_USER	= 2,	/* userspace thread in LATSCOPE_IOC_PULSE */
+};
+
+/* Limits the driver enforces on struct latscope_setup. */
+#define LATSCOPE_MIN_PERIOD_NS		10000ULL	/* 10 us */
+#define LATSCOPE_MAX_PERIOD_NS		1000000000ULL	/* 1 s */
+#define LATSCOPE_DEFAULT_HIST_CELLS	200
+#define LATSCOPE_MAX_HIST_CELLS		65536	/* 1 ms of 100 ns cells fits 6 times */
+#define LATSCOPE_DEFAULT_CELL_NS	1000	/* 1 us */
+#define LATSCOPE_MAX_CELL_NS		1000000000U	/* 1 s */
+#define LATSCOPE_DEFAULT_PRIORITY	90
+#define LATSCOPE_MAX_PRIORITY		99
+#define LATSCOPE_DEFAULT_WARMUP_NS	1000000000ULL	/* 1 s */
+#define LATSCOPE_MAX_WARMUP_NS		3600000000000ULL	/* 1 h */
+
+/* struct latscope_setup.flags */
+#define LATSCOPE_SETUP_NO_WARMUP	(1U << 0)	/* warmup_ns must be 0 */
+#define LATSCOPE_SETUP_FLAGS_MASK	LATSCOPE_SETUP_NO_WARMUP
+
+/*
+ * LATSCOPE_IOC_SETUP argument. The driver reads @size bytes with
+ * copy_struct_from_user(): a caller built against an older, shorter
+ * structure still works, and bytes a newer caller sets beyond what the
+ * driver knows must be zero (else -E2BIG). A field left at 0 takes its
+ * default unless stated otherwise.
+ */
+struct latscope_setup {
+	__u32 size;		/* sizeof(struct latscope_setup) of the caller */
+	__u32 context;		/* enum latscope_context */
+	__u64 period_ns;	/* MIN..MAX_PERIOD_NS, no default */
+	__u32 cpu;		/* online CPU to measure on */
+	__u32 priority;		/* kthread SCHED_FIFO priority, 0: default */
+	__u32 hist_cells;	/* 0: default, at most LATSCOPE_MAX_HIST_CELLS */
+	__u32 hist_cell_ns;	/* 0: default, at most LATSCOPE_MAX_CELL_NS */
+	__u64 warmup_ns;	/* 0: default, or none with SETUP_NO_WARMUP */
+	__u64 trace_threshold_ns; /* 0: off; else stop ftrace above it */
+	__u32 flags;		/* LATSCOPE_SETUP_*, others rejected */
+	__u32 __reserved0;	/* must be 0 */
+	__u64 __reserved[4];	/* must be 0 */
+};
+
+#define LATSCOPE_SETUP_SIZE_VER0	88	/* first published size */
+
+/*
+ * Statistics of one latency, in nanoseconds. A latency is stamp - ideal,
+ * so it can be negative (an event answered early): those samples count in
+ * min/sum/underflow like any other. Unsigned 128-bit sum of squares, split
+ * in two halves, so that a long run cannot overflow it.
+ */
+struct latscope_stats {
+	__u64 samples;
+	__s64 min_ns;		/* 0 when samples == 0 */
+	__s64 max_ns;		/* 0 when samples == 0 */
+	__s64 sum_ns;
+	__u64 sum_sq_lo;	/* sum of squares, ns^2, low 64 bits */
+	__u64 sum_sq_hi;	/* ... high 64 bits */
+	__u64 peak_ns;		/* CLOCK_MONOTONIC ideal time of the max */
+	__u64 underflow;	/* samples < 0, not in any histogram cell */
+	__u64 overflow;		/* samples >= hist_cells * hist_cell_ns */
+};
+
+/* struct latscope_result.flags */
+#define LATSCOPE_RESULT_TRACE_FIRED	(1U << 0)	/* threshold crossed */
+#define LATSCOPE_RESULT_CPU_OFFLINE	(1U << 1)	/* ended by hotplug */
+
+/*
+ * LATSCOPE_IOC_GET_RESULT argument. Allowed once the session was set up,
+ * and not while it runs (-EBUSY).
+ *
+ * In: @size, @histogram (user address of a __u64 array, or 0 for totals
+ * only) and @histogram_size (its size in bytes). Out: everything else, and
+ * @histogram_size set to the bytes the whole histogram needs. If the
+ * buffer is too small the call fails with ENOSPC and still fills in the
+ * totals and @histogram_size.
+ *
+ * The histogram holds @hist_count arrays of @hist_cells counters, back to
+ * back: first the context's latency (@latency), then, for the kernel and
+ * user contexts, the irq part (@irq). Cell i counts samples in
+ * [i * hist_cell_ns, (i + 1) * hist_cell_ns).
+ */
+struct latscope_result {
+	__u32 size;		/* in: sizeof(struct latscope_result) */
+	__u32 flags;		/* LATSCOPE_RESULT_* */
+	__u64 histogram;	/* in: user pointer, or 0 */
+	__u64 histogram_size;	/* in: bytes at @histogram; out: needed */
+	__u32 context;		/* settings the session ran with */
+	__u32 cpu;
+	__u64 period_ns;
+	__u32 hist_cells;
+	__u32 hist_cell_ns;
+	__u32 hist_count;	/* histograms in the buffer: 1 or 2 */
+	__u32 priority;
+	__u64 warmup_ns;
+	__u64 start_ns;		/* CLOCK_MONOTONIC ideal time of event 0 */
+	__u64 events;		/* timer events past the warm-up */
+	__u64 overruns;		/* periods missed past the warm-up */
+	__u64 bulk_dropped;	/* bulk records the logger did not read */
+	__s64 trace_sample_ns;	/* sample that fired the trace, or 0 */
+	struct latscope_stats latency;	/* what the context measures */
+	struct latscope_stats irq;	/* timer irq part (kernel, user) */
+	__u64 __reserved[4];
+};
+
+/*
+ * LATSCOPE_IOC_PULSE argument, user context only. @stamp_ns is the
+ * CLOCK_MONOTONIC time the caller took when its previous PULSE returned
+ * (0 on the first call; ignored when no event is outstanding). The call
+ * then blocks until the next event and returns its ideal time.
+ * Errors: EINTR on a signal, ECANCELED once the session stopped (the
+ * responder should exit), EBUSY if another thread is already waiting.
+ */
+struct latscope_pulse {
+	__u64 stamp_ns;		/* in */
+	__u64 ideal_ns;		/* out */
+};
+
+/*
+ * One record per second of measurement, read() from the session file by
+ * the logger. read() returns whole records, blocks while the session runs
+ * (or -EAGAIN with O_NONBLOCK), and returns 0 (EOF) once the session
+ * stopped and every record was read. poll() reports EPOLLIN.
+ */
+struct latscope_bulk {
+	__u64 second;		/* 0 for the first second past the warm-up */
+	__u64 samples;		/* of this second */
+	__u64 overruns;		/* of this second */
+	__s64 min_ns;
+	__s64 avg_ns;
+	__s64 max_ns;
+};
+
+struct latscope_info {
+	__u32 abi_version;	/* LATSCOPE_ABI_VERSION */
+	__u32 setup_size;	/* sizeof(struct latscope_setup) in the driver */
+	__u32 result_size;	/* sizeof(struct latscope_result) */
+	__u32 max_hist_cells;
+	char version[32];	/* driver version, NUL-terminated */
+	__u64 __reserved[4];
+};
+
+/* 0xBA is free in Documentation/userspace-api/ioctl/ioctl-number.rst (6.12). */
+#define LATSCOPE_IOC_MAGIC	0xba
+
+#define LATSCOPE_IOC_GET_INFO	_IOR(LATSCOPE_IOC_MAGIC, 0, struct latscope_info)
+#define LATSCOPE_IOC_SETUP	_IOW(LATSCOPE_IOC_MAGIC, 1, struct latscope_setup)
+#define LATSCOPE_IOC_START	_IO(LATSCOPE_IOC_MAGIC, 2)
+#define LATSCOPE_IOC_STOP	_IO(LATSCOPE_IOC_MAGIC, 3)
+#define LATSCOPE_IOC_GET_RESULT	_IOWR(LATSCOPE_IOC_MAGIC, 4, struct latscope_result)
+#define LATSCOPE_IOC_PULSE	_IOWR(LATSCOPE_IOC_MAGIC, 5, struct latscope_pulse)
+
+#endif /* _UAPI_LINUX_LATSCOPE_H */

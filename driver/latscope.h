@@ -1,0 +1,161 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * latscope internals: the session an open file of /dev/latscope owns, the
+ * statistics it keeps and the seam an event source (timer, later GPIO)
+ * plugs into.
+ */
+#ifndef LATSCOPE_H
+#define LATSCOPE_H
+
+#include <linux/atomic.h>
+#include <linux/hrtimer.h>
+#include <linux/irq_work.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/swait.h>
+#include <linux/types.h>
+#include <linux/wait.h>
+#include <uapi/linux/latscope.h>
+
+#define LATSCOPE_VERSION	"0.1.0"
+
+/* A minute of 1 Hz records: the logger has that long to catch up. */
+#define LATSCOPE_BULK_SLOTS	64
+
+/* Statistics and histogram of one latency. One writer at a time. */
+struct latscope_acc {
+	u64 samples;
+	s64 min;
+	s64 max;
+	s64 sum;
+	u64 sum_sq_lo;
+	u64 sum_sq_hi;
+	u64 peak;		/* ideal time of @max */
+	u64 underflow;
+	u64 overflow;
+	u64 *cells;
+	u32 nr_cells;
+	u32 cell_ns;
+	u64 span;		/* nr_cells * cell_ns */
+};
+
+void latscope_acc_init(struct latscope_acc *acc, u64 *cells, u32 nr_cells,
+		       u32 cell_ns);
+void latscope_acc_add(struct latscope_acc *acc, s64 lat, u64 ideal);
+void latscope_acc_export(const struct latscope_acc *acc,
+			 struct latscope_stats *out);
+
+/* The second being summed up for the next bulk record. */
+struct latscope_second {
+	u64 index;
+	u64 deadline;		/* ideal time that closes this second */
+	u64 samples;
+	s64 min;
+	s64 max;
+	s64 sum;
+	u64 overruns_seen;	/* session overruns when the last record left */
+};
+
+/*
+ * Single-producer single-consumer ring of bulk records. The producer is
+ * whoever records samples (never waits: a full ring counts a drop); the
+ * consumer is read(), serialised by the session's read_lock.
+ */
+struct latscope_ring {
+	struct latscope_bulk slot[LATSCOPE_BULK_SLOTS];
+	u32 head;		/* next slot to fill, producer-owned */
+	u32 tail;		/* next slot to read, consumer-owned */
+	u64 dropped;		/* producer-owned */
+};
+
+void latscope_ring_reset(struct latscope_ring *ring);
+bool latscope_ring_push(struct latscope_ring *ring,
+			const struct latscope_bulk *rec);
+bool latscope_ring_peek(struct latscope_ring *ring, struct latscope_bulk *rec);
+void latscope_ring_consume(struct latscope_ring *ring);
+bool latscope_ring_empty(struct latscope_ring *ring);
+
+struct latscope_session;
+
+/*
+ * An event source marks the ideal time of each event on the session's CPU
+ * and calls latscope_event() from hard-irq context.
+ */
+struct latscope_source {
+	const char *name;
+	/* Arm on s->setup.cpu; called with cpus_read_lock() and s->lock held. */
+	int (*start)(struct latscope_session *s);
+	/* Disarm; no call into latscope_event() once it returns. */
+	void (*stop)(struct latscope_session *s);
+};
+
+extern const struct latscope_source latscope_timer_source;
+
+enum latscope_state {
+	LATSCOPE_IDLE,		/* opened, not set up */
+	LATSCOPE_READY,		/* set up, not started */
+	LATSCOPE_RUNNING,
+	LATSCOPE_STOPPED,	/* results readable, SETUP allowed again */
+};
+
+struct latscope_session {
+	struct mutex lock;		/* state changes, setup, results */
+	enum latscope_state state;	/* written under @lock */
+	struct latscope_setup setup;	/* validated, defaults filled in */
+	const struct latscope_source *source;
+	struct list_head node;		/* in the list the hotplug hook walks */
+	u32 result_flags;
+
+	/* Timeline: ideal(n) = t0 + n * period. */
+	u64 t0;
+	u64 warmup_end;			/* first ideal time that counts */
+	struct hrtimer timer;
+
+	/* Measurement, written from the measuring contexts only. */
+	u64 *cells;			/* lat.cells then irq.cells */
+	struct latscope_acc lat;	/* what the context measures */
+	struct latscope_acc irq;	/* timer irq part, kernel/user ctx */
+	u64 events;			/* past the warm-up, irq side */
+	atomic64_t overruns;		/* past the warm-up, any side */
+	struct latscope_second sec;
+	struct latscope_ring ring;
+	atomic_t trace_fired;
+	s64 trace_sample;
+
+	/* Hand-off from the event to the responder. */
+	atomic64_t pending;		/* ideal of the untaken event, or 0 */
+	struct task_struct *kthread;	/* kernel context */
+	struct swait_queue_head resp_wq;	/* user context */
+	atomic_t resp_busy;		/* one PULSE caller at a time */
+	u64 outstanding;		/* ideal the last PULSE returned */
+
+	/* Logger side. */
+	struct mutex read_lock;
+	wait_queue_head_t bulk_wq;
+	struct irq_work bulk_work;
+};
+
+/* session.c */
+int latscope_setup_check(struct latscope_setup *setup);
+struct latscope_session *latscope_session_create(void);
+void latscope_session_destroy(struct latscope_session *s);
+int latscope_session_setup(struct latscope_session *s,
+			   const struct latscope_setup *setup);
+int latscope_session_start(struct latscope_session *s);
+int latscope_session_stop(struct latscope_session *s);
+int latscope_session_result(struct latscope_session *s,
+			    struct latscope_result *res, const u64 **cells);
+int latscope_session_pulse(struct latscope_session *s,
+			   struct latscope_pulse *pulse);
+int latscope_sessions_init(void);
+void latscope_sessions_exit(void);
+
+/* measure.c */
+void latscope_measure_reset(struct latscope_session *s);
+void latscope_event(struct latscope_session *s, u64 ideal, u64 arrival,
+		    u64 missed);
+void latscope_record(struct latscope_session *s, s64 lat, u64 ideal);
+void latscope_measure_flush(struct latscope_session *s);
+int latscope_kthread_fn(void *data);
+
+#endif /* LATSCOPE_H */

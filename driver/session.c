@@ -1,0 +1,375 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * latscope sessions: one per open file. Validates SETUP, starts and stops
+ * the event source and the responder, hands results out, and ends any
+ * session whose CPU goes offline.
+ *
+ * Lock order: cpus_read_lock() (or the hotplug lock, in the offline hook),
+ * then latscope_sessions_lock, then a session's lock.
+ */
+#include <linux/cpu.h>
+#include <linux/cpuhotplug.h>
+#include <linux/cpumask.h>
+#include <linux/err.h>
+#include <linux/kthread.h>
+#include <linux/math64.h>
+#include <linux/mm.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/timekeeping.h>
+#include <uapi/linux/sched/types.h>
+
+#include "latscope.h"
+
+static LIST_HEAD(latscope_sessions);
+static DEFINE_MUTEX(latscope_sessions_lock);
+static enum cpuhp_state latscope_cpuhp_state;
+
+/* Checks every field of @setup and fills in the defaults. */
+int latscope_setup_check(struct latscope_setup *setup)
+{
+	unsigned int i;
+
+	if (setup->context > LATSCOPE_CTX_USER)
+		return -EINVAL;
+	if (setup->period_ns < LATSCOPE_MIN_PERIOD_NS ||
+	    setup->period_ns > LATSCOPE_MAX_PERIOD_NS)
+		return -EINVAL;
+	if (setup->cpu >= nr_cpu_ids || !cpu_online(setup->cpu))
+		return -EINVAL;
+	if (setup->priority > LATSCOPE_MAX_PRIORITY)
+		return -EINVAL;
+	if (setup->hist_cells > LATSCOPE_MAX_HIST_CELLS ||
+	    setup->hist_cell_ns > LATSCOPE_MAX_CELL_NS)
+		return -EINVAL;
+	if (setup->flags & ~LATSCOPE_SETUP_FLAGS_MASK)
+		return -EINVAL;
+	if ((setup->flags & LATSCOPE_SETUP_NO_WARMUP) && setup->warmup_ns)
+		return -EINVAL;
+	if (setup->warmup_ns > LATSCOPE_MAX_WARMUP_NS)
+		return -EINVAL;
+	if (setup->trace_threshold_ns > S64_MAX)
+		return -EINVAL;
+	if (setup->__reserved0)
+		return -EINVAL;
+	for (i = 0; i < ARRAY_SIZE(setup->__reserved); i++)
+		if (setup->__reserved[i])
+			return -EINVAL;
+
+	if (!setup->priority)
+		setup->priority = LATSCOPE_DEFAULT_PRIORITY;
+	if (!setup->hist_cells)
+		setup->hist_cells = LATSCOPE_DEFAULT_HIST_CELLS;
+	if (!setup->hist_cell_ns)
+		setup->hist_cell_ns = LATSCOPE_DEFAULT_CELL_NS;
+	if (!setup->warmup_ns && !(setup->flags & LATSCOPE_SETUP_NO_WARMUP))
+		setup->warmup_ns = LATSCOPE_DEFAULT_WARMUP_NS;
+	setup->size = sizeof(*setup);
+	return 0;
+}
+
+static unsigned int latscope_hist_count(const struct latscope_setup *setup)
+{
+	return setup->context == LATSCOPE_CTX_IRQ ? 1 : 2;
+}
+
+static void latscope_bulk_wake(struct irq_work *work)
+{
+	struct latscope_session *s = container_of(work, struct latscope_session,
+						  bulk_work);
+
+	wake_up_interruptible(&s->bulk_wq);
+}
+
+struct latscope_session *latscope_session_create(void)
+{
+	struct latscope_session *s = kzalloc(sizeof(*s), GFP_KERNEL);
+
+	if (!s)
+		return NULL;
+	mutex_init(&s->lock);
+	mutex_init(&s->read_lock);
+	init_swait_queue_head(&s->resp_wq);
+	init_waitqueue_head(&s->bulk_wq);
+	init_irq_work(&s->bulk_work, latscope_bulk_wake);
+	s->state = LATSCOPE_IDLE;
+	s->source = &latscope_timer_source;
+
+	mutex_lock(&latscope_sessions_lock);
+	list_add(&s->node, &latscope_sessions);
+	mutex_unlock(&latscope_sessions_lock);
+	return s;
+}
+
+/* Stops the source and the responder; @s->lock held. */
+static void latscope_halt(struct latscope_session *s)
+{
+	if (s->state != LATSCOPE_RUNNING)
+		return;
+	s->source->stop(s);
+	if (s->kthread) {
+		kthread_stop(s->kthread);
+		s->kthread = NULL;
+	}
+	latscope_measure_flush(s);
+	/* Pairs with the acquire in read(): the last record is visible. */
+	smp_store_release(&s->state, LATSCOPE_STOPPED);
+	swake_up_all(&s->resp_wq);
+	wake_up_interruptible_all(&s->bulk_wq);
+}
+
+void latscope_session_destroy(struct latscope_session *s)
+{
+	mutex_lock(&latscope_sessions_lock);
+	list_del(&s->node);
+	mutex_unlock(&latscope_sessions_lock);
+
+	mutex_lock(&s->lock);
+	latscope_halt(s);
+	mutex_unlock(&s->lock);
+	irq_work_sync(&s->bulk_work);
+	kvfree(s->cells);
+	kfree(s);
+}
+
+int latscope_session_setup(struct latscope_session *s,
+			   const struct latscope_setup *setup)
+{
+	struct latscope_setup checked = *setup;
+	size_t nr;
+	u64 *cells;
+	int ret;
+
+	ret = latscope_setup_check(&checked);
+	if (ret)
+		return ret;
+	nr = (size_t)checked.hist_cells * latscope_hist_count(&checked);
+	cells = kvcalloc(nr, sizeof(*cells), GFP_KERNEL);
+	if (!cells)
+		return -ENOMEM;
+
+	mutex_lock(&s->lock);
+	if (s->state == LATSCOPE_RUNNING) {
+		mutex_unlock(&s->lock);
+		kvfree(cells);
+		return -EBUSY;
+	}
+	irq_work_sync(&s->bulk_work);
+	kvfree(s->cells);
+	s->cells = cells;
+	s->setup = checked;
+	s->result_flags = 0;
+	s->t0 = 0;
+	s->warmup_end = 0;
+	latscope_measure_reset(s);
+	WRITE_ONCE(s->state, LATSCOPE_READY);
+	mutex_unlock(&s->lock);
+	return 0;
+}
+
+static int latscope_kthread_start(struct latscope_session *s)
+{
+	struct sched_attr attr = {
+		.size = sizeof(attr),
+		.sched_policy = SCHED_FIFO,
+		.sched_priority = s->setup.priority,
+	};
+	struct task_struct *t;
+	int ret;
+
+	t = kthread_create(latscope_kthread_fn, s, "latscope/%u", s->setup.cpu);
+	if (IS_ERR(t))
+		return PTR_ERR(t);
+	kthread_bind(t, s->setup.cpu);
+	ret = sched_setattr_nocheck(t, &attr);
+	if (ret) {
+		kthread_stop(t);
+		return ret;
+	}
+	s->kthread = t;
+	wake_up_process(t);
+	return 0;
+}
+
+int latscope_session_start(struct latscope_session *s)
+{
+	const struct latscope_setup *setup = &s->setup;
+	u64 period, warmup_periods;
+	int ret;
+
+	cpus_read_lock();
+	mutex_lock(&s->lock);
+	ret = -EINVAL;
+	if (s->state != LATSCOPE_READY)
+		goto out;
+	ret = -ENODEV;
+	if (!cpu_online(setup->cpu))
+		goto out;
+	if (setup->context == LATSCOPE_CTX_KERNEL) {
+		ret = latscope_kthread_start(s);
+		if (ret)
+			goto out;
+	}
+
+	period = setup->period_ns;
+	warmup_periods = div64_u64(setup->warmup_ns + period - 1, period);
+	s->t0 = ktime_get_ns() + period;
+	s->warmup_end = s->t0 + warmup_periods * period;
+	latscope_measure_reset(s);
+	WRITE_ONCE(s->state, LATSCOPE_RUNNING);
+	ret = s->source->start(s);
+	if (ret) {
+		s->source->stop(s);
+		if (s->kthread) {
+			kthread_stop(s->kthread);
+			s->kthread = NULL;
+		}
+		WRITE_ONCE(s->state, LATSCOPE_READY);
+	}
+out:
+	mutex_unlock(&s->lock);
+	cpus_read_unlock();
+	return ret;
+}
+
+int latscope_session_stop(struct latscope_session *s)
+{
+	int ret = 0;
+
+	mutex_lock(&s->lock);
+	if (s->state == LATSCOPE_IDLE || s->state == LATSCOPE_READY)
+		ret = -EINVAL;
+	latscope_halt(s);
+	if (s->result_flags & LATSCOPE_RESULT_CPU_OFFLINE)
+		ret = -ENODEV;
+	mutex_unlock(&s->lock);
+	return ret;
+}
+
+/* Fills @res (but @res->histogram*) and points @cells at the histogram. */
+int latscope_session_result(struct latscope_session *s,
+			    struct latscope_result *res, const u64 **cells)
+{
+	const struct latscope_setup *setup = &s->setup;
+	int ret = 0;
+
+	mutex_lock(&s->lock);
+	if (s->state == LATSCOPE_IDLE) {
+		ret = -EINVAL;
+		goto out;
+	}
+	if (s->state == LATSCOPE_RUNNING) {
+		ret = -EBUSY;
+		goto out;
+	}
+	res->size = sizeof(*res);
+	res->flags = s->result_flags;
+	if (atomic_read(&s->trace_fired))
+		res->flags |= LATSCOPE_RESULT_TRACE_FIRED;
+	res->context = setup->context;
+	res->cpu = setup->cpu;
+	res->period_ns = setup->period_ns;
+	res->hist_cells = setup->hist_cells;
+	res->hist_cell_ns = setup->hist_cell_ns;
+	res->hist_count = latscope_hist_count(setup);
+	res->priority = setup->priority;
+	res->warmup_ns = setup->warmup_ns;
+	res->start_ns = s->t0;
+	res->events = s->events;
+	res->overruns = atomic64_read(&s->overruns);
+	res->bulk_dropped = s->ring.dropped;
+	res->trace_sample_ns = s->trace_sample;
+	latscope_acc_export(&s->lat, &res->latency);
+	latscope_acc_export(&s->irq, &res->irq);
+	*cells = s->cells;
+out:
+	mutex_unlock(&s->lock);
+	return ret;
+}
+
+/* Takes the next event for the user responder, or tells why there is none. */
+static int latscope_pulse_wait(struct latscope_session *s, u64 *ideal)
+{
+	int ret;
+
+	ret = swait_event_interruptible_exclusive(s->resp_wq,
+		(*ideal = atomic64_xchg(&s->pending, 0)) ||
+		READ_ONCE(s->state) == LATSCOPE_STOPPED);
+	if (ret)
+		return -EINTR;
+	if (READ_ONCE(s->state) != LATSCOPE_RUNNING)
+		return -ECANCELED;
+	return 0;
+}
+
+int latscope_session_pulse(struct latscope_session *s,
+			   struct latscope_pulse *pulse)
+{
+	u64 ideal = 0;
+	int ret;
+
+	if (atomic_xchg(&s->resp_busy, 1))
+		return -EBUSY;
+
+	mutex_lock(&s->lock);
+	if (s->state == LATSCOPE_IDLE ||
+	    s->setup.context != LATSCOPE_CTX_USER) {
+		mutex_unlock(&s->lock);
+		ret = -EINVAL;
+		goto out;
+	}
+	if (s->state == LATSCOPE_STOPPED) {
+		mutex_unlock(&s->lock);
+		ret = -ECANCELED;
+		goto out;
+	}
+	if (pulse->stamp_ns && s->outstanding && s->state == LATSCOPE_RUNNING)
+		latscope_record(s, (s64)(pulse->stamp_ns - s->outstanding),
+				s->outstanding);
+	s->outstanding = 0;
+	mutex_unlock(&s->lock);
+
+	ret = latscope_pulse_wait(s, &ideal);
+	if (!ret) {
+		s->outstanding = ideal;
+		pulse->ideal_ns = ideal;
+	}
+out:
+	atomic_set(&s->resp_busy, 0);
+	return ret;
+}
+
+/* Ends, with an error, every running session measuring @cpu. */
+static int latscope_cpu_offline(unsigned int cpu)
+{
+	struct latscope_session *s;
+
+	mutex_lock(&latscope_sessions_lock);
+	list_for_each_entry(s, &latscope_sessions, node) {
+		mutex_lock(&s->lock);
+		if (s->state == LATSCOPE_RUNNING && s->setup.cpu == cpu) {
+			s->result_flags |= LATSCOPE_RESULT_CPU_OFFLINE;
+			latscope_halt(s);
+		}
+		mutex_unlock(&s->lock);
+	}
+	mutex_unlock(&latscope_sessions_lock);
+	return 0;
+}
+
+int latscope_sessions_init(void)
+{
+	int ret;
+
+	ret = cpuhp_setup_state_nocalls(CPUHP_AP_ONLINE_DYN, "misc/latscope:online",
+					NULL, latscope_cpu_offline);
+	if (ret < 0)
+		return ret;
+	latscope_cpuhp_state = ret;
+	return 0;
+}
+
+void latscope_sessions_exit(void)
+{
+	cpuhp_remove_state_nocalls(latscope_cpuhp_state);
+}

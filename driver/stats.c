@@ -1,0 +1,124 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * latscope statistics: running min/max/sum/sum of squares and a histogram
+ * with underflow and overflow cells, plus the ring that carries the 1 Hz
+ * bulk records to the logger. Everything here is O(1) per sample, never
+ * allocates and never sleeps: it runs on the measurement path.
+ */
+#include <linux/limits.h>
+#include <linux/math64.h>
+#include <linux/string.h>
+
+#include "latscope.h"
+
+void latscope_acc_init(struct latscope_acc *acc, u64 *cells, u32 nr_cells,
+		       u32 cell_ns)
+{
+	memset(acc, 0, sizeof(*acc));
+	acc->min = S64_MAX;
+	acc->max = S64_MIN;
+	acc->cells = cells;
+	acc->nr_cells = nr_cells;
+	acc->cell_ns = cell_ns;
+	acc->span = (u64)nr_cells * cell_ns;
+}
+
+/* Adds v * v to the 128-bit sum (hi:lo) without a 128-bit type. */
+static void latscope_add_square(u64 *lo, u64 *hi, u64 v)
+{
+	u64 vl = lower_32_bits(v), vh = upper_32_bits(v);
+	u64 sq_lo, sq_hi, mid;
+
+	if (!vh) {
+		sq_lo = vl * vl;
+		sq_hi = 0;
+	} else {
+		/* v^2 = vh^2 << 64 + 2 * vh * vl << 32 + vl^2 */
+		mid = vh * vl;
+		sq_lo = vl * vl + (mid << 33);
+		sq_hi = vh * vh + (mid >> 31) + (sq_lo < (mid << 33));
+	}
+	*lo += sq_lo;
+	*hi += sq_hi + (*lo < sq_lo);
+}
+
+void latscope_acc_add(struct latscope_acc *acc, s64 lat, u64 ideal)
+{
+	u64 mag = lat < 0 ? -(u64)lat : (u64)lat;
+
+	acc->samples++;
+	acc->sum += lat;
+	latscope_add_square(&acc->sum_sq_lo, &acc->sum_sq_hi, mag);
+	if (lat < acc->min)
+		acc->min = lat;
+	if (lat > acc->max) {
+		acc->max = lat;
+		acc->peak = ideal;
+	}
+	if (lat < 0)
+		acc->underflow++;
+	else if ((u64)lat >= acc->span)
+		acc->overflow++;
+	else
+		acc->cells[div_u64((u64)lat, acc->cell_ns)]++;
+}
+
+void latscope_acc_export(const struct latscope_acc *acc,
+			 struct latscope_stats *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->samples = acc->samples;
+	if (!acc->samples)
+		return;
+	out->min_ns = acc->min;
+	out->max_ns = acc->max;
+	out->sum_ns = acc->sum;
+	out->sum_sq_lo = acc->sum_sq_lo;
+	out->sum_sq_hi = acc->sum_sq_hi;
+	out->peak_ns = acc->peak;
+	out->underflow = acc->underflow;
+	out->overflow = acc->overflow;
+}
+
+void latscope_ring_reset(struct latscope_ring *ring)
+{
+	ring->head = 0;
+	ring->tail = 0;
+	ring->dropped = 0;
+}
+
+bool latscope_ring_push(struct latscope_ring *ring,
+			const struct latscope_bulk *rec)
+{
+	u32 head = ring->head;
+
+	if (head - smp_load_acquire(&ring->tail) >= LATSCOPE_BULK_SLOTS) {
+		ring->dropped++;
+		return false;
+	}
+	ring->slot[head % LATSCOPE_BULK_SLOTS] = *rec;
+	/* Publish the slot before the index that makes it readable. */
+	smp_store_release(&ring->head, head + 1);
+	return true;
+}
+
+bool latscope_ring_empty(struct latscope_ring *ring)
+{
+	return smp_load_acquire(&ring->head) == ring->tail;
+}
+
+bool latscope_ring_peek(struct latscope_ring *ring, struct latscope_bulk *rec)
+{
+	u32 tail = ring->tail;
+
+	if (smp_load_acquire(&ring->head) == tail)
+		return false;
+	*rec = ring->slot[tail % LATSCOPE_BULK_SLOTS];
+	return true;
+}
+
+void latscope_ring_consume(struct latscope_ring *ring)
+{
+	/* The slot is copied out before the producer may reuse it. */
+	smp_store_release(&ring->tail, ring->tail + 1);
+}
