@@ -9,14 +9,17 @@
 #include <linux/hrtimer.h>
 #include <linux/kernel.h>
 #include <linux/string.h>
-#include <linux/version.h>
 
-/* hrtimer_setup() replaced hrtimer_init() + .function in 6.13. */
+/*
+ * hrtimer_setup() replaced hrtimer_init() + .function in 6.13 (and 6.15
+ * dropped hrtimer_init()). Kbuild defines LATSCOPE_HAVE_HRTIMER_SETUP when
+ * the kernel's hrtimer.h has it.
+ */
 static inline void latscope_hrtimer_setup(struct hrtimer *timer,
 					  enum hrtimer_restart (*fn)(struct hrtimer *),
 					  clockid_t clock, enum hrtimer_mode mode)
 {
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 13, 0)
+#ifdef LATSCOPE_HAVE_HRTIMER_SETUP
 	hrtimer_setup(timer, fn, clock, mode);
 #else
 	hrtimer_init(timer, clock, mode);

@@ -187,6 +187,7 @@ static __poll_t latscope_poll(struct file *file, poll_table *wait)
 	poll_wait(file, &s->bulk_wq, wait);
 	if (!latscope_ring_empty(&s->ring))
 		mask |= EPOLLIN | EPOLLRDNORM;
+	/* Acquire: pairs with the release in halt, as in read(). */
 	else if (smp_load_acquire(&s->state) == LATSCOPE_STOPPED)
 		mask |= EPOLLIN | EPOLLRDNORM | EPOLLHUP;
 	return mask;

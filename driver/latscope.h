@@ -152,6 +152,7 @@ void latscope_sessions_exit(void);
 
 /* measure.c */
 void latscope_measure_reset(struct latscope_session *s);
+void latscope_timeline_init(struct latscope_session *s, u64 now);
 void latscope_event(struct latscope_session *s, u64 ideal, u64 arrival,
 		    u64 missed);
 void latscope_record(struct latscope_session *s, s64 lat, u64 ideal);

@@ -113,6 +113,20 @@ void latscope_record(struct latscope_session *s, s64 lat, u64 ideal)
 		latscope_trace_fire(s, lat, ideal);
 }
 
+/*
+ * Puts event 0 one period after @now, rounds the warm-up up to whole
+ * periods, and clears every figure. The session is not running.
+ */
+void latscope_timeline_init(struct latscope_session *s, u64 now)
+{
+	u64 period = s->setup.period_ns;
+	u64 warmup_periods = div64_u64(s->setup.warmup_ns + period - 1, period);
+
+	s->t0 = now + period;
+	s->warmup_end = s->t0 + warmup_periods * period;
+	latscope_measure_reset(s);
+}
+
 /* Sends the last, partial second once the session stopped. */
 void latscope_measure_flush(struct latscope_session *s)
 {

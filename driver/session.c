@@ -12,7 +12,6 @@
 #include <linux/cpumask.h>
 #include <linux/err.h>
 #include <linux/kthread.h>
-#include <linux/math64.h>
 #include <linux/mm.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
@@ -194,7 +193,6 @@ static int latscope_kthread_start(struct latscope_session *s)
 int latscope_session_start(struct latscope_session *s)
 {
 	const struct latscope_setup *setup = &s->setup;
-	u64 period, warmup_periods;
 	int ret;
 
 	cpus_read_lock();
@@ -211,11 +209,7 @@ int latscope_session_start(struct latscope_session *s)
 			goto out;
 	}
 
-	period = setup->period_ns;
-	warmup_periods = div64_u64(setup->warmup_ns + period - 1, period);
-	s->t0 = ktime_get_ns() + period;
-	s->warmup_end = s->t0 + warmup_periods * period;
-	latscope_measure_reset(s);
+	latscope_timeline_init(s, ktime_get_ns());
 	WRITE_ONCE(s->state, LATSCOPE_RUNNING);
 	ret = s->source->start(s);
 	if (ret) {
@@ -287,15 +281,18 @@ out:
 	return ret;
 }
 
+/* Wait condition of PULSE: an event to take, or a session that ended. */
+static bool latscope_pulse_ready(struct latscope_session *s, u64 *ideal)
+{
+	*ideal = atomic64_xchg(&s->pending, 0);
+	return *ideal || READ_ONCE(s->state) == LATSCOPE_STOPPED;
+}
+
 /* Takes the next event for the user responder, or tells why there is none. */
 static int latscope_pulse_wait(struct latscope_session *s, u64 *ideal)
 {
-	int ret;
-
-	ret = swait_event_interruptible_exclusive(s->resp_wq,
-		(*ideal = atomic64_xchg(&s->pending, 0)) ||
-		READ_ONCE(s->state) == LATSCOPE_STOPPED);
-	if (ret)
+	if (swait_event_interruptible_exclusive(s->resp_wq,
+						latscope_pulse_ready(s, ideal)))
 		return -EINTR;
 	if (READ_ONCE(s->state) != LATSCOPE_RUNNING)
 		return -ECANCELED;

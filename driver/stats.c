@@ -92,18 +92,20 @@ bool latscope_ring_push(struct latscope_ring *ring,
 {
 	u32 head = ring->head;
 
+	/* Acquire: the consumer is done with the slot it freed. */
 	if (head - smp_load_acquire(&ring->tail) >= LATSCOPE_BULK_SLOTS) {
 		ring->dropped++;
 		return false;
 	}
 	ring->slot[head % LATSCOPE_BULK_SLOTS] = *rec;
-	/* Publish the slot before the index that makes it readable. */
+	/* Release: publish the slot before the index that makes it readable. */
 	smp_store_release(&ring->head, head + 1);
 	return true;
 }
 
 bool latscope_ring_empty(struct latscope_ring *ring)
 {
+	/* Acquire: pairs with the release in latscope_ring_push(). */
 	return smp_load_acquire(&ring->head) == ring->tail;
 }
 
@@ -111,6 +113,7 @@ bool latscope_ring_peek(struct latscope_ring *ring, struct latscope_bulk *rec)
 {
 	u32 tail = ring->tail;
 
+	/* Acquire: the slot's content is read after the index. */
 	if (smp_load_acquire(&ring->head) == tail)
 		return false;
 	*rec = ring->slot[tail % LATSCOPE_BULK_SLOTS];
@@ -119,6 +122,6 @@ bool latscope_ring_peek(struct latscope_ring *ring, struct latscope_bulk *rec)
 
 void latscope_ring_consume(struct latscope_ring *ring)
 {
-	/* The slot is copied out before the producer may reuse it. */
+	/* Release: the slot was copied out before the producer reuses it. */
 	smp_store_release(&ring->tail, ring->tail + 1);
 }

@@ -20,6 +20,7 @@
 #ifndef _UAPI_LINUX_LATSCOPE_H
 #define _UAPI_LINUX_LATSCOPE_H
 
+#include <linux/const.h>
 #include <linux/ioctl.h>
 #include <linux/types.h>
 
@@ -45,7 +46,7 @@ enum latscope_context {
 #define LATSCOPE_MAX_WARMUP_NS		3600000000000ULL	/* 1 h */
 
 /* struct latscope_setup.flags */
-#define LATSCOPE_SETUP_NO_WARMUP	(1U << 0)	/* warmup_ns must be 0 */
+#define LATSCOPE_SETUP_NO_WARMUP	_BITUL(0)	/* warmup_ns must be 0 */
 #define LATSCOPE_SETUP_FLAGS_MASK	LATSCOPE_SETUP_NO_WARMUP
 
 /*
@@ -91,8 +92,8 @@ struct latscope_stats {
 };
 
 /* struct latscope_result.flags */
-#define LATSCOPE_RESULT_TRACE_FIRED	(1U << 0)	/* threshold crossed */
-#define LATSCOPE_RESULT_CPU_OFFLINE	(1U << 1)	/* ended by hotplug */
+#define LATSCOPE_RESULT_TRACE_FIRED	_BITUL(0)	/* threshold crossed */
+#define LATSCOPE_RESULT_CPU_OFFLINE	_BITUL(1)	/* ended by hotplug */
 
 /*
  * LATSCOPE_IOC_GET_RESULT argument. Allowed once the session was set up,

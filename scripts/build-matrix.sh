@@ -1,0 +1,36 @@
+#!/bin/bash
+# Builds latscope.ko with W=1 against every kernel of the matrix (Debian 12's
+# 6.1 and 6.12, mainline and PREEMPT_RT) and runs sparse (C=2) on each.
+# Fails on any compiler or sparse warning. Objects go to the cache, so the
+# work tree stays clean.
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=scripts/lib.sh
+. "$top/scripts/lib.sh"
+
+out=$(latscope_cache)/build-matrix
+fail=0
+for entry in "${LATSCOPE_MATRIX[@]}"; do
+	# shellcheck disable=SC2086
+	kdir=$(latscope_headers_dir $entry) || {
+		echo "FAIL $entry: no headers installed (run scripts/install-deps.sh)"
+		fail=1
+		continue
+	}
+	name=$(basename "$kdir")
+	dir=$out/$name
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	cp -r "$top/driver/." "$dir/"
+	log=$dir/build.log
+	if make -C "$kdir" M="$dir" CONFIG_LATSCOPE=m W=1 C=2 modules >"$log" 2>&1 &&
+	   ! grep -E 'warning:|error:' "$log" >/dev/null && [ -f "$dir/latscope.ko" ]; then
+		echo "ok   $name (W=1, sparse)"
+	else
+		echo "FAIL $name"
+		grep -E 'warning:|error:' "$log" | sed 's/^/     /' || tail -n 20 "$log"
+		fail=1
+	fi
+done
+exit $fail

@@ -1,0 +1,49 @@
+#!/bin/bash
+# Runs the latscope KUnit suite: drops driver/ into Debian's linux-source-6.12
+# as drivers/misc/latscope, then has tools/testing/kunit/kunit.py build an
+# x86_64 kernel and boot it under QEMU (TCG, 2 CPUs, so CPU hotplug and two
+# sessions at once are exercised). The source tree and the build are cached
+# under $LATSCOPE_CACHE, the build keyed by the kunitconfig.
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=scripts/lib.sh
+. "$top/scripts/lib.sh"
+
+src=$(latscope_linux_source)
+dst=$src/drivers/misc/latscope
+
+# Sync driver/ into the tree, touching only files that changed, so make
+# rebuilds nothing it does not have to.
+mkdir -p "$dst"
+sync_file() {
+	cmp -s "$1" "$2" 2>/dev/null || cp "$1" "$2"
+}
+(cd "$top/driver" && find . -type f \( -name '*.[ch]' -o -name Kbuild -o -name .kunitconfig \)) |
+while read -r f; do
+	mkdir -p "$dst/$(dirname "$f")"
+	sync_file "$top/driver/$f" "$dst/$f"
+done
+(cd "$dst" && find . -type f \( -name '*.[ch]' -o -name Kbuild \)) |
+while read -r f; do
+	[ -e "$top/driver/$f" ] || rm -f "$dst/$f"
+done
+sync_file "$top/Kconfig" "$dst/Kconfig"
+grep -q 'drivers/misc/latscope/Kconfig' "$src/drivers/misc/Kconfig" ||
+	echo 'source "drivers/misc/latscope/Kconfig"' >>"$src/drivers/misc/Kconfig"
+grep -q 'latscope/' "$src/drivers/misc/Makefile" ||
+	echo 'obj-$(CONFIG_LATSCOPE) += latscope/' >>"$src/drivers/misc/Makefile"
+
+key=$(cat "$top/driver/.kunitconfig" "$top/scripts/kunit.sh" | sha256sum | cut -c1-12)
+build=$(latscope_cache)/kunit-x86_64-$key
+mkdir -p "$build"
+
+cd "$src"
+exec python3 tools/testing/kunit/kunit.py run \
+	--arch=x86_64 \
+	--qemu_args='-smp 2' \
+	--kunitconfig="$dst/.kunitconfig" \
+	--build_dir="$build" \
+	--jobs="$(nproc)" \
+	--timeout=600 \
+	"$@"

@@ -1,0 +1,55 @@
+# shellcheck shell=bash
+# Shared helpers for latscope's scripts: where the cache lives and which
+# Debian kernels make up the test matrix.
+
+latscope_cache() {
+	local dir=${LATSCOPE_CACHE:-/var/cache/latscope}
+
+	mkdir -p "$dir"
+	echo "$dir"
+}
+
+# Extracts Debian's linux-source-6.12 once into the cache; prints its path.
+latscope_linux_source() {
+	local tarball=/usr/src/linux-source-6.12.tar.xz
+	local cache stamp dir
+
+	cache=$(latscope_cache)
+	dir=$cache/linux-source-6.12
+	stamp=$cache/linux-source-6.12.stamp
+	if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$(stat -c %Y-%s "$tarball")" ]; then
+		rm -rf "$dir"
+		tar -C "$cache" -xf "$tarball"
+		stat -c %Y-%s "$tarball" >"$stamp"
+	fi
+	echo "$dir"
+}
+
+latscope_pkg_installed() {
+	dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'
+}
+
+# Newest installed Debian header tree for a series (6.1, 6.12) and flavour
+# (amd64, rt-amd64); fails if there is none.
+latscope_headers_dir() {
+	local series=$1 flavour=$2 d best=
+
+	for d in /usr/src/linux-headers-"$series".*-"$flavour"; do
+		[ -f "$d/Makefile" ] || continue
+		# linux-headers-6.1.0-56-amd64 must not match the rt-amd64 flavour
+		# and 6.1 must not match 6.12.
+		case ${d#/usr/src/linux-headers-} in
+		*-rt-amd64) [ "$flavour" = rt-amd64 ] || continue ;;
+		esac
+		case ${d#/usr/src/linux-headers-} in
+		"$series".[0-9]*) ;;
+		*) continue ;;
+		esac
+		best=$(printf '%s\n%s\n' "$best" "$d" | sed '/^$/d' | sort -V | tail -n 1)
+	done
+	[ -n "$best" ] || return 1
+	echo "$best"
+}
+
+# The kernel matrix every change is built and tested against.
+LATSCOPE_MATRIX=("6.1 amd64" "6.1 rt-amd64" "6.12 amd64" "6.12 rt-amd64")
