@@ -1,0 +1,63 @@
+#!/bin/bash
+# Boots one Debian 12 kernel of the matrix under QEMU (TCG) with a busybox
+# initramfs holding latscope.ko built against that kernel's headers and the
+# ABI test, and runs it. Usage: scripts/vm.sh SERIES FLAVOUR [test|demo]
+#   e.g. scripts/vm.sh 6.12 rt-amd64 test
+# Prints the VM's report; exits 0 only if the VM says rc=0.
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=scripts/lib.sh
+. "$top/scripts/lib.sh"
+
+series=$1 flavour=$2 mode=${3:-test}
+kdir=$(latscope_headers_dir "$series" "$flavour") || {
+	echo "vm: no $series $flavour headers (run scripts/install-deps.sh)" >&2
+	exit 1
+}
+release=${kdir#/usr/src/linux-headers-}
+cache=$(latscope_cache)
+work=$cache/vm/$release
+mkdir -p "$work"
+
+# The kernel image that matches the headers, fetched once into the cache.
+vmlinuz=$cache/images/vmlinuz-$release
+if [ ! -f "$vmlinuz" ]; then
+	mkdir -p "$cache/images"
+	tmp=$(mktemp -d)
+	chmod 755 "$tmp"	# apt's _apt user downloads into it
+	(cd "$tmp" && apt-get download -q "linux-image-$release" >/dev/null)
+	dpkg-deb --fsys-tarfile "$tmp"/linux-image-"$release"_*.deb |
+		tar -x -C "$tmp" "./boot/vmlinuz-$release"
+	mv "$tmp/boot/vmlinuz-$release" "$vmlinuz"
+	rm -rf "$tmp"
+fi
+
+# The module, built out of the work tree.
+rm -rf "$work/mod"
+mkdir -p "$work/mod"
+cp -r "$top/driver/." "$work/mod/"
+make -s -C "$kdir" M="$work/mod" CONFIG_LATSCOPE=m modules >"$work/build.log" 2>&1 || {
+	cat "$work/build.log"
+	exit 1
+}
+
+# The initramfs: busybox, the module, the test program, our init.
+root=$work/root
+rm -rf "$root"
+mkdir -p "$root"/{bin,dev,proc,sys,tmp}
+cp /bin/busybox "$root/bin/busybox"
+cp "$top/tests/vm/init" "$root/init"
+chmod +x "$root/init"
+cp "$work/mod/latscope.ko" "$root/"
+gcc -std=c11 -static -O2 -Wall -Wextra -Werror -pthread \
+	-I"$top/driver/include/uapi" "$top/tests/vm/abi_test.c" -o "$root/abi_test"
+(cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) >"$work/initrd.gz"
+
+log=$work/console-$mode.log
+timeout 600 qemu-system-x86_64 -accel tcg -smp 2 -m 512 -nographic -no-reboot \
+	-kernel "$vmlinuz" -initrd "$work/initrd.gz" \
+	-append "console=ttyS0 panic=-1 quiet lsmode=$mode" >"$log" 2>&1 || true
+tr -d '\r' <"$log" | sed -n '/LATSCOPE-VM-BEGIN/,/LATSCOPE-VM-END/p' |
+	sed 's/.*LATSCOPE-VM-BEGIN/LATSCOPE-VM-BEGIN/'
+grep -q 'LATSCOPE-VM-END rc=0' "$log"

@@ -1,0 +1,485 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * abi_test: drives /dev/latscope through its real ABI inside the test VM.
+ *
+ * Each check prints "ok - NAME" or "not ok - NAME: why"; the last line is
+ * "N passed, N failed" and the exit status is non-zero on any failure.
+ * "abi_test demo SECONDS" instead runs one user-context measurement and
+ * prints each bulk record and the totals, for `make demo`.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <linux/latscope.h>
+
+#define DEV		"/dev/latscope"
+#define PERIOD_NS	1000000ULL
+
+struct tally {
+	int passed;
+	int failed;
+};
+
+__attribute__((format(printf, 4, 5)))
+static void check(struct tally *t, bool ok, const char *name,
+		  const char *fmt, ...)
+{
+	va_list ap;
+
+	if (ok) {
+		t->passed++;
+		printf("ok - %s\n", name);
+		return;
+	}
+	t->failed++;
+	printf("not ok - %s: ", name);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
+}
+
+static __u64 now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (__u64)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+static struct latscope_setup base_setup(uint32_t context, uint32_t cpu)
+{
+	struct latscope_setup s = {
+		.size = sizeof(s),
+		.context = context,
+		.period_ns = PERIOD_NS,
+		.cpu = cpu,
+		.warmup_ns = 200000000ULL,
+	};
+
+	return s;
+}
+
+/* Returns errno of a SETUP with @s, 0 on success. */
+static int try_setup(int fd, struct latscope_setup *s)
+{
+	return ioctl(fd, LATSCOPE_IOC_SETUP, s) ? errno : 0;
+}
+
+struct run {
+	int fd;
+	uint32_t context;
+	volatile bool stop;
+	/* logger */
+	__u64 bulk_records, bulk_samples, bulk_overruns;
+	__s64 bulk_max;
+	bool logger_eof;
+	bool print;
+	/* responder */
+	__u64 answered;
+	int responder_errno;
+};
+
+static void *logger(void *arg)
+{
+	struct run *r = arg;
+	struct latscope_bulk rec[8];
+	struct pollfd pfd = { .fd = r->fd, .events = POLLIN };
+	ssize_t n;
+	int i;
+
+	for (;;) {
+		if (poll(&pfd, 1, 5000) <= 0)
+			return NULL;
+		n = read(r->fd, rec, sizeof(rec));
+		if (n == 0) {
+			r->logger_eof = true;
+			return NULL;
+		}
+		if (n < 0) {
+			if (errno == EINTR || errno == EAGAIN)
+				continue;
+			return NULL;
+		}
+		for (i = 0; i < n / (ssize_t)sizeof(rec[0]); i++) {
+			r->bulk_records++;
+			r->bulk_samples += rec[i].samples;
+			r->bulk_overruns += rec[i].overruns;
+			if (rec[i].max_ns > r->bulk_max)
+				r->bulk_max = rec[i].max_ns;
+			if (r->print)
+				printf("second %3llu: min %8.3f avg %8.3f max %8.3f us, %llu samples, %llu overruns\n",
+				       rec[i].second, rec[i].min_ns / 1000.0,
+				       rec[i].avg_ns / 1000.0, rec[i].max_ns / 1000.0,
+				       rec[i].samples, rec[i].overruns);
+		}
+		fflush(stdout);
+	}
+}
+
+static void *responder(void *arg)
+{
+	struct run *r = arg;
+	struct latscope_pulse p = { 0 };
+
+	for (;;) {
+		if (ioctl(r->fd, LATSCOPE_IOC_PULSE, &p)) {
+			if (errno == EINTR && !r->stop)
+				continue;
+			r->responder_errno = errno;
+			return NULL;
+		}
+		p.stamp_ns = now_ns();
+		r->answered++;
+	}
+}
+
+static void pin_self(uint32_t cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	sched_setaffinity(0, sizeof(set), &set);
+}
+
+/* Sets up, runs @ms milliseconds and stops one session, with its threads. */
+static int measure(struct run *r, struct latscope_setup *s, int ms)
+{
+	pthread_t log_thread, resp_thread;
+	struct timespec d = { ms / 1000, (ms % 1000) * 1000000L };
+
+	if (try_setup(r->fd, s))
+		return -1;
+	r->context = s->context;
+	pthread_create(&log_thread, NULL, logger, r);
+	if (s->context == LATSCOPE_CTX_USER)
+		pthread_create(&resp_thread, NULL, responder, r);
+	if (ioctl(r->fd, LATSCOPE_IOC_START))
+		return -1;
+	nanosleep(&d, NULL);
+	r->stop = true;
+	if (ioctl(r->fd, LATSCOPE_IOC_STOP))
+		return -1;
+	if (s->context == LATSCOPE_CTX_USER)
+		pthread_join(resp_thread, NULL);
+	pthread_join(log_thread, NULL);
+	return 0;
+}
+
+static __u64 hist_total(const __u64 *cells, uint32_t n,
+			   const struct latscope_stats *st)
+{
+	__u64 total = st->underflow + st->overflow;
+	uint32_t i;
+
+	for (i = 0; i < n; i++)
+		total += cells[i];
+	return total;
+}
+
+static const char *const ctx_name[] = { "irq", "kernel", "user" };
+
+static void test_context(struct tally *t, uint32_t context, uint32_t cpu)
+{
+	struct latscope_setup s = base_setup(context, cpu);
+	struct run r = { .fd = open(DEV, O_RDWR) };
+	struct latscope_result res = { .size = sizeof(res) };
+	__u64 *cells, expect;
+	char name[64];
+	int ms = 2500, err;
+
+	snprintf(name, sizeof(name), "%s: run", ctx_name[context]);
+	err = measure(&r, &s, ms);
+	check(t, !err, name, "errno %d", errno);
+	if (err)
+		goto out;
+
+	snprintf(name, sizeof(name), "%s: small histogram buffer", ctx_name[context]);
+	cells = calloc(1, 8);
+	res.histogram = (uintptr_t)cells;
+	res.histogram_size = 8;
+	err = ioctl(r.fd, LATSCOPE_IOC_GET_RESULT, &res) ? errno : 0;
+	check(t, err == ENOSPC && res.histogram_size == (__u64)res.hist_count * res.hist_cells * 8,
+	      name, "errno %d, needed %llu", err, res.histogram_size);
+	free(cells);
+
+	snprintf(name, sizeof(name), "%s: result", ctx_name[context]);
+	cells = calloc(1, res.histogram_size);
+	res.histogram = (uintptr_t)cells;
+	err = ioctl(r.fd, LATSCOPE_IOC_GET_RESULT, &res) ? errno : 0;
+	check(t, !err && res.context == context && res.cpu == cpu, name, "errno %d", err);
+
+	snprintf(name, sizeof(name), "%s: min <= avg <= max", ctx_name[context]);
+	check(t, res.latency.samples &&
+	      res.latency.min_ns <= res.latency.sum_ns / (__s64)res.latency.samples &&
+	      res.latency.sum_ns / (__s64)res.latency.samples <= res.latency.max_ns,
+	      name, "samples %llu min %lld sum %lld max %lld",
+	      res.latency.samples, res.latency.min_ns, res.latency.sum_ns, res.latency.max_ns);
+
+	/* Warm-up 200 ms of a 2.5 s run: about 2300 events at 1 ms. */
+	expect = (ms - 200) * 1000000ULL / PERIOD_NS;
+	snprintf(name, sizeof(name), "%s: event count", ctx_name[context]);
+	check(t, res.events + 50 >= expect && res.events <= expect + 50,
+	      name, "%llu events, expected about %llu", res.events, expect);
+
+	snprintf(name, sizeof(name), "%s: samples + overruns = events", ctx_name[context]);
+	check(t, res.latency.samples + res.overruns <= res.events &&
+	      res.latency.samples + res.overruns + 2 >= res.events, name,
+	      "%llu + %llu vs %llu",
+	      res.latency.samples, res.overruns, res.events);
+
+	snprintf(name, sizeof(name), "%s: histogram adds up", ctx_name[context]);
+	check(t, hist_total(cells, res.hist_cells, &res.latency) == res.latency.samples &&
+	      (res.hist_count == 1 ||
+	       hist_total(cells + res.hist_cells, res.hist_cells, &res.irq) == res.irq.samples),
+	      name, "cells do not sum to %llu", res.latency.samples);
+	free(cells);
+
+	snprintf(name, sizeof(name), "%s: bulk stream lossless", ctx_name[context]);
+	check(t, r.logger_eof && !res.bulk_dropped && r.bulk_samples == res.latency.samples &&
+	      r.bulk_records >= 2 && r.bulk_max == res.latency.max_ns, name,
+	      "eof %d, %llu records, %llu samples of %llu, dropped %llu",
+	      r.logger_eof, r.bulk_records, r.bulk_samples, res.latency.samples, res.bulk_dropped);
+
+	if (context != LATSCOPE_CTX_IRQ) {
+		snprintf(name, sizeof(name), "%s: irq part recorded", ctx_name[context]);
+		check(t, res.hist_count == 2 && res.irq.samples > 0 &&
+		      res.irq.min_ns <= res.latency.min_ns, name,
+		      "hist_count %u, irq samples %llu", res.hist_count, res.irq.samples);
+	}
+	if (context == LATSCOPE_CTX_USER) {
+		check(t, r.responder_errno == ECANCELED, "user: responder told to exit",
+		      "errno %d", r.responder_errno);
+		printf("# user: %llu answered, %llu samples\n",
+		       r.answered, res.latency.samples);
+	}
+	printf("# %s CPU%u: %llu samples, min %.3f avg %.3f max %.3f us, %llu overruns\n",
+	       ctx_name[context], cpu, res.latency.samples, res.latency.min_ns / 1000.0,
+	       res.latency.sum_ns / 1000.0 / res.latency.samples, res.latency.max_ns / 1000.0,
+	       res.overruns);
+out:
+	close(r.fd);
+}
+
+static void test_bad_setup(struct tally *t)
+{
+	int fd = open(DEV, O_RDWR);
+	struct latscope_setup s;
+	struct {
+		struct latscope_setup s;
+		__u64 future;
+	} big;
+	struct latscope_result res = { .size = sizeof(res) };
+	int err;
+
+	check(t, fd >= 0, "open", "errno %d", errno);
+	s = base_setup(LATSCOPE_CTX_IRQ, 0);
+	s.period_ns = 0;
+	err = try_setup(fd, &s);
+	check(t, err == EINVAL, "setup: period 0 refused", "errno %d", err);
+	s = base_setup(LATSCOPE_CTX_IRQ, 4096);
+	err = try_setup(fd, &s);
+	check(t, err == EINVAL, "setup: CPU 4096 refused", "errno %d", err);
+	s = base_setup(7, 0);
+	err = try_setup(fd, &s);
+	check(t, err == EINVAL, "setup: context 7 refused", "errno %d", err);
+	s = base_setup(LATSCOPE_CTX_IRQ, 0);
+	s.flags = 0x80;
+	err = try_setup(fd, &s);
+	check(t, err == EINVAL, "setup: unknown flag refused", "errno %d", err);
+	s = base_setup(LATSCOPE_CTX_IRQ, 0);
+	s.size = 8;
+	err = try_setup(fd, &s);
+	check(t, err == EINVAL, "setup: size 8 refused", "errno %d", err);
+	big.s = base_setup(LATSCOPE_CTX_IRQ, 0);
+	big.s.size = sizeof(big);
+	big.future = 1;
+	err = try_setup(fd, &big.s);
+	check(t, err == E2BIG, "setup: unknown non-zero tail refused", "errno %d", err);
+	big.future = 0;
+	err = try_setup(fd, &big.s);
+	check(t, err == 0, "setup: larger struct with zero tail accepted", "errno %d", err);
+	err = ioctl(fd, _IO(LATSCOPE_IOC_MAGIC, 0x3f)) ? errno : 0;
+	check(t, err == ENOTTY, "unknown ioctl is ENOTTY", "errno %d", err);
+	close(fd);
+
+	fd = open(DEV, O_RDWR);
+	err = ioctl(fd, LATSCOPE_IOC_START) ? errno : 0;
+	check(t, err == EINVAL, "start before setup refused", "errno %d", err);
+	err = ioctl(fd, LATSCOPE_IOC_GET_RESULT, &res) ? errno : 0;
+	check(t, err == EINVAL, "result before setup refused", "errno %d", err);
+	close(fd);
+}
+
+static void test_info(struct tally *t)
+{
+	struct latscope_info info;
+	int fd = open(DEV, O_RDWR), err;
+
+	err = ioctl(fd, LATSCOPE_IOC_GET_INFO, &info) ? errno : 0;
+	check(t, !err && info.abi_version == LATSCOPE_ABI_VERSION &&
+	      info.setup_size == sizeof(struct latscope_setup) &&
+	      info.result_size == sizeof(struct latscope_result),
+	      "info", "errno %d abi %u", err, info.abi_version);
+	printf("# driver %s, ABI %u\n", info.version, info.abi_version);
+	close(fd);
+}
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+}
+
+static void test_signal_interrupts_pulse(struct tally *t)
+{
+	struct latscope_setup s = base_setup(LATSCOPE_CTX_USER, 0);
+	struct latscope_pulse p = { 0 };
+	struct sigaction sa = { .sa_handler = on_alarm };
+	int fd = open(DEV, O_RDWR), err;
+
+	/* Set up but not started: PULSE waits until the alarm. */
+	try_setup(fd, &s);
+	sigaction(SIGALRM, &sa, NULL);
+	alarm(1);
+	err = ioctl(fd, LATSCOPE_IOC_PULSE, &p) ? errno : 0;
+	check(t, err == EINTR, "pulse: signal gives EINTR", "errno %d", err);
+	close(fd);
+}
+
+/* kill -9 of a process in the middle of a user-context run. */
+static void test_kill9(struct tally *t)
+{
+	struct latscope_setup s = base_setup(LATSCOPE_CTX_USER, 0);
+	int status, fd, err;
+	pid_t pid = fork();
+
+	if (!pid) {
+		struct latscope_pulse p = { 0 };
+
+		fd = open(DEV, O_RDWR);
+		if (try_setup(fd, &s) || ioctl(fd, LATSCOPE_IOC_START))
+			_exit(1);
+		for (;;) {
+			ioctl(fd, LATSCOPE_IOC_PULSE, &p);
+			p.stamp_ns = now_ns();
+		}
+	}
+	sleep(1);
+	kill(pid, SIGKILL);
+	waitpid(pid, &status, 0);
+	check(t, WIFSIGNALED(status), "kill -9: responder killed", "status %#x", status);
+
+	fd = open(DEV, O_RDWR);
+	err = try_setup(fd, &s);
+	if (!err)
+		err = ioctl(fd, LATSCOPE_IOC_START) ? errno : 0;
+	if (!err)
+		err = ioctl(fd, LATSCOPE_IOC_STOP) ? errno : 0;
+	check(t, !err, "kill -9: new session runs", "errno %d", err);
+	close(fd);
+}
+
+static void test_not_root(struct tally *t)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (!pid) {
+		if (setgid(1000) || setuid(1000))
+			_exit(2);
+		_exit(open(DEV, O_RDWR) < 0 && errno == EACCES ? 0 : 1);
+	}
+	waitpid(pid, &status, 0);
+	check(t, WIFEXITED(status) && WEXITSTATUS(status) == 0,
+	      "non-root open refused (mode 0600)", "status %#x", status);
+}
+
+static void test_two_sessions(struct tally *t, uint32_t ncpus)
+{
+	struct latscope_setup s0 = base_setup(LATSCOPE_CTX_KERNEL, 0);
+	struct latscope_setup s1 = base_setup(LATSCOPE_CTX_IRQ, ncpus - 1);
+	int a = open(DEV, O_RDWR), b = open(DEV, O_RDWR), err;
+	struct latscope_result ra = { .size = sizeof(ra) }, rb = { .size = sizeof(rb) };
+
+	err = try_setup(a, &s0);
+	if (!err)
+		err = try_setup(b, &s1);
+	if (!err)
+		err = ioctl(a, LATSCOPE_IOC_START) || ioctl(b, LATSCOPE_IOC_START) ? errno : 0;
+	usleep(700000);
+	if (!err)
+		err = ioctl(a, LATSCOPE_IOC_STOP) || ioctl(b, LATSCOPE_IOC_STOP) ? errno : 0;
+	if (!err)
+		err = ioctl(a, LATSCOPE_IOC_GET_RESULT, &ra) ||
+		      ioctl(b, LATSCOPE_IOC_GET_RESULT, &rb) ? errno : 0;
+	check(t, !err && ra.latency.samples && rb.latency.samples && rb.cpu == ncpus - 1,
+	      "two sessions at once", "errno %d, samples %llu/%llu",
+	      err, ra.latency.samples, rb.latency.samples);
+	close(a);
+	close(b);
+}
+
+static int demo(int seconds, uint32_t cpu)
+{
+	struct latscope_setup s = base_setup(LATSCOPE_CTX_USER, cpu);
+	struct run r = { .fd = open(DEV, O_RDWR), .print = true };
+	struct latscope_result res = { .size = sizeof(res) };
+
+	if (r.fd < 0) {
+		perror(DEV);
+		return 1;
+	}
+	s.warmup_ns = 1000000000ULL;
+	printf("user context, 1000 us period, CPU%u, %d s (1 s warm-up)\n", cpu, seconds);
+	pin_self(cpu);
+	if (measure(&r, &s, seconds * 1000) ||
+	    ioctl(r.fd, LATSCOPE_IOC_GET_RESULT, &res)) {
+		perror("latscope");
+		return 1;
+	}
+	printf("total: %llu samples, min %.3f avg %.3f max %.3f us, %llu"
+	       " overruns; irq part: min %.3f avg %.3f max %.3f us\n",
+	       res.latency.samples, res.latency.min_ns / 1000.0,
+	       res.latency.sum_ns / 1000.0 / res.latency.samples,
+	       res.latency.max_ns / 1000.0, res.overruns, res.irq.min_ns / 1000.0,
+	       res.irq.sum_ns / 1000.0 / res.irq.samples, res.irq.max_ns / 1000.0);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	uint32_t ncpus = sysconf(_SC_NPROCESSORS_ONLN);
+	struct tally t = { 0 };
+	uint32_t c;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (argc == 3 && !strcmp(argv[1], "demo"))
+		return demo(atoi(argv[2]), ncpus - 1);
+
+	test_info(&t);
+	test_bad_setup(&t);
+	for (c = LATSCOPE_CTX_IRQ; c <= LATSCOPE_CTX_USER; c++)
+		test_context(&t, c, ncpus - 1);
+	test_signal_interrupts_pulse(&t);
+	test_two_sessions(&t, ncpus);
+	test_kill9(&t);
+	test_not_root(&t);
+	printf("%d passed, %d failed\n", t.passed, t.failed);
+	return t.failed ? 1 : 0;
+}
