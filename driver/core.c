@@ -6,6 +6,7 @@
  * userspace.
  */
 #include <linux/fs.h>
+#include <linux/hrtimer.h>
 #include <linux/miscdevice.h>
 #include <linux/module.h>
 #include <linux/poll.h>
@@ -36,6 +37,7 @@ static long latscope_ioc_info(void __user *arg)
 		.setup_size = sizeof(struct latscope_setup),
 		.result_size = sizeof(struct latscope_result),
 		.max_hist_cells = LATSCOPE_MAX_HIST_CELLS,
+		.timer_resolution_ns = hrtimer_resolution,
 		.version = LATSCOPE_VERSION,
 	};
 

@@ -11,6 +11,7 @@
 #include <linux/hrtimer.h>
 #include <linux/irq_work.h>
 #include <linux/list.h>
+#include <linux/math64.h>
 #include <linux/mutex.h>
 #include <linux/swait.h>
 #include <linux/types.h>
@@ -150,9 +151,21 @@ int latscope_session_pulse(struct latscope_session *s,
 int latscope_sessions_init(void);
 void latscope_sessions_exit(void);
 
+/*
+ * Periods that passed, beyond the event's own, between its @ideal time and
+ * its @arrival: the events the source missed while this one was late.
+ */
+static inline u64 latscope_missed(u64 ideal, u64 arrival, u64 period)
+{
+	if (arrival < ideal + period)
+		return 0;
+	return div64_u64(arrival - ideal, period);
+}
+
 /* measure.c */
 void latscope_measure_reset(struct latscope_session *s);
 void latscope_timeline_init(struct latscope_session *s, u64 now);
+void latscope_timeline_close(struct latscope_session *s, u64 next, u64 now);
 void latscope_event(struct latscope_session *s, u64 ideal, u64 arrival,
 		    u64 missed);
 void latscope_record(struct latscope_session *s, s64 lat, u64 ideal);

@@ -254,6 +254,37 @@ static void latscope_missed_periods_are_overruns(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, res.latency.samples + res.overruns, res.events);
 }
 
+static void latscope_missed_whole_periods(struct kunit *test)
+{
+	u64 p = 1000, ideal = T0_NOW;
+
+	KUNIT_EXPECT_EQ(test, latscope_missed(ideal, ideal - 5, p), 0ULL);
+	KUNIT_EXPECT_EQ(test, latscope_missed(ideal, ideal, p), 0ULL);
+	KUNIT_EXPECT_EQ(test, latscope_missed(ideal, ideal + p - 1, p), 0ULL);
+	KUNIT_EXPECT_EQ(test, latscope_missed(ideal, ideal + p, p), 1ULL);
+	KUNIT_EXPECT_EQ(test, latscope_missed(ideal, ideal + 3700, p), 3ULL);
+	/* 4 ms late (a low-res tick) at 1 ms: four later ideals passed. */
+	KUNIT_EXPECT_EQ(test, latscope_missed(ideal, ideal + 4 * NS_PER_MS, NS_PER_MS), 4ULL);
+}
+
+static void latscope_stalled_timer_counted_at_stop(struct kunit *test)
+{
+	u64 period = 100 * NS_PER_US;
+	struct latscope_setup setup = latscope_base_setup(LATSCOPE_CTX_IRQ, period);
+	struct latscope_session *s = latscope_kunit_session(test, &setup);
+	u64 next;
+
+	latscope_timeline_init(s, T0_NOW);
+	next = s->t0 + 10 * period;
+	/* Stopped 0.9 periods after the next ideal: that event is in flight. */
+	latscope_timeline_close(s, next, next + 90 * NS_PER_US);
+	KUNIT_EXPECT_EQ(test, s->events, 0ULL);
+	/* 2.5 periods: two ideals are a whole period late, never handled. */
+	latscope_timeline_close(s, next, next + 250 * NS_PER_US);
+	KUNIT_EXPECT_EQ(test, s->events, 2ULL);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&s->overruns), 2LL);
+}
+
 static void latscope_warmup_excluded(struct kunit *test)
 {
 	u64 period = 100 * NS_PER_US;
@@ -392,6 +423,8 @@ static void latscope_trace_threshold_fires_once(struct kunit *test)
 static struct kunit_case latscope_timeline_cases[] = {
 	KUNIT_CASE(latscope_warmup_rounds_up),
 	KUNIT_CASE(latscope_missed_periods_are_overruns),
+	KUNIT_CASE(latscope_missed_whole_periods),
+	KUNIT_CASE(latscope_stalled_timer_counted_at_stop),
 	KUNIT_CASE(latscope_warmup_excluded),
 	KUNIT_CASE(latscope_busy_responder_overruns),
 	KUNIT_CASE(latscope_bulk_one_record_per_second),
@@ -589,10 +622,13 @@ static struct latscope_result latscope_run(struct kunit *test,
 	stop_after = ktime_get_ns();
 	KUNIT_EXPECT_EQ(test, latscope_session_result(s, &res, &cells), 0);
 
-	/* Every ideal time up to the stop is an event, however late. */
+	/*
+	 * Every ideal time a period or more before the stop is an event,
+	 * handled or not; none after the stop is.
+	 */
 	KUNIT_EXPECT_GE(test, res.events, div64_u64(stop_before - res.start_ns, RUN_PERIOD));
 	KUNIT_EXPECT_LE(test, res.events, div64_u64(stop_after - res.start_ns, RUN_PERIOD) + 1);
-	KUNIT_EXPECT_GE(test, res.events, (u64)RUN_MS * NS_PER_MS / RUN_PERIOD - 2);
+	KUNIT_EXPECT_GE(test, res.events, (u64)RUN_MS * NS_PER_MS / RUN_PERIOD);
 	latscope_check_stats(test, &res.latency, cells, res.hist_cells);
 	if (res.hist_count == 2)
 		latscope_check_stats(test, &res.irq, cells + res.hist_cells, res.hist_cells);

@@ -127,6 +127,24 @@ void latscope_timeline_init(struct latscope_session *s, u64 now)
 	latscope_measure_reset(s);
 }
 
+/*
+ * At the stop, the source's next ideal time is @next. Ideal times that are
+ * a whole period or more behind @now never reached the handler (a stalled
+ * timer or interrupts held off): they are events, and missed periods, as
+ * they would have been had the handler run once more.
+ */
+void latscope_timeline_close(struct latscope_session *s, u64 next, u64 now)
+{
+	u64 period = s->setup.period_ns, missed;
+
+	next = max(next, s->warmup_end);
+	if (now < next + period)
+		return;
+	missed = div64_u64(now - next, period);
+	s->events += missed;
+	atomic64_add(missed, &s->overruns);
+}
+
 /* Sends the last, partial second once the session stopped. */
 void latscope_measure_flush(struct latscope_session *s)
 {

@@ -17,19 +17,18 @@ static enum hrtimer_restart latscope_timer_fire(struct hrtimer *timer)
 {
 	struct latscope_session *s = container_of(timer, struct latscope_session,
 						  timer);
+	u64 period = s->setup.period_ns;
 	u64 arrival = ktime_get_ns();
 	u64 ideal = ktime_to_ns(hrtimer_get_expires(timer));
-	u64 forwarded;
+	u64 missed = latscope_missed(ideal, arrival, period);
 
-	/* Whole periods only, so the timeline never drifts with lateness. */
-	forwarded = hrtimer_forward(timer, ns_to_ktime(arrival),
-				    ns_to_ktime(s->setup.period_ns));
-	if (!forwarded) {
-		/* Early by the clock's own reading: move on by one period. */
-		hrtimer_add_expires_ns(timer, s->setup.period_ns);
-		forwarded = 1;
-	}
-	latscope_event(s, ideal, arrival, forwarded - 1);
+	/*
+	 * Move on by whole periods, so the timeline never drifts with
+	 * lateness. Not hrtimer_forward(): it stretches the period to the
+	 * timer resolution, which in low-resolution mode is a whole tick.
+	 */
+	hrtimer_add_expires_ns(timer, (missed + 1) * period);
+	latscope_event(s, ideal, arrival, missed);
 	return HRTIMER_RESTART;
 }
 
@@ -51,6 +50,8 @@ static int latscope_timer_start(struct latscope_session *s)
 static void latscope_timer_stop(struct latscope_session *s)
 {
 	hrtimer_cancel(&s->timer);
+	latscope_timeline_close(s, ktime_to_ns(hrtimer_get_expires(&s->timer)),
+				ktime_get_ns());
 }
 
 const struct latscope_source latscope_timer_source = {

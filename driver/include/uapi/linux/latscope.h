@@ -167,6 +167,13 @@ struct latscope_info {
 	__u32 result_size;	/* sizeof(struct latscope_result) */
 	__u32 max_hist_cells;
 	char version[32];	/* driver version, NUL-terminated */
+	/*
+	 * hrtimer resolution now: 1 with high-resolution timers active, a
+	 * whole tick without them (then every period shorter than a tick
+	 * shows as overruns).
+	 */
+	__u32 timer_resolution_ns;
+	__u32 __reserved0;
 	__u64 __reserved[4];
 };
 
