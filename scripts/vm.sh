@@ -26,7 +26,9 @@ if [ ! -f "$vmlinuz" ]; then
 	mkdir -p "$cache/images"
 	tmp=$(mktemp -d)
 	chmod 755 "$tmp"	# apt's _apt user downloads into it
-	(cd "$tmp" && apt-get download -q "linux-image-$release" >/dev/null)
+	# A stale package list may not know the image yet: refresh once.
+	(cd "$tmp" && { apt-get download -q "linux-image-$release" >/dev/null 2>&1 ||
+		{ apt-get update -qq && apt-get download -q "linux-image-$release" >/dev/null; }; })
 	dpkg-deb --fsys-tarfile "$tmp"/linux-image-"$release"_*.deb |
 		tar -x -C "$tmp" "./boot/vmlinuz-$release"
 	mv "$tmp/boot/vmlinuz-$release" "$vmlinuz"

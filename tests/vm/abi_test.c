@@ -335,9 +335,11 @@ static void test_info(struct tally *t)
 	err = ioctl(fd, LATSCOPE_IOC_GET_INFO, &info) ? errno : 0;
 	check(t, !err && info.abi_version == LATSCOPE_ABI_VERSION &&
 	      info.setup_size == sizeof(struct latscope_setup) &&
-	      info.result_size == sizeof(struct latscope_result),
+	      info.result_size == sizeof(struct latscope_result) &&
+	      info.timer_resolution_ns > 0,
 	      "info", "errno %d abi %u", err, info.abi_version);
-	printf("# driver %s, ABI %u\n", info.version, info.abi_version);
+	printf("# driver %s, ABI %u, timer resolution %u ns\n", info.version,
+	       info.abi_version, info.timer_resolution_ns);
 	close(fd);
 }
 

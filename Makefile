@@ -1,0 +1,61 @@
+# latscope: one entry point for building, testing and installing.
+#
+#   make                 latscope.ko for the running kernel (or KDIR=...)
+#   make check           every test (scripts/check.sh): checkpatch, W=1 and
+#                        sparse on four kernels, KUnit, VM ABI tests
+#   make demo            boot a VM, load the module, measure 10 s
+#   make install         install latscope.ko and the uapi header on this board
+#   make kunit | build-matrix | checkpatch | vm-test   one stage of check
+#   make vm-test-one SERIES=6.12 FLAVOUR=rt-amd64      one kernel of the matrix
+
+KRELEASE ?= $(shell uname -r)
+KDIR ?= /lib/modules/$(KRELEASE)/build
+PREFIX ?= /usr/local
+SERIES ?= 6.12
+FLAVOUR ?= amd64
+
+.PHONY: all module check demo install deps kunit build-matrix checkpatch \
+	vm-test vm-test-one clean
+
+all: module
+
+module:
+	@test -f $(KDIR)/Makefile || { \
+		echo "No kernel build tree at $(KDIR): install linux-headers-$$(uname -r) or pass KDIR=/path/to/kernel/build"; \
+		exit 1; }
+	$(MAKE) -C $(KDIR) M=$(CURDIR)/driver CONFIG_LATSCOPE=m modules
+
+check:
+	scripts/check.sh
+
+demo:
+	scripts/demo.sh
+
+deps:
+	scripts/install-deps.sh
+
+kunit: deps
+	scripts/kunit.sh
+
+build-matrix: deps
+	scripts/build-matrix.sh
+
+checkpatch: deps
+	scripts/checkpatch.sh
+
+vm-test: deps
+	@set -e; for k in "6.1 amd64" "6.1 rt-amd64" "6.12 amd64" "6.12 rt-amd64"; do \
+		scripts/vm.sh $$k test; done
+
+vm-test-one: deps
+	scripts/vm.sh $(SERIES) $(FLAVOUR) test
+
+install: module
+	$(MAKE) -C $(KDIR) M=$(CURDIR)/driver CONFIG_LATSCOPE=m modules_install
+	depmod -a $(KRELEASE)
+	install -D -m 0644 driver/include/uapi/linux/latscope.h \
+		$(DESTDIR)$(PREFIX)/include/linux/latscope.h
+
+clean:
+	@if [ -f $(KDIR)/Makefile ]; then \
+		$(MAKE) -C $(KDIR) M=$(CURDIR)/driver clean; fi

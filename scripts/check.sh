@@ -1,0 +1,52 @@
+#!/bin/bash
+# Runs every test latscope has, stage by stage, with the time each took:
+# packages, checkpatch, the W=1 + sparse build matrix, the KUnit suite, the
+# host build of the test program, and the ABI test in a VM of each kernel of
+# the matrix. Ends with "check: N passed, N failed"; non-zero on any failure.
+# Run as root on Debian 12 (it installs what is missing).
+set -uo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=scripts/lib.sh
+. "$top/scripts/lib.sh"
+
+passed=0
+failed=0
+failures=()
+
+stage() {
+	local name=$1 start rc
+	shift
+	echo "=== $name"
+	start=$(date +%s)
+	"$@"
+	rc=$?
+	if [ $rc -eq 0 ]; then
+		passed=$((passed + 1))
+		echo "=== $name: ok ($(($(date +%s) - start)) s)"
+	else
+		failed=$((failed + 1))
+		failures+=("$name")
+		echo "=== $name: FAIL, exit $rc ($(($(date +%s) - start)) s)"
+	fi
+	return $rc
+}
+
+host_build() {
+	gcc -std=c11 -O2 -Wall -Wextra -Werror -pthread -I"$top/driver/include/uapi" \
+		"$top/tests/vm/abi_test.c" -o "$(latscope_cache)/abi_test-host"
+}
+
+stage "install packages" "$top/scripts/install-deps.sh" || exit 1
+stage "checkpatch --strict" "$top/scripts/checkpatch.sh"
+stage "build matrix (W=1, sparse)" "$top/scripts/build-matrix.sh"
+stage "KUnit (x86_64 QEMU, 2 CPUs)" "$top/scripts/kunit.sh"
+stage "ABI test program (host, -Werror)" host_build
+for entry in "${LATSCOPE_MATRIX[@]}"; do
+	# shellcheck disable=SC2086
+	stage "VM ABI test $entry" "$top/scripts/vm.sh" $entry test
+done
+
+[ $failed -eq 0 ] || echo "failed stages: ${failures[*]}"
+echo "check: $passed passed, $failed failed"
+[ $failed -eq 0 ]
