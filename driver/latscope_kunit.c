@@ -202,6 +202,17 @@ static struct latscope_result latscope_kunit_result(struct kunit *test,
 
 #define T0_NOW	(5 * NSEC_PER_SEC)
 
+/* A session whose timeline starts at T0_NOW, fed by hand, never started. */
+static struct latscope_session *latscope_synthetic(struct kunit *test,
+						   u32 context, u64 period)
+{
+	struct latscope_setup setup = latscope_base_setup(context, period);
+	struct latscope_session *s = latscope_kunit_session(test, &setup);
+
+	latscope_timeline_init(s, T0_NOW);
+	return s;
+}
+
 static void latscope_warmup_rounds_up(struct kunit *test)
 {
 	struct latscope_setup setup = latscope_base_setup(LATSCOPE_CTX_IRQ, 1000 * NS_PER_US);
@@ -228,12 +239,10 @@ static void latscope_warmup_rounds_up(struct kunit *test)
 static void latscope_missed_periods_are_overruns(struct kunit *test)
 {
 	u64 period = 100 * NS_PER_US;
-	struct latscope_setup setup = latscope_base_setup(LATSCOPE_CTX_IRQ, period);
-	struct latscope_session *s = latscope_kunit_session(test, &setup);
+	struct latscope_session *s = latscope_synthetic(test, LATSCOPE_CTX_IRQ, period);
 	struct latscope_result res;
 	u64 ideal;
 
-	latscope_timeline_init(s, T0_NOW);
 	ideal = s->t0;
 	latscope_event(s, ideal, ideal + 10 * NS_PER_US, 0);
 	ideal += period;
@@ -270,11 +279,9 @@ static void latscope_missed_whole_periods(struct kunit *test)
 static void latscope_stalled_timer_counted_at_stop(struct kunit *test)
 {
 	u64 period = 100 * NS_PER_US;
-	struct latscope_setup setup = latscope_base_setup(LATSCOPE_CTX_IRQ, period);
-	struct latscope_session *s = latscope_kunit_session(test, &setup);
+	struct latscope_session *s = latscope_synthetic(test, LATSCOPE_CTX_IRQ, period);
 	u64 next;
 
-	latscope_timeline_init(s, T0_NOW);
 	next = s->t0 + 10 * period;
 	/* Stopped 0.9 periods after the next ideal: that event is in flight. */
 	latscope_timeline_close(s, next, next + 90 * NS_PER_US);
@@ -316,12 +323,10 @@ static void latscope_warmup_excluded(struct kunit *test)
 static void latscope_busy_responder_overruns(struct kunit *test)
 {
 	u64 period = 100 * NS_PER_US;
-	struct latscope_setup setup = latscope_base_setup(LATSCOPE_CTX_USER, period);
-	struct latscope_session *s = latscope_kunit_session(test, &setup);
+	struct latscope_session *s = latscope_synthetic(test, LATSCOPE_CTX_USER, period);
 	struct latscope_result res;
 	u64 ideal;
 
-	latscope_timeline_init(s, T0_NOW);
 	ideal = s->t0;
 	latscope_event(s, ideal, ideal + 1000, 0);
 	/* The responder has not taken the first event: this one is missed. */
@@ -343,13 +348,11 @@ static void latscope_busy_responder_overruns(struct kunit *test)
 static void latscope_bulk_one_record_per_second(struct kunit *test)
 {
 	u64 period = 100 * NS_PER_MS;
-	struct latscope_setup setup = latscope_base_setup(LATSCOPE_CTX_IRQ, period);
-	struct latscope_session *s = latscope_kunit_session(test, &setup);
+	struct latscope_session *s = latscope_synthetic(test, LATSCOPE_CTX_IRQ, period);
 	struct latscope_bulk rec;
 	u64 ideal;
 	int i;
 
-	latscope_timeline_init(s, T0_NOW);
 	/* 2.5 s of events, latency 1..10 us within each second. */
 	for (i = 0, ideal = s->t0; i < 25; i++, ideal += period)
 		latscope_event(s, ideal, ideal + (i % 10 + 1) * NS_PER_US,
@@ -382,13 +385,11 @@ static void latscope_bulk_one_record_per_second(struct kunit *test)
 static void latscope_bulk_drops_counted(struct kunit *test)
 {
 	u64 period = 500 * NS_PER_MS;
-	struct latscope_setup setup = latscope_base_setup(LATSCOPE_CTX_IRQ, period);
-	struct latscope_session *s = latscope_kunit_session(test, &setup);
+	struct latscope_session *s = latscope_synthetic(test, LATSCOPE_CTX_IRQ, period);
 	struct latscope_result res;
 	u64 ideal;
 	int i;
 
-	latscope_timeline_init(s, T0_NOW);
 	/* 100 seconds with nobody reading: the ring keeps the first 64. */
 	for (i = 0, ideal = s->t0; i < 200; i++, ideal += period)
 		latscope_event(s, ideal, ideal + NS_PER_US, 0);

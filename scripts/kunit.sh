@@ -41,11 +41,27 @@ build=$(latscope_cache)/kunit-x86_64-$key
 mkdir -p "$build"
 
 cd "$src"
-exec python3 tools/testing/kunit/kunit.py run \
+# Raw console to a log, then parsed: a lockdep, KASAN or WARN splat does not
+# fail a KUnit case by itself, so the log is scanned for them as well.
+log=$build/console.log
+if ! python3 tools/testing/kunit/kunit.py run \
 	--arch=x86_64 \
 	--qemu_args='-smp 2' \
 	--kunitconfig="$dst/.kunitconfig" \
 	--build_dir="$build" \
 	--jobs="$(nproc)" \
-	--timeout=600 \
-	"$@"
+	--timeout=900 \
+	--raw_output=all \
+	"$@" >"$log" 2>&1; then
+	tail -n 40 "$log"
+	echo "kunit: build or boot failed, log in $log"
+	exit 1
+fi
+status=0
+python3 tools/testing/kunit/kunit.py parse "$log" || status=1
+if sed -n '/^Running tests with:/,$p' "$log" |
+	grep -E 'BUG:|WARNING:|Oops|general protection|blocked for more than|scheduling while atomic|possible circular|inconsistent lock|lock held when returning'; then
+	echo "kunit: the kernel log has the splats above, log in $log"
+	status=1
+fi
+exit $status

@@ -437,6 +437,103 @@ static void test_two_sessions(struct tally *t, uint32_t ncpus)
 	close(b);
 }
 
+/* Reads a small file into @buf; returns its length or -1. */
+static ssize_t read_file(const char *path, char *buf, size_t size)
+{
+	int fd = open(path, O_RDONLY);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, size - 1);
+	close(fd);
+	if (n >= 0)
+		buf[n] = 0;
+	return n;
+}
+
+static int write_file(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = write(fd, text, strlen(text));
+	close(fd);
+	return n == (ssize_t)strlen(text) ? 0 : -1;
+}
+
+#define TRACING "/sys/kernel/tracing/"
+
+/* A 1 ns threshold fires at once: tracing stops with our marker last. */
+static void test_trace_threshold(struct tally *t)
+{
+	struct latscope_setup s = base_setup(LATSCOPE_CTX_IRQ, 0);
+	struct latscope_result res = { .size = sizeof(res) };
+	static char trace[1 << 16];
+	char on[8];
+	int fd = open(DEV, O_RDWR), err;
+
+	write_file(TRACING "trace", "");
+	write_file(TRACING "tracing_on", "1");
+	s.warmup_ns = 0;
+	s.flags = LATSCOPE_SETUP_NO_WARMUP;
+	s.trace_threshold_ns = 1;
+	err = try_setup(fd, &s);
+	if (!err)
+		err = ioctl(fd, LATSCOPE_IOC_START) ? errno : 0;
+	usleep(200000);
+	if (!err)
+		err = ioctl(fd, LATSCOPE_IOC_STOP) ? errno : 0;
+	if (!err)
+		err = ioctl(fd, LATSCOPE_IOC_GET_RESULT, &res) ? errno : 0;
+	check(t, !err && (res.flags & LATSCOPE_RESULT_TRACE_FIRED) && res.trace_sample_ns > 1,
+	      "trace threshold: result says it fired", "errno %d, flags %#x, sample %lld",
+	      err, res.flags, res.trace_sample_ns);
+	close(fd);
+
+	if (read_file(TRACING "tracing_on", on, sizeof(on)) < 0) {
+		printf("# no tracefs in this kernel: trace buffer not checked\n");
+		return;
+	}
+	read_file(TRACING "trace", trace, sizeof(trace));
+	check(t, on[0] == '0' && strstr(trace, "latscope: CPU"),
+	      "trace threshold: tracing stopped at the marker",
+	      "tracing_on %c, marker %s", on[0], strstr(trace, "latscope:") ? "found" : "missing");
+	write_file(TRACING "tracing_on", "1");
+}
+
+/* Taking the measured CPU offline ends the session with an error. */
+static void test_cpu_offline(struct tally *t, uint32_t cpu)
+{
+	struct latscope_setup s = base_setup(LATSCOPE_CTX_KERNEL, cpu);
+	struct latscope_result res = { .size = sizeof(res) };
+	char path[64];
+	int fd = open(DEV, O_RDWR), err, stop_err;
+
+	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%u/online", cpu);
+	err = try_setup(fd, &s);
+	if (!err)
+		err = ioctl(fd, LATSCOPE_IOC_START) ? errno : 0;
+	usleep(300000);
+	if (write_file(path, "0")) {
+		printf("# CPU%u cannot go offline here: hotplug not checked\n", cpu);
+		close(fd);
+		return;
+	}
+	stop_err = ioctl(fd, LATSCOPE_IOC_STOP) ? errno : 0;
+	if (!err)
+		err = ioctl(fd, LATSCOPE_IOC_GET_RESULT, &res) ? errno : 0;
+	check(t, !err && stop_err == ENODEV && (res.flags & LATSCOPE_RESULT_CPU_OFFLINE) &&
+	      res.events > 0, "CPU offline ends the session",
+	      "errno %d, stop errno %d, flags %#x", err, stop_err, res.flags);
+	err = try_setup(fd, &s);
+	check(t, err == EINVAL, "CPU offline: setup on it refused", "errno %d", err);
+	close(fd);
+	check(t, !write_file(path, "1"), "CPU back online", "errno %d", errno);
+}
+
 static int demo(int seconds, uint32_t cpu)
 {
 	struct latscope_setup s = base_setup(LATSCOPE_CTX_USER, cpu);
@@ -482,6 +579,9 @@ int main(int argc, char **argv)
 	test_two_sessions(&t, ncpus);
 	test_kill9(&t);
 	test_not_root(&t);
+	test_trace_threshold(&t);
+	if (ncpus > 1)
+		test_cpu_offline(&t, ncpus - 1);
 	printf("%d passed, %d failed\n", t.passed, t.failed);
 	return t.failed ? 1 : 0;
 }
