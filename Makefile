@@ -44,8 +44,8 @@ checkpatch: deps
 	scripts/checkpatch.sh
 
 vm-test: deps
-	@set -e; for k in "6.1 amd64" "6.1 rt-amd64" "6.12 amd64" "6.12 rt-amd64"; do \
-		scripts/vm.sh $$k test; done
+	bash -c '. scripts/lib.sh && for k in "$${LATSCOPE_MATRIX[@]}"; do \
+		scripts/vm.sh $$k test || exit 1; done'
 
 vm-test-one: deps
 	scripts/vm.sh $(SERIES) $(FLAVOUR) test
