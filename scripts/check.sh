@@ -32,16 +32,26 @@ stage() {
 	return $rc
 }
 
+# The uapi header as userspace sees it: the VM test builds warning-free, and
+# the frozen layout holds for 64-bit and 32-bit programs alike.
 host_build() {
-	gcc -std=c11 -O2 -Wall -Wextra -Werror -pthread -I"$top/driver/include/uapi" \
-		"$top/tests/vm/abi_test.c" -o "$(latscope_cache)/abi_test-host"
+	local inc=-I"$top/driver/include/uapi" out m
+
+	out=$(latscope_cache)
+	gcc -std=c11 -O2 -Wall -Wextra -Werror -pthread "$inc" \
+		"$top/tests/vm/abi_test.c" -o "$out/abi_test-host" || return 1
+	for m in -m64 -m32; do
+		gcc $m -std=c11 -Wall -Wextra -Werror "$inc" "$top/tests/abi_layout.c" \
+			-o "$out/abi_layout$m" && "$out/abi_layout$m" || return 1
+		echo "ABI layout $m: ok"
+	done
 }
 
 stage "install packages" "$top/scripts/install-deps.sh" || exit 1
 stage "checkpatch --strict" "$top/scripts/checkpatch.sh"
 stage "build matrix (W=1, sparse)" "$top/scripts/build-matrix.sh"
 stage "KUnit (x86_64 QEMU, 2 CPUs)" "$top/scripts/kunit.sh"
-stage "ABI test program (host, -Werror)" host_build
+stage "uapi header in userspace (-Werror, -m64/-m32 layout)" host_build
 for entry in "${LATSCOPE_MATRIX[@]}"; do
 	# shellcheck disable=SC2086
 	stage "VM ABI test $entry" "$top/scripts/vm.sh" $entry test

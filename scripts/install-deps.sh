@@ -8,7 +8,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 . "$top/scripts/lib.sh"
 
 want=(
-	build-essential bc bison flex libelf-dev libssl-dev python3 xz-utils
+	build-essential gcc-multilib bc bison flex libelf-dev libssl-dev python3 xz-utils
 	sparse linux-source-6.12 qemu-system-x86 busybox-static cpio
 	linux-headers-amd64 linux-headers-rt-amd64
 )

@@ -1,0 +1,86 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The latscope ABI, frozen: every structure's size and every field's offset.
+ * Built with -m64 and -m32 by scripts/check.sh, so 32-bit and 64-bit
+ * userspace provably see one layout. A change here is an ABI change.
+ */
+#include <stddef.h>
+
+#include <linux/latscope.h>
+
+#define SIZE(s, n) _Static_assert(sizeof(struct s) == n, #s " size")
+#define AT(s, f, n) _Static_assert(offsetof(struct s, f) == n, #s "." #f " offset")
+
+SIZE(latscope_setup, 88);
+AT(latscope_setup, size, 0);
+AT(latscope_setup, context, 4);
+AT(latscope_setup, period_ns, 8);
+AT(latscope_setup, cpu, 16);
+AT(latscope_setup, priority, 20);
+AT(latscope_setup, hist_cells, 24);
+AT(latscope_setup, hist_cell_ns, 28);
+AT(latscope_setup, warmup_ns, 32);
+AT(latscope_setup, trace_threshold_ns, 40);
+AT(latscope_setup, flags, 48);
+AT(latscope_setup, __reserved0, 52);
+AT(latscope_setup, __reserved, 56);
+
+SIZE(latscope_stats, 72);
+AT(latscope_stats, samples, 0);
+AT(latscope_stats, min_ns, 8);
+AT(latscope_stats, max_ns, 16);
+AT(latscope_stats, sum_ns, 24);
+AT(latscope_stats, sum_sq_lo, 32);
+AT(latscope_stats, sum_sq_hi, 40);
+AT(latscope_stats, peak_ns, 48);
+AT(latscope_stats, underflow, 56);
+AT(latscope_stats, overflow, 64);
+
+SIZE(latscope_result, 280);
+AT(latscope_result, size, 0);
+AT(latscope_result, flags, 4);
+AT(latscope_result, histogram, 8);
+AT(latscope_result, histogram_size, 16);
+AT(latscope_result, context, 24);
+AT(latscope_result, cpu, 28);
+AT(latscope_result, period_ns, 32);
+AT(latscope_result, hist_cells, 40);
+AT(latscope_result, hist_cell_ns, 44);
+AT(latscope_result, hist_count, 48);
+AT(latscope_result, priority, 52);
+AT(latscope_result, warmup_ns, 56);
+AT(latscope_result, start_ns, 64);
+AT(latscope_result, events, 72);
+AT(latscope_result, overruns, 80);
+AT(latscope_result, bulk_dropped, 88);
+AT(latscope_result, trace_sample_ns, 96);
+AT(latscope_result, latency, 104);
+AT(latscope_result, irq, 176);
+AT(latscope_result, __reserved, 248);
+
+SIZE(latscope_pulse, 16);
+AT(latscope_pulse, stamp_ns, 0);
+AT(latscope_pulse, ideal_ns, 8);
+
+SIZE(latscope_bulk, 48);
+AT(latscope_bulk, second, 0);
+AT(latscope_bulk, samples, 8);
+AT(latscope_bulk, overruns, 16);
+AT(latscope_bulk, min_ns, 24);
+AT(latscope_bulk, avg_ns, 32);
+AT(latscope_bulk, max_ns, 40);
+
+SIZE(latscope_info, 88);
+AT(latscope_info, abi_version, 0);
+AT(latscope_info, setup_size, 4);
+AT(latscope_info, result_size, 8);
+AT(latscope_info, max_hist_cells, 12);
+AT(latscope_info, version, 16);
+AT(latscope_info, timer_resolution_ns, 48);
+AT(latscope_info, __reserved0, 52);
+AT(latscope_info, __reserved, 56);
+
+int main(void)
+{
+	return LATSCOPE_SETUP_SIZE_VER0 == sizeof(struct latscope_setup) ? 0 : 1;
+}
