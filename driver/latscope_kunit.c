@@ -625,11 +625,11 @@ static struct latscope_result latscope_run(struct kunit *test,
 
 	/*
 	 * Every ideal time a period or more before the stop is an event,
-	 * handled or not; none after the stop is.
+	 * handled or not; none after the stop is. Measured with ktime, not
+	 * RUN_MS: early in boot under TCG, msleep() and ktime can disagree.
 	 */
 	KUNIT_EXPECT_GE(test, res.events, div64_u64(stop_before - res.start_ns, RUN_PERIOD));
 	KUNIT_EXPECT_LE(test, res.events, div64_u64(stop_after - res.start_ns, RUN_PERIOD) + 1);
-	KUNIT_EXPECT_GE(test, res.events, (u64)RUN_MS * NS_PER_MS / RUN_PERIOD);
 	latscope_check_stats(test, &res.latency, cells, res.hist_cells);
 	if (res.hist_count == 2)
 		latscope_check_stats(test, &res.irq, cells + res.hist_cells, res.hist_cells);
