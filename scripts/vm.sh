@@ -52,8 +52,11 @@ cp /bin/busybox "$root/bin/busybox"
 cp "$top/tests/vm/init" "$root/init"
 chmod +x "$root/init"
 cp "$work/mod/latscope.ko" "$root/"
-gcc -std=c11 -static -O2 -Wall -Wextra -Werror -pthread \
-	-I"$top/driver/include/uapi" "$top/tests/vm/abi_test.c" -o "$root/abi_test"
+# The same test as a 32-bit program exercises the compat ioctl path.
+for m in 64 32; do
+	gcc -m$m -std=c11 -static -O2 -Wall -Wextra -Werror -pthread \
+		-I"$top/driver/include/uapi" "$top/tests/vm/abi_test.c" -o "$root/abi_test$m"
+done
 (cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) >"$work/initrd.gz"
 
 log=$work/console-$mode.log
