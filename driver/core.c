@@ -184,15 +184,18 @@ static ssize_t latscope_read(struct file *file, char __user *buf, size_t len,
 static __poll_t latscope_poll(struct file *file, poll_table *wait)
 {
 	struct latscope_session *s = file->private_data;
-	__poll_t mask = 0;
+	enum latscope_state state;
 
 	poll_wait(file, &s->bulk_wq, wait);
 	if (!latscope_ring_empty(&s->ring))
-		mask |= EPOLLIN | EPOLLRDNORM;
+		return EPOLLIN | EPOLLRDNORM;
 	/* Acquire: pairs with the release in halt, as in read(). */
-	else if (smp_load_acquire(&s->state) == LATSCOPE_STOPPED)
-		mask |= EPOLLIN | EPOLLRDNORM | EPOLLHUP;
-	return mask;
+	state = smp_load_acquire(&s->state);
+	if (state == LATSCOPE_STOPPED)
+		return EPOLLIN | EPOLLRDNORM | EPOLLHUP;
+	if (state == LATSCOPE_IDLE)
+		return EPOLLERR;	/* read() fails: nothing set up */
+	return 0;
 }
 
 static const struct file_operations latscope_fops = {

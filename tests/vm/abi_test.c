@@ -286,7 +286,9 @@ static void test_bad_setup(struct tally *t)
 		__u64 future;
 	} big;
 	struct latscope_result res = { .size = sizeof(res) };
-	int err;
+	struct pollfd pfd = { .events = POLLIN };
+	struct latscope_bulk rec;
+	int err, n;
 
 	check(t, fd >= 0, "open", "errno %d", errno);
 	s = base_setup(LATSCOPE_CTX_IRQ, 0);
@@ -320,10 +322,18 @@ static void test_bad_setup(struct tally *t)
 	close(fd);
 
 	fd = open(DEV, O_RDWR);
+	pfd.fd = fd;
 	err = ioctl(fd, LATSCOPE_IOC_START) ? errno : 0;
 	check(t, err == EINVAL, "start before setup refused", "errno %d", err);
 	err = ioctl(fd, LATSCOPE_IOC_GET_RESULT, &res) ? errno : 0;
 	check(t, err == EINVAL, "result before setup refused", "errno %d", err);
+	err = read(fd, &rec, sizeof(rec)) < 0 ? errno : 0;
+	check(t, err == EINVAL, "read before setup refused", "errno %d", err);
+	n = poll(&pfd, 1, 1000);
+	check(t, n == 1 && (pfd.revents & POLLERR), "poll before setup is POLLERR",
+	      "poll %d, revents %#x", n, pfd.revents);
+	err = read(fd, &rec, sizeof(rec) - 1) < 0 ? errno : 0;
+	check(t, err == EINVAL, "read shorter than a record refused", "errno %d", err);
 	close(fd);
 }
 
