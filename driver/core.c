@@ -165,19 +165,25 @@ static ssize_t latscope_read(struct file *file, char __user *buf, size_t len,
 
 	if (len < sizeof(rec))
 		return -EINVAL;
-	if (mutex_lock_interruptible(&s->read_lock))
-		return -ERESTARTSYS;
-	ret = latscope_bulk_wait(s, file->f_flags & O_NONBLOCK);
-	while (ret > 0 && len - done >= sizeof(rec) &&
-	       latscope_ring_peek(&s->ring, &rec)) {
-		if (copy_to_user(buf + done, &rec, sizeof(rec))) {
-			ret = -EFAULT;
-			break;
+	do {
+		/* Waits without read_lock, so SETUP can always take it. */
+		ret = latscope_bulk_wait(s, file->f_flags & O_NONBLOCK);
+		if (ret <= 0)
+			return ret;
+		if (mutex_lock_interruptible(&s->read_lock))
+			return -ERESTARTSYS;
+		while (len - done >= sizeof(rec) &&
+		       latscope_ring_peek(&s->ring, &rec)) {
+			if (copy_to_user(buf + done, &rec, sizeof(rec))) {
+				ret = -EFAULT;
+				break;
+			}
+			latscope_ring_consume(&s->ring);
+			done += sizeof(rec);
 		}
-		latscope_ring_consume(&s->ring);
-		done += sizeof(rec);
-	}
-	mutex_unlock(&s->read_lock);
+		mutex_unlock(&s->read_lock);
+		/* Nothing left: another reader was faster, wait again. */
+	} while (!done && ret > 0);
 	return done ? done : ret;
 }
 

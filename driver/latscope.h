@@ -60,7 +60,8 @@ struct latscope_second {
 /*
  * Single-producer single-consumer ring of bulk records. The producer is
  * whoever records samples (never waits: a full ring counts a drop); the
- * consumer is read(), serialised by the session's read_lock.
+ * consumer is read(), serialised by the session's read_lock, which SETUP
+ * also takes to reset the ring.
  */
 struct latscope_ring {
 	struct latscope_bulk slot[LATSCOPE_BULK_SLOTS];

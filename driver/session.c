@@ -5,7 +5,7 @@
  * session whose CPU goes offline.
  *
  * Lock order: cpus_read_lock() (or the hotplug lock, in the offline hook),
- * then latscope_sessions_lock, then a session's lock.
+ * then latscope_sessions_lock, then a session's lock, then its read_lock.
  */
 #include <linux/cpu.h>
 #include <linux/cpuhotplug.h>
@@ -160,7 +160,10 @@ int latscope_session_setup(struct latscope_session *s,
 	s->result_flags = 0;
 	s->t0 = 0;
 	s->warmup_end = 0;
+	/* No read() may be halfway through the ring it resets. */
+	mutex_lock(&s->read_lock);
 	latscope_measure_reset(s);
+	mutex_unlock(&s->read_lock);
 	WRITE_ONCE(s->state, LATSCOPE_READY);
 	mutex_unlock(&s->lock);
 	return 0;
