@@ -1,0 +1,111 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * latscope CLI: latmus's RTT/RTH/RTD/RTS lines, to the character, and the
+ * closing summary. What latmus does not print (the irq/responder split,
+ * percentiles, per-CPU figures, losses) goes on lines with prefixes of
+ * their own, never as extra columns, so latmus parsers keep working.
+ */
+#include <stdio.h>
+
+#include "latscope.h"
+
+#define US(ns)	((double)(ns) / 1000.0)
+
+static unsigned long long hh(unsigned long long s) { return s / 3600; }
+static unsigned long long mm(unsigned long long s) { return (s / 60) % 60; }
+static unsigned long long ss(unsigned long long s) { return s % 60; }
+
+int ls_fmt_rtt(char *buf, size_t len, unsigned long long elapsed_s,
+	       const char *context, unsigned int period_us, int priority,
+	       const char *cpus, bool isolated)
+{
+	char prio[32] = "";
+
+	if (priority > 0)
+		snprintf(prio, sizeof(prio), " priority %d,", priority);
+	return snprintf(buf, len, "RTT|  %.2llu:%.2llu:%.2llu  (%s, %u us period,%s CPU%s%s)\n",
+			hh(elapsed_s), mm(elapsed_s), ss(elapsed_s), context,
+			period_us, prio, cpus, isolated ? "" : "-noisol");
+}
+
+int ls_fmt_rth(char *buf, size_t len)
+{
+	return snprintf(buf, len, "RTH|%11s|%11s|%11s|%8s|%6s|%11s|%11s\n",
+			"----lat min", "----lat avg", "----lat max", "-overrun",
+			"---msw", "---lat best", "--lat worst");
+}
+
+/* min..worst in microseconds; msw (mode switches) is always 0 here. */
+int ls_fmt_rtd(char *buf, size_t len, double min, double avg, double max,
+	       unsigned long long overruns, double best, double worst)
+{
+	return snprintf(buf, len, "RTD|%11.3f|%11.3f|%11.3f|%8llu|%6u|%11.3f|%11.3f\n",
+			min, avg, max, overruns, 0U, best, worst);
+}
+
+int ls_fmt_rts(char *buf, size_t len, double min, double avg, double max,
+	       unsigned long long overruns, unsigned long long duration_s,
+	       unsigned long long timeout_s)
+{
+	return snprintf(buf, len,
+			"---|-----------|-----------|-----------|--------|------|-------------------------\n"
+			"RTS|%11.3f|%11.3f|%11.3f|%8llu|%6u|    %.2llu:%.2llu:%.2llu/%.2llu:%.2llu:%.2llu\n",
+			min, avg, max, overruns, 0U,
+			hh(duration_s), mm(duration_s), ss(duration_s),
+			hh(timeout_s), mm(timeout_s), ss(timeout_s));
+}
+
+static void print_percentiles(FILE *f, const char *prefix,
+			      const struct ls_summary *sum)
+{
+	int i;
+
+	fprintf(f, "%s| stddev %.3f", prefix, US(sum->stddev));
+	for (i = 0; i < 4; i++)
+		fprintf(f, "  %g%% %s%.3f", ls_percentiles[i],
+			sum->pct_beyond[i] ? "<=" : "", US(sum->pct[i]));
+	fputc('\n', f);
+}
+
+void ls_print_summary(FILE *f, const struct ls_report *r)
+{
+	const struct ls_params *p = r->params;
+	unsigned int cells = p->hist_cells, cell_ns = LATSCOPE_DEFAULT_CELL_NS;
+	struct ls_summary sum, irq;
+	char line[256];
+	int i;
+
+	if (!r->total.samples) {
+		fprintf(f, "RTS| no sample was measured\n");
+		return;
+	}
+	ls_summarize(&r->total, r->total_cells, cells, cell_ns, &sum);
+	ls_fmt_rts(line, sizeof(line), US(sum.min), US(sum.avg), US(sum.max),
+		   r->total_overruns, r->duration_s,
+		   p->timeout_s ? p->timeout_s : r->duration_s);
+	fputs(line, f);
+	print_percentiles(f, "PCT", &sum);
+	if (r->total_irq.samples) {
+		ls_summarize(&r->total_irq, NULL, 0, cell_ns, &irq);
+		fprintf(f, "IRQ| irq part: min %.3f avg %.3f max %.3f, %s part: avg %.3f us\n",
+			US(irq.min), US(irq.avg), US(irq.max),
+			ls_context_name(p->context), US(sum.avg - irq.avg));
+	}
+	if (r->nr_cpus > 1 || p->verbosity > 1) {
+		for (i = 0; i < r->nr_cpus; i++) {
+			const struct latscope_stats *st = &r->cpu[i].res.latency;
+
+			ls_summarize(st, r->cpu[i].cells, cells, cell_ns, &sum);
+			fprintf(f, "CPU| CPU%d%s: min %.3f avg %.3f max %.3f us, %llu samples, %llu overruns\n",
+				r->cpu[i].cpu, r->cpu[i].isolated ? "" : "-noisol",
+				US(sum.min), US(sum.avg), US(sum.max),
+				(unsigned long long)st->samples,
+				(unsigned long long)r->cpu[i].res.overruns);
+		}
+	}
+	if (r->total.underflow || r->total.overflow || r->total_dropped)
+		fprintf(f, "LOS| %llu below 0 us, %llu past the %u us histogram, %llu per-second records dropped\n",
+			(unsigned long long)r->total.underflow,
+			(unsigned long long)r->total.overflow, cells,
+			(unsigned long long)r->total_dropped);
+}

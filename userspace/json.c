@@ -1,0 +1,166 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * latscope CLI: the whole result as JSON, laid out like rt-tests'
+ * (file_version, sysinfo, num_threads, thread.N with histogram, cycles,
+ * min, max, avg, cpu; latencies in microseconds) so that tools reading
+ * cyclictest's JSON read ours. latscope's additions sit beside those keys.
+ */
+#include <time.h>
+
+#include "latscope.h"
+
+#define US(ns)	((double)(ns) / 1000.0)
+
+static void json_string(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
+static void json_key_string(FILE *f, const char *indent, const char *key,
+			    const char *value, const char *end)
+{
+	fprintf(f, "%s\"%s\": ", indent, key);
+	json_string(f, value);
+	fputs(end, f);
+}
+
+static void json_time(FILE *f, const char *key, time_t t)
+{
+	char buf[64];
+	struct tm tm;
+
+	gmtime_r(&t, &tm);
+	strftime(buf, sizeof(buf), "%a, %d %b %Y %H:%M:%S +0000", &tm);
+	json_key_string(f, "  ", key, buf, ",\n");
+}
+
+/* Latency figures of one statistics block, in microseconds. */
+static void json_stats(FILE *f, const char *indent, const struct latscope_stats *st,
+		       const __u64 *cells, unsigned int nr_cells)
+{
+	struct ls_summary sum;
+	int i;
+
+	ls_summarize(st, cells, nr_cells, LATSCOPE_DEFAULT_CELL_NS, &sum);
+	fprintf(f, "%s\"samples\": %llu,\n", indent, (unsigned long long)sum.samples);
+	fprintf(f, "%s\"min\": %.3f,\n%s\"avg\": %.3f,\n%s\"max\": %.3f,\n",
+		indent, US(sum.min), indent, US(sum.avg), indent, US(sum.max));
+	fprintf(f, "%s\"stddev\": %.3f,\n", indent, US(sum.stddev));
+	if (cells) {
+		fprintf(f, "%s\"percentiles\": {", indent);
+		for (i = 0; i < 4; i++)
+			fprintf(f, "%s\"%g\": %.3f", i ? ", " : " ", ls_percentiles[i],
+				US(sum.pct[i]));
+		fputs(" },\n", f);
+	}
+	fprintf(f, "%s\"underflow\": %llu,\n%s\"overflow\": %llu\n", indent,
+		(unsigned long long)st->underflow, indent,
+		(unsigned long long)st->overflow);
+}
+
+static void json_histogram(FILE *f, const __u64 *cells, unsigned int n)
+{
+	unsigned int c;
+	bool first = true;
+
+	fputs("      \"histogram\": {", f);
+	for (c = 0; c < n; c++) {
+		if (!cells[c])
+			continue;
+		fprintf(f, "%s\"%u\": %llu", first ? " " : ", ", c,
+			(unsigned long long)cells[c]);
+		first = false;
+	}
+	fputs(" },\n", f);
+}
+
+static void json_thread(FILE *f, const struct ls_report *r, int i)
+{
+	const struct ls_cpu_result *c = &r->cpu[i];
+	const struct latscope_result *res = &c->res;
+	unsigned int n = res->hist_cells;
+	struct ls_summary sum;
+
+	ls_summarize(&res->latency, c->cells, n, LATSCOPE_DEFAULT_CELL_NS, &sum);
+	fprintf(f, "    \"%d\": {\n", i);
+	json_histogram(f, c->cells, n);
+	/* rt-tests' own keys: cycles, min, max, avg (us), cpu, node. */
+	fprintf(f, "      \"cycles\": %llu,\n", (unsigned long long)sum.samples);
+	fprintf(f, "      \"min\": %.3f,\n      \"max\": %.3f,\n      \"avg\": %.3f,\n",
+		US(sum.min), US(sum.max), US(sum.avg));
+	fprintf(f, "      \"cpu\": %d,\n      \"node\": 0,\n", c->cpu);
+	fprintf(f, "      \"isolated\": %s,\n", c->isolated ? "true" : "false");
+	fprintf(f, "      \"events\": %llu,\n      \"overruns\": %llu,\n",
+		(unsigned long long)res->events, (unsigned long long)res->overruns);
+	fprintf(f, "      \"bulk_dropped\": %llu,\n", (unsigned long long)res->bulk_dropped);
+	fprintf(f, "      \"cpu_offline\": %s,\n",
+		res->flags & LATSCOPE_RESULT_CPU_OFFLINE ? "true" : "false");
+	fprintf(f, "      \"latency\": {\n");
+	json_stats(f, "        ", &res->latency, c->cells, n);
+	fprintf(f, "      }");
+	if (res->hist_count > 1) {
+		fprintf(f, ",\n      \"irq\": {\n");
+		json_stats(f, "        ", &res->irq, c->cells + n, n);
+		fprintf(f, "      }");
+	}
+	fprintf(f, "\n    }%s\n", i + 1 < r->nr_cpus ? "," : "");
+}
+
+int ls_write_json(FILE *f, const struct ls_report *r)
+{
+	const struct ls_params *p = r->params;
+	const struct ls_sysinfo *si = r->sys;
+	int i;
+
+	fputs("{\n  \"file_version\": 1,\n", f);
+	json_key_string(f, "  ", "cmdline", p->cmdline, ",\n");
+	json_key_string(f, "  ", "latscope_version", LS_VERSION, ",\n");
+	json_time(f, "start_time", r->started);
+	json_time(f, "end_time", r->ended);
+	fprintf(f, "  \"return_code\": %d,\n", r->exit_code);
+	fputs("  \"sysinfo\": {\n", f);
+	json_key_string(f, "    ", "sysname", si->sysname, ",\n");
+	json_key_string(f, "    ", "nodename", si->nodename, ",\n");
+	json_key_string(f, "    ", "release", si->release, ",\n");
+	json_key_string(f, "    ", "version", si->version, ",\n");
+	json_key_string(f, "    ", "machine", si->machine, ",\n");
+	fprintf(f, "    \"realtime\": %d,\n", si->realtime ? 1 : 0);
+	json_key_string(f, "    ", "preemption", si->preemption, ",\n");
+	json_key_string(f, "    ", "clocksource", si->clocksource, ",\n");
+	json_key_string(f, "    ", "governor", si->governor, ",\n");
+	json_key_string(f, "    ", "cmdline", si->proc_cmdline, "\n");
+	fputs("  },\n", f);
+	fprintf(f, "  \"num_threads\": %d,\n", r->nr_cpus);
+	fprintf(f, "  \"resolution_in_ns\": %u,\n", LATSCOPE_DEFAULT_CELL_NS);
+	fputs("  \"settings\": {\n", f);
+	json_key_string(f, "    ", "context", ls_context_name(p->context), ",\n");
+	fprintf(f, "    \"period_us\": %u,\n    \"priority\": %d,\n", p->period_us,
+		p->context == LATSCOPE_CTX_IRQ ? 0 : p->priority);
+	fprintf(f, "    \"histogram_cells\": %u,\n    \"timeout_s\": %llu,\n",
+		p->hist_cells, p->timeout_s);
+	fprintf(f, "    \"c_state_restricted\": %s\n  },\n",
+		r->c_state_restricted ? "true" : "false");
+	fprintf(f, "  \"duration_s\": %llu,\n  \"peak_s\": %llu,\n", r->duration_s,
+		r->peak_s);
+	fprintf(f, "  \"overruns\": %llu,\n  \"bulk_dropped\": %llu,\n",
+		(unsigned long long)r->total_overruns,
+		(unsigned long long)r->total_dropped);
+	fputs("  \"total\": {\n", f);
+	json_stats(f, "    ", &r->total, r->total_cells, p->hist_cells);
+	fputs("  },\n  \"thread\": {\n", f);
+	for (i = 0; i < r->nr_cpus; i++)
+		json_thread(f, r, i);
+	fputs("  }\n}\n", f);
+	return ferror(f) ? -1 : 0;
+}

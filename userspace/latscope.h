@@ -1,0 +1,152 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * latscope CLI: the types every part shares. The options end up in one
+ * struct ls_params that the rest only reads; a run ends up in one
+ * struct ls_report that the printers and writers only read.
+ */
+#ifndef LATSCOPE_CLI_H
+#define LATSCOPE_CLI_H
+
+#include <sched.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <linux/latscope.h>
+
+#define LS_VERSION		"0.1.0"
+
+/* Exit codes, documented in --help and latscope(1). */
+enum ls_exit {
+	LS_EXIT_OK		= 0,
+	LS_EXIT_RUNTIME		= 1,	/* the device failed during the run */
+	LS_EXIT_USAGE		= 2,	/* bad option or option value */
+	LS_EXIT_SETUP		= 3,	/* device, permission, CPU, file */
+	LS_EXIT_ABORT		= 102,	/* -A threshold crossed (as latmus) */
+	LS_EXIT_WEIRD		= 103,	/* inconsistent results (as latmus) */
+	LS_EXIT_BREAKTRACE	= 104,	/* -b threshold crossed, trace stopped */
+};
+
+struct ls_params {
+	unsigned int context;		/* LATSCOPE_CTX_* */
+	unsigned int period_us;
+	int priority;
+	cpu_set_t cpus;			/* measured CPUs; empty: default */
+	bool cpus_all;
+	unsigned long long timeout_s;	/* 0: until a signal */
+	unsigned int hist_cells;
+	unsigned int abort_us;		/* -A, 0: off */
+	unsigned int breaktrace_us;	/* -b, 0: off */
+	int verbosity;			/* 0 quiet, 1 default, 2 verbose */
+	int lines;			/* RTH every N RTD lines, 0: once */
+	const char *plot_path;		/* NULL: none, "-": stdout */
+	const char *json_path;
+	bool force;
+	char cmdline[1024];
+};
+
+enum ls_parse {
+	LS_PARSE_RUN,
+	LS_PARSE_HELP,
+	LS_PARSE_VERSION,
+	LS_PARSE_ERROR,
+};
+
+/* options.c */
+void ls_params_init(struct ls_params *p);
+enum ls_parse ls_parse_args(int argc, char **argv, struct ls_params *p,
+			    char *err, size_t errlen);
+int ls_parse_duration(const char *s, unsigned long long *secs);
+int ls_parse_cpu_list(const char *s, cpu_set_t *set);
+void ls_format_cpu_list(const cpu_set_t *set, char *buf, size_t len);
+void ls_usage(FILE *f);
+const char *ls_context_name(unsigned int context);
+
+/* One measured CPU's result, as GET_RESULT returned it. */
+struct ls_cpu_result {
+	int cpu;
+	bool isolated;
+	struct latscope_result res;
+	__u64 *cells;			/* hist_count * hist_cells */
+};
+
+/* Figures derived from a latscope_stats and its histogram, in ns. */
+struct ls_summary {
+	__u64 samples;
+	double min, avg, max, stddev;
+	double pct[4];			/* 99, 99.9, 99.99, 99.999 */
+	bool pct_beyond[4];		/* past the histogram: bound is max */
+};
+
+extern const double ls_percentiles[4];
+
+/* stats.c */
+void ls_summarize(const struct latscope_stats *st, const __u64 *cells,
+		  unsigned int nr_cells, unsigned int cell_ns,
+		  struct ls_summary *out);
+void ls_merge_stats(struct latscope_stats *into,
+		    const struct latscope_stats *from);
+void ls_merge_cells(__u64 *into, const __u64 *from, unsigned int n);
+
+/* What the system looked like, for the plot header and the JSON. */
+struct ls_sysinfo {
+	char sysname[65], nodename[65], release[65], version[65], machine[65];
+	char proc_version[512];
+	char proc_cmdline[1024];
+	char clocksource[64];
+	char governor[64];		/* of the first measured CPU */
+	bool realtime;			/* PREEMPT_RT kernel */
+	char preemption[32];		/* "PREEMPT_RT", "PREEMPT", ... */
+	cpu_set_t isolated;
+};
+
+/* sysinfo.c */
+void ls_sysinfo_read(struct ls_sysinfo *si, int first_cpu);
+int ls_default_cpu(const cpu_set_t *isolated);
+
+/* The whole run, read by the printers and writers. */
+struct ls_report {
+	const struct ls_params *params;
+	const struct ls_sysinfo *sys;
+	time_t started;			/* wall clock at start */
+	time_t ended;
+	unsigned long long duration_s;	/* measured, warm-up excluded */
+	unsigned long long peak_s;	/* second of the worst sample */
+	bool c_state_restricted;
+	int nr_cpus;
+	struct ls_cpu_result *cpu;	/* nr_cpus entries */
+	struct latscope_stats total;	/* all CPUs merged */
+	struct latscope_stats total_irq;
+	__u64 *total_cells;		/* merged latency histogram */
+	__u64 total_overruns;
+	__u64 total_dropped;
+	int exit_code;
+};
+
+/* format.c: latmus's lines, exactly. Each returns the line's length. */
+int ls_fmt_rtt(char *buf, size_t len, unsigned long long elapsed_s,
+	       const char *context, unsigned int period_us, int priority,
+	       const char *cpus, bool isolated);
+int ls_fmt_rth(char *buf, size_t len);
+int ls_fmt_rtd(char *buf, size_t len, double min, double avg, double max,
+	       unsigned long long overruns, double best, double worst);
+int ls_fmt_rts(char *buf, size_t len, double min, double avg, double max,
+	       unsigned long long overruns, unsigned long long duration_s,
+	       unsigned long long timeout_s);
+void ls_print_summary(FILE *f, const struct ls_report *r);
+
+/* plot.c and json.c */
+int ls_write_plot(FILE *f, const struct ls_report *r);
+int ls_write_json(FILE *f, const struct ls_report *r);
+
+/* output.c: files written whole, via a temporary and rename(). */
+int ls_check_output(const char *path, bool force, char *err, size_t errlen);
+int ls_write_output(const char *path, int (*write)(FILE *, const struct ls_report *),
+		    const struct ls_report *r, char *err, size_t errlen);
+
+/* run.c */
+int ls_run(const struct ls_params *p, struct ls_report *r, char *err,
+	   size_t errlen);
+
+#endif /* LATSCOPE_CLI_H */

@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * latscope: measures how late this system answers timer events through
+ * /dev/latscope, with latmus's command line and output. main() only
+ * strings the parts together: parse, check outputs, run, report.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "latscope.h"
+
+/* A final check, as latmus makes one: figures that cannot all be true. */
+static bool results_consistent(const struct ls_report *r)
+{
+	const struct latscope_stats *t = &r->total;
+	__s64 avg;
+
+	if (!t->samples)
+		return true;
+	avg = t->sum_ns / (__s64)t->samples;
+	return t->min_ns <= avg && avg <= t->max_ns;
+}
+
+static void free_report(struct ls_report *r)
+{
+	int i;
+
+	for (i = 0; r->cpu && i < r->nr_cpus; i++)
+		free(r->cpu[i].cells);
+	free(r->cpu);
+	free(r->total_cells);
+}
+
+static int write_outputs(const struct ls_params *p, const struct ls_report *r)
+{
+	char err[512];
+	int ret = 0;
+
+	if (p->plot_path && ls_write_output(p->plot_path, ls_write_plot, r, err, sizeof(err))) {
+		fprintf(stderr, "latscope: %s\n", err);
+		ret = -1;
+	}
+	if (p->json_path && ls_write_output(p->json_path, ls_write_json, r, err, sizeof(err))) {
+		fprintf(stderr, "latscope: %s\n", err);
+		ret = -1;
+	}
+	return ret;
+}
+
+int main(int argc, char **argv)
+{
+	struct ls_report report = { 0 };
+	struct ls_sysinfo sys;
+	struct ls_params p;
+	char err[512] = "";
+	int ret, first_cpu;
+
+	ls_params_init(&p);
+	switch (ls_parse_args(argc, argv, &p, err, sizeof(err))) {
+	case LS_PARSE_HELP:
+		ls_usage(stdout);
+		return LS_EXIT_OK;
+	case LS_PARSE_VERSION:
+		printf("latscope %s (ABI %u)\n", LS_VERSION, LATSCOPE_ABI_VERSION);
+		return LS_EXIT_OK;
+	case LS_PARSE_ERROR:
+		fprintf(stderr, "latscope: %s (see latscope --help)\n", err);
+		return LS_EXIT_USAGE;
+	case LS_PARSE_RUN:
+		break;
+	}
+	if (ls_check_output(p.plot_path, p.force, err, sizeof(err)) ||
+	    ls_check_output(p.json_path, p.force, err, sizeof(err))) {
+		fprintf(stderr, "latscope: %s\n", err);
+		return LS_EXIT_SETUP;
+	}
+
+	first_cpu = 0;
+	while (first_cpu < CPU_SETSIZE - 1 && !CPU_ISSET(first_cpu, &p.cpus))
+		first_cpu++;
+	ls_sysinfo_read(&sys, CPU_COUNT(&p.cpus) ? first_cpu : 0);
+	report.params = &p;
+	report.sys = &sys;
+
+	ret = ls_run(&p, &report, err, sizeof(err));
+	if (ret == LS_EXIT_SETUP) {
+		fprintf(stderr, "latscope: %s\n", err);
+		free_report(&report);
+		return ret;
+	}
+	if (err[0])
+		fprintf(stderr, "latscope: %s\n", err);
+	if (ret == LS_EXIT_OK && !results_consistent(&report)) {
+		fprintf(stderr, "results look weird, aborting.\n");
+		ret = LS_EXIT_WEIRD;
+	}
+	report.exit_code = ret;
+	ls_print_summary(stdout, &report);
+	if (ret == LS_EXIT_BREAKTRACE)
+		printf("BRK| trace stopped at a %.3f us sample: read /sys/kernel/tracing/trace\n",
+		       p.breaktrace_us ? report.cpu[0].res.trace_sample_ns / 1000.0 : 0.0);
+	fflush(stdout);
+	if (write_outputs(&p, &report) && ret == LS_EXIT_OK)
+		ret = LS_EXIT_RUNTIME;
+	free_report(&report);
+	return ret;
+}

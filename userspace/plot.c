@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * latscope CLI: the histogram file for gnuplot, in latmus's format: a '#'
+ * comment header, then "<us> <count>" lines from the first to the last
+ * non-empty cell, with '+' after the last index when samples went past the
+ * histogram. With several CPUs, one count column per CPU.
+ * gnuplot -e "plot 'FILE' with histeps" reads it as it is.
+ */
+#include <string.h>
+#include <time.h>
+
+#include "latscope.h"
+
+#define US(ns)	((double)(ns) / 1000.0)
+
+static void hhmmss(FILE *f, const char *what, unsigned long long s)
+{
+	fprintf(f, "# %s (hhmmss): %.2llu:%.2llu:%.2llu\n", what, s / 3600,
+		(s / 60) % 60, s % 60);
+}
+
+static void header(FILE *f, const struct ls_report *r,
+		   const struct ls_summary *sum)
+{
+	const struct ls_params *p = r->params;
+	const struct ls_sysinfo *si = r->sys;
+	char cpus[256], started[64];
+	cpu_set_t set;
+	int i;
+
+	CPU_ZERO(&set);
+	for (i = 0; i < r->nr_cpus; i++)
+		CPU_SET(r->cpu[i].cpu, &set);
+	ls_format_cpu_list(&set, cpus, sizeof(cpus));
+	ctime_r(&r->started, started);	/* ends with a newline */
+
+	fprintf(f, "# test started on: %s", started);
+	fprintf(f, "# %s\n", si->proc_version);
+	fprintf(f, "# %s\n", si->proc_cmdline);
+	fprintf(f, "# latscope version: %s\n", LS_VERSION);
+	fprintf(f, "# sampling period: %u microseconds\n", p->period_us);
+	if (si->clocksource[0])
+		fprintf(f, "# clocksource: %s\n", si->clocksource);
+	fprintf(f, "# context: %s\n", ls_context_name(p->context));
+	if (p->context != LATSCOPE_CTX_IRQ) {
+		fprintf(f, "# thread priority: %d\n", p->priority);
+		fprintf(f, "# thread affinity: CPU%s%s\n", cpus,
+			r->nr_cpus == 1 && !r->cpu[0].isolated ? "-noisol" : "");
+	}
+	if (r->c_state_restricted)
+		fprintf(f, "# C-state restricted\n");
+	hhmmss(f, "duration", r->duration_s);
+	hhmmss(f, "peak", r->peak_s);
+	if (r->total_overruns)
+		fprintf(f, "# OVERRUNS: %llu\n", (unsigned long long)r->total_overruns);
+	fprintf(f, "# min latency: %.3f\n", US(sum->min));
+	fprintf(f, "# avg latency: %.3f\n", US(sum->avg));
+	fprintf(f, "# max latency: %.3f\n", US(sum->max));
+	fprintf(f, "# sample count: %llu\n", (unsigned long long)sum->samples);
+
+	/* What latmus does not say. */
+	fprintf(f, "# measured CPUs: %s\n", cpus);
+	fprintf(f, "# preemption model: %s\n", si->preemption);
+	fprintf(f, "# cpufreq governor: %s\n", si->governor);
+	fprintf(f, "# stddev: %.3f\n", US(sum->stddev));
+	for (i = 0; i < 4; i++)
+		fprintf(f, "# %g%% percentile: %s%.3f\n", ls_percentiles[i],
+			sum->pct_beyond[i] ? "<=" : "", US(sum->pct[i]));
+	fprintf(f, "# underflow (below 0 us): %llu\n",
+		(unsigned long long)r->total.underflow);
+	fprintf(f, "# overflow (%u us and more): %llu\n", p->hist_cells,
+		(unsigned long long)r->total.overflow);
+	fprintf(f, "# columns: latency (us), sample count");
+	if (r->nr_cpus > 1)
+		for (i = 0; i < r->nr_cpus; i++)
+			fprintf(f, " CPU%d", r->cpu[i].cpu);
+	fputc('\n', f);
+}
+
+int ls_write_plot(FILE *f, const struct ls_report *r)
+{
+	unsigned int n = r->params->hist_cells, first, last, c;
+	struct ls_summary sum;
+	int i;
+
+	ls_summarize(&r->total, r->total_cells, n, LATSCOPE_DEFAULT_CELL_NS, &sum);
+	header(f, r, &sum);
+	for (first = 0; first < n && !r->total_cells[first]; first++)
+		;
+	if (first == n)
+		return ferror(f) ? -1 : 0;	/* nothing inside the histogram */
+	for (last = n - 1; !r->total_cells[last]; last--)
+		;
+	for (c = first; c <= last; c++) {
+		fprintf(f, "%u%s", c, c == last && r->total.overflow ? "+" : "");
+		if (r->nr_cpus == 1) {
+			fprintf(f, " %llu", (unsigned long long)r->total_cells[c]);
+		} else {
+			for (i = 0; i < r->nr_cpus; i++)
+				fprintf(f, " %llu", (unsigned long long)r->cpu[i].cells[c]);
+		}
+		fputc('\n', f);
+	}
+	return ferror(f) ? -1 : 0;
+}

@@ -1,0 +1,575 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * latscope CLI: one run. Opens a session per measured CPU, starts a
+ * SCHED_FIFO responder per CPU (user context) and one SCHED_OTHER logger
+ * that prints a RTD line per second, waits for the end in one place
+ * (timeout, Ctrl-C, SIGTERM, SIGHUP, -A, -b), then stops everything and
+ * collects the results. Every way out goes through the same teardown.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "latscope.h"
+
+#define DEVICE		"/dev/latscope"
+#define QUEUE_LEN	64
+
+struct cpu_run {
+	int cpu;
+	int fd;
+	bool isolated;
+	bool started;
+	bool has_responder;
+	pthread_t responder;
+	int responder_err;
+	/* Logger side: records read but not printed yet. */
+	bool eof;
+	struct latscope_bulk queue[QUEUE_LEN];
+	int queued;
+};
+
+struct run {
+	const struct ls_params *p;
+	int nr;
+	struct cpu_run *cpus;
+	time_t start;
+	char cpu_list[256];
+	bool all_isolated;
+	atomic_int exit_code;		/* set by the logger: -A, -b, weird */
+	/* Logger figures, in ns. */
+	unsigned long long rounds;
+	unsigned long long overruns;
+	__s64 best, worst;
+	unsigned long long peak_second;
+};
+
+static void fail(char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void fail(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+}
+
+/* ---- logger ---- */
+
+/* Asks the main thread to end the run with @code. */
+static void request_stop(struct run *run, int code)
+{
+	int none = LS_EXIT_OK;
+
+	if (atomic_compare_exchange_strong(&run->exit_code, &none, code))
+		kill(getpid(), SIGUSR1);
+}
+
+static void print_header(struct run *run)
+{
+	const struct ls_params *p = run->p;
+	time_t now = time(NULL);
+	unsigned long long elapsed = now > run->start + 1 ? now - run->start - 1 : 0;
+	char line[256];
+
+	ls_fmt_rtt(line, sizeof(line), elapsed, ls_context_name(p->context),
+		   p->period_us, p->context == LATSCOPE_CTX_IRQ ? 0 : p->priority,
+		   run->cpu_list, run->all_isolated);
+	fputs(line, stdout);
+	ls_fmt_rth(line, sizeof(line));
+	fputs(line, stdout);
+}
+
+/* One second, all CPUs merged: a RTD line and the checks on it. */
+static void log_second(struct run *run, const struct latscope_bulk *b)
+{
+	const struct ls_params *p = run->p;
+	char line[256];
+	bool weird;
+
+	if (!run->rounds || b->min_ns < run->best)
+		run->best = b->min_ns;
+	if (!run->rounds || b->max_ns > run->worst) {
+		run->worst = b->max_ns;
+		run->peak_second = b->second;
+	}
+	run->overruns += b->overruns;
+	weird = b->min_ns > b->max_ns || b->min_ns > b->avg_ns ||
+		b->avg_ns > b->max_ns || b->max_ns > run->worst ||
+		run->best > run->worst;
+	if (p->verbosity > 0 || weird) {
+		if (p->lines ? run->rounds % p->lines == 0 : run->rounds == 0)
+			print_header(run);
+		ls_fmt_rtd(line, sizeof(line), b->min_ns / 1000.0, b->avg_ns / 1000.0,
+			   b->max_ns / 1000.0, run->overruns, run->best / 1000.0,
+			   run->worst / 1000.0);
+		fputs(line, stdout);
+		fflush(stdout);
+	}
+	run->rounds++;
+	if (weird) {
+		fprintf(stderr, "results look weird, aborting.\n");
+		request_stop(run, LS_EXIT_WEIRD);
+	} else if (p->abort_us && b->max_ns > (__s64)p->abort_us * 1000) {
+		fprintf(stderr, "latency threshold is exceeded (%u >= %.3f), aborting.\n",
+			p->abort_us, b->max_ns / 1000.0);
+		request_stop(run, LS_EXIT_ABORT);
+	} else if (p->breaktrace_us && b->max_ns > (__s64)p->breaktrace_us * 1000) {
+		request_stop(run, LS_EXIT_BREAKTRACE);
+	}
+}
+
+/*
+ * Prints every second all CPUs have reported (or that is the oldest left
+ * once a CPU reached its end of stream), merging the CPUs' records.
+ */
+static void log_ready_seconds(struct run *run, bool drain)
+{
+	struct latscope_bulk m;
+	__s64 sum;
+	int i, j;
+
+	for (;;) {
+		__u64 second = UINT64_MAX;
+		bool any = false;
+
+		for (i = 0; i < run->nr; i++) {
+			struct cpu_run *c = &run->cpus[i];
+
+			if (!c->queued) {
+				if (!c->eof && !drain)
+					return;	/* wait for this CPU */
+				continue;
+			}
+			any = true;
+			if (c->queue[0].second < second)
+				second = c->queue[0].second;
+		}
+		if (!any)
+			return;
+		memset(&m, 0, sizeof(m));
+		m.second = second;
+		sum = 0;
+		for (i = 0; i < run->nr; i++) {
+			struct cpu_run *c = &run->cpus[i];
+			const struct latscope_bulk *b = &c->queue[0];
+
+			if (!c->queued || b->second != second)
+				continue;
+			if (!m.samples || (b->samples && b->min_ns < m.min_ns))
+				m.min_ns = b->min_ns;
+			if (!m.samples || b->max_ns > m.max_ns)
+				m.max_ns = b->max_ns;
+			sum += b->avg_ns * (__s64)b->samples;
+			m.samples += b->samples;
+			m.overruns += b->overruns;
+			for (j = 1; j < c->queued; j++)
+				c->queue[j - 1] = c->queue[j];
+			c->queued--;
+		}
+		m.avg_ns = m.samples ? sum / (__s64)m.samples : 0;
+		if (m.samples)
+			log_second(run, &m);
+		else
+			run->overruns += m.overruns;
+	}
+}
+
+static void *logger_fn(void *arg)
+{
+	struct run *run = arg;
+	struct pollfd pfd[CPU_SETSIZE];
+	struct latscope_bulk rec[8];
+	int i, k, open_streams;
+	ssize_t n;
+
+	for (;;) {
+		open_streams = 0;
+		for (i = 0; i < run->nr; i++) {
+			pfd[i].fd = run->cpus[i].eof ? -1 : run->cpus[i].fd;
+			pfd[i].events = POLLIN;
+			open_streams += !run->cpus[i].eof;
+		}
+		if (!open_streams)
+			break;
+		if (poll(pfd, run->nr, 1000) < 0 && errno != EINTR)
+			break;
+		for (i = 0; i < run->nr; i++) {
+			struct cpu_run *c = &run->cpus[i];
+
+			if (c->eof || !(pfd[i].revents & (POLLIN | POLLHUP | POLLERR)))
+				continue;
+			n = read(c->fd, rec, sizeof(rec));
+			if (n <= 0) {
+				if (n == 0 || (errno != EAGAIN && errno != EINTR))
+					c->eof = true;
+				continue;
+			}
+			for (k = 0; k < n / (ssize_t)sizeof(rec[0]); k++) {
+				if (c->queued == QUEUE_LEN)
+					log_ready_seconds(run, true);
+				c->queue[c->queued++] = rec[k];
+			}
+		}
+		log_ready_seconds(run, false);
+	}
+	log_ready_seconds(run, true);
+	return NULL;
+}
+
+/* ---- responder ---- */
+
+static __u64 now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (__u64)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+static void *responder_fn(void *arg)
+{
+	struct cpu_run *c = arg;
+	struct latscope_pulse pulse = { 0 };
+
+	for (;;) {
+		if (ioctl(c->fd, LATSCOPE_IOC_PULSE, &pulse)) {
+			if (errno == EINTR)
+				continue;
+			c->responder_err = errno == ECANCELED ? 0 : errno;
+			return NULL;
+		}
+		/* The stamp that measures this event, as soon as we run. */
+		pulse.stamp_ns = now_ns();
+	}
+}
+
+static int start_thread(pthread_t *t, void *(*fn)(void *), void *arg,
+			int policy, int prio, const cpu_set_t *cpus)
+{
+	struct sched_param sp = { .sched_priority = prio };
+	pthread_attr_t attr;
+	int ret;
+
+	pthread_attr_init(&attr);
+	pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED);
+	pthread_attr_setschedpolicy(&attr, policy);
+	pthread_attr_setschedparam(&attr, &sp);
+	if (cpus && CPU_COUNT(cpus))
+		pthread_attr_setaffinity_np(&attr, sizeof(*cpus), cpus);
+	ret = pthread_create(t, &attr, fn, arg);
+	pthread_attr_destroy(&attr);
+	return ret;
+}
+
+/* ---- sessions ---- */
+
+static int open_session(struct cpu_run *c, const struct ls_params *p,
+			char *err, size_t errlen)
+{
+	struct latscope_info info;
+	struct latscope_setup setup = {
+		.size = sizeof(setup),
+		.context = p->context,
+		.period_ns = (__u64)p->period_us * 1000,
+		.cpu = (__u32)c->cpu,
+		.priority = (__u32)p->priority,
+		.hist_cells = p->hist_cells,
+		.hist_cell_ns = LATSCOPE_DEFAULT_CELL_NS,
+		.trace_threshold_ns = (__u64)p->breaktrace_us * 1000,
+	};
+
+	c->fd = open(DEVICE, O_RDWR | O_CLOEXEC);
+	if (c->fd < 0) {
+		if (errno == ENOENT)
+			fail(err, errlen, "no %s: load the driver first (modprobe latscope, or insmod latscope.ko)", DEVICE);
+		else if (errno == EACCES || errno == EPERM)
+			fail(err, errlen, "no permission to open %s: run as root, or grant a group access (see README)", DEVICE);
+		else
+			fail(err, errlen, "cannot open %s: %s", DEVICE, strerror(errno));
+		return -1;
+	}
+	if (ioctl(c->fd, LATSCOPE_IOC_GET_INFO, &info)) {
+		fail(err, errlen, "%s does not answer GET_INFO (%s): is it the latscope driver?",
+		     DEVICE, strerror(errno));
+		return -1;
+	}
+	if (info.abi_version != LATSCOPE_ABI_VERSION) {
+		fail(err, errlen, "the loaded driver speaks ABI %u, this latscope needs %u: load the matching latscope.ko",
+		     info.abi_version, LATSCOPE_ABI_VERSION);
+		return -1;
+	}
+	if (ioctl(c->fd, LATSCOPE_IOC_SETUP, &setup)) {
+		fail(err, errlen, "the driver refused the setup for CPU%d: %s", c->cpu,
+		     errno == EINVAL ? "is that CPU online?" : strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static int collect(struct cpu_run *c, struct ls_cpu_result *out, unsigned int cells,
+		   char *err, size_t errlen)
+{
+	struct latscope_result *res = &out->res;
+
+	out->cpu = c->cpu;
+	out->isolated = c->isolated;
+	out->cells = calloc(2 * (size_t)cells, sizeof(__u64));
+	if (!out->cells) {
+		fail(err, errlen, "out of memory for CPU%d's histogram", c->cpu);
+		return -1;
+	}
+	memset(res, 0, sizeof(*res));
+	res->size = sizeof(*res);
+	res->histogram = (uintptr_t)out->cells;
+	res->histogram_size = 2 * (size_t)cells * sizeof(__u64);
+	if (ioctl(c->fd, LATSCOPE_IOC_GET_RESULT, res)) {
+		fail(err, errlen, "cannot read CPU%d's result: %s", c->cpu, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* Which CPUs to measure, each checked online. */
+static int pick_cpus(const struct ls_params *p, const struct ls_sysinfo *si,
+		     cpu_set_t *set, char *err, size_t errlen)
+{
+	cpu_set_t online;
+	char buf[256] = "";
+	FILE *f;
+	int c;
+
+	f = fopen("/sys/devices/system/cpu/online", "r");
+	if (!f || !fgets(buf, sizeof(buf), f) ||
+	    ls_parse_cpu_list(strtok(buf, "\n"), &online)) {
+		if (f)
+			fclose(f);
+		fail(err, errlen, "cannot read the online CPUs from /sys/devices/system/cpu/online");
+		return -1;
+	}
+	fclose(f);
+	if (p->cpus_all) {
+		*set = online;
+	} else if (CPU_COUNT(&p->cpus)) {
+		*set = p->cpus;
+	} else {
+		CPU_ZERO(set);
+		CPU_SET(ls_default_cpu(&si->isolated), set);
+	}
+	for (c = 0; c < CPU_SETSIZE; c++) {
+		if (CPU_ISSET(c, set) && !CPU_ISSET(c, &online)) {
+			ls_format_cpu_list(&online, buf, sizeof(buf));
+			fail(err, errlen, "CPU%d is not online (online: %s)", c, buf);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static int restrict_c_states(int *fd)
+{
+	__s32 zero = 0;
+
+	*fd = open("/dev/cpu_dma_latency", O_WRONLY | O_CLOEXEC);
+	if (*fd < 0)
+		return 0;
+	if (write(*fd, &zero, sizeof(zero)) != sizeof(zero)) {
+		close(*fd);
+		*fd = -1;
+		return 0;
+	}
+	return 1;	/* held as long as the file stays open */
+}
+
+/* Waits for the end of the run; returns the signal that ended it. */
+static int wait_for_end(const sigset_t *set, unsigned long long timeout_s)
+{
+	int sig = 0;
+
+	if (timeout_s)
+		alarm((unsigned int)(timeout_s + 1));	/* + the 1 s warm-up */
+	while (sigwait(set, &sig))
+		;
+	alarm(0);
+	return sig;
+}
+
+static void fill_report(struct run *run, struct ls_report *r)
+{
+	const struct ls_params *p = run->p;
+	unsigned int n = p->hist_cells;
+	__u64 warmup_end;
+	int i;
+
+	memset(&r->total, 0, sizeof(r->total));
+	memset(&r->total_irq, 0, sizeof(r->total_irq));
+	for (i = 0; i < r->nr_cpus; i++) {
+		const struct latscope_result *res = &r->cpu[i].res;
+
+		ls_merge_stats(&r->total, &res->latency);
+		ls_merge_stats(&r->total_irq, &res->irq);
+		ls_merge_cells(r->total_cells, r->cpu[i].cells, n);
+		r->total_overruns += res->overruns;
+		r->total_dropped += res->bulk_dropped;
+	}
+	r->ended = time(NULL);
+	r->duration_s = r->ended > run->start + 1 ? r->ended - run->start - 1 : 0;
+	r->peak_s = 0;
+	for (i = 0; i < r->nr_cpus; i++) {
+		const struct latscope_result *res = &r->cpu[i].res;
+
+		warmup_end = res->start_ns + res->warmup_ns;
+		if (res->latency.samples && res->latency.max_ns == r->total.max_ns &&
+		    res->latency.peak_ns >= warmup_end)
+			r->peak_s = (res->latency.peak_ns - warmup_end) / 1000000000ULL;
+	}
+}
+
+int ls_run(const struct ls_params *p, struct ls_report *r, char *err,
+	   size_t errlen)
+{
+	struct run run = { .p = p, .all_isolated = true };
+	int i, c, sig, cstate_fd = -1, ret = LS_EXIT_SETUP;
+	pthread_t logger;
+	bool has_logger = false;
+	cpu_set_t set, others;
+	sigset_t sigs;
+
+	atomic_init(&run.exit_code, LS_EXIT_OK);
+	sigemptyset(&sigs);
+	if (pick_cpus(p, r->sys, &set, err, errlen))
+		return LS_EXIT_SETUP;
+	ls_format_cpu_list(&set, run.cpu_list, sizeof(run.cpu_list));
+	run.nr = CPU_COUNT(&set);
+	run.cpus = calloc(run.nr, sizeof(*run.cpus));
+	r->cpu = calloc(run.nr, sizeof(*r->cpu));
+	r->total_cells = calloc(p->hist_cells, sizeof(__u64));
+	if (!run.cpus || !r->cpu || !r->total_cells) {
+		fail(err, errlen, "out of memory for %d CPUs", run.nr);
+		goto out;
+	}
+	for (c = 0, i = 0; c < CPU_SETSIZE; c++) {
+		if (!CPU_ISSET(c, &set))
+			continue;
+		run.cpus[i].cpu = c;
+		run.cpus[i].fd = -1;
+		run.cpus[i].isolated = CPU_ISSET(c, &r->sys->isolated);
+		run.all_isolated &= run.cpus[i].isolated;
+		i++;
+	}
+
+	/* Signals go to sigwait() below only, in every thread. */
+	sigaddset(&sigs, SIGINT);
+	sigaddset(&sigs, SIGTERM);
+	sigaddset(&sigs, SIGHUP);
+	sigaddset(&sigs, SIGALRM);
+	sigaddset(&sigs, SIGUSR1);
+	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
+
+	for (i = 0; i < run.nr; i++)
+		if (open_session(&run.cpus[i], p, err, errlen))
+			goto out;
+	if (mlockall(MCL_CURRENT | MCL_FUTURE) && p->verbosity > 0)
+		fprintf(stderr, "warning: mlockall: %s, page faults may add latency\n",
+			strerror(errno));
+	r->c_state_restricted = restrict_c_states(&cstate_fd);
+
+	if (p->verbosity > 0)
+		fprintf(stderr, "warming up on CPU%s%s...\n", run.cpu_list,
+			run.all_isolated ? "" : " (not isolated)");
+	else
+		fprintf(stderr, "running quietly for %llu seconds on CPU%s%s\n",
+			p->timeout_s, run.cpu_list, run.all_isolated ? "" : " (not isolated)");
+
+	run.start = time(NULL);
+	r->started = run.start;
+	for (i = 0; i < run.nr; i++) {
+		if (ioctl(run.cpus[i].fd, LATSCOPE_IOC_START)) {
+			fail(err, errlen, "cannot start measuring on CPU%d: %s",
+			     run.cpus[i].cpu, strerror(errno));
+			goto stop;
+		}
+		run.cpus[i].started = true;
+	}
+	for (i = 0; p->context == LATSCOPE_CTX_USER && i < run.nr; i++) {
+		cpu_set_t one;
+		int e;
+
+		CPU_ZERO(&one);
+		CPU_SET(run.cpus[i].cpu, &one);
+		e = start_thread(&run.cpus[i].responder, responder_fn, &run.cpus[i],
+				 SCHED_FIFO, p->priority, &one);
+		if (e) {
+			fail(err, errlen, "cannot start the SCHED_FIFO %d responder on CPU%d: %s",
+			     p->priority, run.cpus[i].cpu,
+			     e == EPERM ? "not allowed (run as root or raise RLIMIT_RTPRIO)" : strerror(e));
+			goto stop;
+		}
+		run.cpus[i].has_responder = true;
+	}
+	/* The logger stays off the measured CPUs when there are others. */
+	CPU_ZERO(&others);
+	if (!sched_getaffinity(0, sizeof(others), &others))
+		for (c = 0; c < CPU_SETSIZE; c++)
+			if (CPU_ISSET(c, &set))
+				CPU_CLR(c, &others);
+	if (start_thread(&logger, logger_fn, &run, SCHED_OTHER, 0, &others)) {
+		fail(err, errlen, "cannot start the logger thread");
+		goto stop;
+	}
+	has_logger = true;
+
+	sig = wait_for_end(&sigs, p->timeout_s);
+	ret = sig == SIGUSR1 ? atomic_load(&run.exit_code) : LS_EXIT_OK;
+stop:
+	for (i = 0; i < run.nr; i++)
+		if (run.cpus[i].started && ioctl(run.cpus[i].fd, LATSCOPE_IOC_STOP) &&
+		    errno == ENODEV) {
+			fprintf(stderr, "CPU%d went offline during the run\n", run.cpus[i].cpu);
+			ret = LS_EXIT_RUNTIME;
+		}
+	for (i = 0; i < run.nr; i++) {
+		if (!run.cpus[i].has_responder)
+			continue;
+		pthread_join(run.cpus[i].responder, NULL);
+		if (run.cpus[i].responder_err && ret == LS_EXIT_OK) {
+			fprintf(stderr, "the responder on CPU%d failed: %s\n",
+				run.cpus[i].cpu, strerror(run.cpus[i].responder_err));
+			ret = LS_EXIT_RUNTIME;
+		}
+	}
+	if (has_logger)
+		pthread_join(logger, NULL);
+	if (ret != LS_EXIT_SETUP) {
+		r->nr_cpus = run.nr;
+		for (i = 0; i < run.nr; i++)
+			if (collect(&run.cpus[i], &r->cpu[i], p->hist_cells, err, errlen)) {
+				ret = LS_EXIT_RUNTIME;
+				r->nr_cpus = i;
+				break;
+			}
+		fill_report(&run, r);
+	}
+out:
+	if (cstate_fd >= 0)
+		close(cstate_fd);
+	for (i = 0; run.cpus && i < run.nr; i++)
+		if (run.cpus[i].fd >= 0)
+			close(run.cpus[i].fd);
+	free(run.cpus);
+	pthread_sigmask(SIG_UNBLOCK, &sigs, NULL);
+	r->exit_code = ret;
+	return ret;
+}
