@@ -51,6 +51,7 @@ stage "install packages" "$top/scripts/install-deps.sh" || exit 1
 stage "checkpatch --strict" "$top/scripts/checkpatch.sh"
 stage "build matrix (W=1, sparse)" "$top/scripts/build-matrix.sh"
 stage "KUnit (x86_64 QEMU, 2 CPUs)" "$top/scripts/kunit.sh"
+stage "CLI unit tests" bash "$top/tests/unit/run.sh"
 stage "uapi header in userspace (-Werror, -m64/-m32 layout)" host_build
 for entry in "${LATSCOPE_MATRIX[@]}"; do
 	# shellcheck disable=SC2086

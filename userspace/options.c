@@ -283,7 +283,7 @@ enum ls_parse ls_parse_args(int argc, char **argv, struct ls_params *p,
 	int c;
 
 	join_cmdline(argc, argv, p->cmdline, sizeof(p->cmdline));
-	optind = 1;
+	optind = 0;	/* 0, not 1: glibc then resets its whole state */
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, short_opts, long_opts, NULL)) != -1) {
 		switch (c) {

@@ -1,0 +1,50 @@
+#!/bin/bash
+# Builds and runs the CLI unit tests, then parses the JSON they wrote back
+# with Python and checks it. Ends with "N passed, N failed".
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/../.." && pwd)
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+
+make -s -C "$top/userspace" liblatscope-cli.a
+cc -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -Werror -pthread \
+	-I"$top/driver/include/uapi" "$top/tests/unit/test_cli.c" \
+	"$top/userspace/liblatscope-cli.a" -lm -o "$out/test_cli"
+status=0
+"$out/test_cli" "$out/report.json" || status=1
+
+python3 - "$out/report.json" <<'PY' || status=1
+import json, sys
+
+passed = failed = 0
+def check(ok, name, detail=""):
+    global passed, failed
+    if ok:
+        passed += 1
+    else:
+        failed += 1
+        print(f"not ok - json: {name} {detail}")
+
+with open(sys.argv[1]) as f:
+    doc = json.load(f)          # fails the test if it is not JSON
+# rt-tests' keys, as cyclictest writes them
+for key in ("file_version", "sysinfo", "num_threads", "thread", "return_code"):
+    check(key in doc, f"has {key}")
+check(doc["num_threads"] == 2, "num_threads", doc["num_threads"])
+t0, t1 = doc["thread"]["0"], doc["thread"]["1"]
+check(t0["cycles"] == 100 and t1["cpu"] == 3, "thread cycles and cpu")
+check(t0["min"] == 1.0 and t0["max"] == 50.0, "thread min/max in us", (t0["min"], t0["max"]))
+check(sum(t0["histogram"].values()) == 99 and t0["histogram"]["1"] == 90,
+      "histogram cells (the overflow sample is not in a cell)", t0["histogram"])
+check(t0["latency"]["overflow"] == 1, "overflow count")
+check(abs(t0["avg"] - (90 * 1.5 + 9 * 5.5 + 50) / 100) < 1e-3, "avg", t0["avg"])
+check(doc["total"]["samples"] == 200, "total samples")
+check(doc["total"]["percentiles"]["99"] == 6.0, "total 99th percentile")
+check(doc["cmdline"] == 'latscope --json "x"', "cmdline escaped", doc["cmdline"])
+check(doc["sysinfo"]["preemption"] == "PREEMPT_RT", "preemption model")
+check(doc["overruns"] == 1 and doc["duration_s"] == 61, "overruns and duration")
+print(f"json: {passed} passed, {failed} failed")
+sys.exit(1 if failed else 0)
+PY
+exit $status

@@ -1,0 +1,317 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests of the latscope CLI's pure parts: option, duration and CPU
+ * list parsing, latmus's line formats (exact strings), statistics from a
+ * histogram, the plot file and the JSON file (written to argv[1], parsed
+ * back by tests/unit/run.sh). Ends with "N passed, N failed".
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../userspace/latscope.h"
+
+static int passed, failed;
+
+__attribute__((format(printf, 3, 4)))
+static void check(bool ok, const char *name, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (ok) {
+		passed++;
+		return;
+	}
+	failed++;
+	printf("not ok - %s: ", name);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
+}
+
+static void check_str(const char *got, const char *want, const char *name)
+{
+	check(!strcmp(got, want), name, "\n     got '%s'\n    want '%s'", got, want);
+}
+
+/* Parses a command line given as one string. */
+static enum ls_parse parse(const char *line, struct ls_params *p, char *err)
+{
+	static char buf[512];	/* ls_params keeps pointers into argv */
+	char *argv[32], *save = NULL, *tok;
+	int argc = 0;
+
+	snprintf(buf, sizeof(buf), "latscope %s", line);
+	for (tok = strtok_r(buf, " ", &save); tok && argc < 31; tok = strtok_r(NULL, " ", &save))
+		argv[argc++] = tok;
+	argv[argc] = NULL;
+	ls_params_init(p);
+	err[0] = '\0';
+	return ls_parse_args(argc, argv, p, err, 256);
+}
+
+static void test_options(void)
+{
+	struct ls_params p;
+	char err[256];
+
+	check(parse("", &p, err) == LS_PARSE_RUN, "no options", "%s", err);
+	check(p.context == LATSCOPE_CTX_USER && p.period_us == 1000 && p.priority == 90 &&
+	      p.hist_cells == 200 && p.lines == 21 && p.verbosity == 1 && !p.timeout_s &&
+	      !CPU_COUNT(&p.cpus), "latmus defaults", "period %u prio %d", p.period_us,
+	      p.priority);
+
+	check(parse("-i -p 250 -P 80 -c 3 -T 2m -H 500 -A 40 -q -l 10 -g out.plot", &p, err) ==
+	      LS_PARSE_RUN, "short options", "%s", err);
+	check(p.context == LATSCOPE_CTX_IRQ && p.period_us == 250 && p.priority == 80 &&
+	      CPU_ISSET(3, &p.cpus) && CPU_COUNT(&p.cpus) == 1 && p.timeout_s == 120 &&
+	      p.hist_cells == 500 && p.abort_us == 40 && p.verbosity == 0 && p.lines == 10 &&
+	      !strcmp(p.plot_path, "out.plot"), "short options set their fields", " ");
+
+	check(parse("--kernel --period=100 --priority=99 --timeout=1h --json=r.json --force "
+		    "--cpus=1,3-5 --breaktrace=200 --verbose", &p, err) == LS_PARSE_RUN,
+	      "long options", "%s", err);
+	check(p.context == LATSCOPE_CTX_KERNEL && p.period_us == 100 && p.priority == 99 &&
+	      p.timeout_s == 3600 && !strcmp(p.json_path, "r.json") && p.force &&
+	      CPU_COUNT(&p.cpus) == 4 && CPU_ISSET(5, &p.cpus) && !CPU_ISSET(2, &p.cpus) &&
+	      p.breaktrace_us == 200 && p.verbosity == 2, "long options set their fields", " ");
+	check(parse("--cpus all", &p, err) == LS_PARSE_RUN && p.cpus_all, "--cpus all", "%s", err);
+	check(parse("-u", &p, err) == LS_PARSE_RUN && p.context == LATSCOPE_CTX_USER, "-u", "%s", err);
+
+	static const struct { const char *line, *named; } bad[] = {
+		{ "-p 0", "'0'" }, { "-p 9", "'9'" }, { "-p 1000001", "'1000001'" },
+		{ "-p 12abc", "'12abc'" }, { "-p -5", "'-5'" }, { "-P 0", "'0'" },
+		{ "-P 100", "'100'" }, { "-c x", "'x'" }, { "-c 1024", "'1024'" },
+		{ "-T 0", "'0'" }, { "-T 5x", "'5x'" }, { "-T m", "'m'" }, { "-T 101d", "'101d'" },
+		{ "-H 0", "'0'" }, { "-H 65537", "'65537'" }, { "-A 0", "'0'" },
+		{ "-b 0", "'0'" }, { "-l x", "'x'" }, { "--cpus 1,,2", "'1,,2'" },
+		{ "--cpus 3-1", "'3-1'" }, { "--cpus ''", "''" }, { "--cpus 1-", "'1-'" },
+		{ "--verbose=10", "'10'" }, { "-Q", "-Q" }, { "--bogus", "--bogus" },
+		{ "-p", "-p" }, { "extra", "'extra'" }, { "-g - --json -", "stdout" },
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		enum ls_parse r = parse(bad[i].line, &p, err);
+
+		check(r == LS_PARSE_ERROR && strstr(err, bad[i].named), bad[i].line,
+		      "result %d, message '%s' should name %s", r, err, bad[i].named);
+	}
+	check(parse("--help", &p, err) == LS_PARSE_HELP, "--help", " ");
+	check(parse("--version", &p, err) == LS_PARSE_VERSION, "--version", " ");
+}
+
+static void test_durations(void)
+{
+	static const struct { const char *s; unsigned long long secs; } ok[] = {
+		{ "1", 1 }, { "30", 30 }, { "30s", 30 }, { "5m", 300 }, { "2h", 7200 },
+		{ "1d", 86400 }, { "100d", 8640000 },
+	};
+	static const char *const bad[] = { "", "0", "s", "-1", "1.5", "1w", "10 s", "101d", "8640001" };
+	unsigned long long v;
+	size_t i;
+
+	for (i = 0; i < sizeof(ok) / sizeof(ok[0]); i++)
+		check(!ls_parse_duration(ok[i].s, &v) && v == ok[i].secs, ok[i].s,
+		      "got %llu, want %llu", v, ok[i].secs);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		check(ls_parse_duration(bad[i], &v) != 0, bad[i], "accepted");
+}
+
+static void test_cpu_lists(void)
+{
+	static const char *const round_trip[] = { "0", "1,3-5", "0-3", "2,4,6", "0-1,7,9-12" };
+	static const char *const bad[] = { "", ",", "1,", ",1", "a", "1-", "-1", "3-1", "1;2", "1024" };
+	char buf[256];
+	cpu_set_t set;
+	size_t i;
+
+	for (i = 0; i < sizeof(round_trip) / sizeof(round_trip[0]); i++) {
+		check(!ls_parse_cpu_list(round_trip[i], &set), round_trip[i], "refused");
+		ls_format_cpu_list(&set, buf, sizeof(buf));
+		check_str(buf, round_trip[i], "CPU list round trip");
+	}
+	check(!ls_parse_cpu_list("5,1-2", &set) && CPU_COUNT(&set) == 3, "unordered list", " ");
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		check(ls_parse_cpu_list(bad[i], &set) != 0, bad[i], "accepted");
+}
+
+static void test_lines(void)
+{
+	char buf[256];
+
+	ls_fmt_rtt(buf, sizeof(buf), 3725, "user", 1000, 90, "1", false);
+	check_str(buf, "RTT|  01:02:05  (user, 1000 us period, priority 90, CPU1-noisol)\n", "RTT user");
+	ls_fmt_rtt(buf, sizeof(buf), 0, "irq", 100, 0, "3", true);
+	check_str(buf, "RTT|  00:00:00  (irq, 100 us period, CPU3)\n", "RTT irq has no priority");
+	ls_fmt_rth(buf, sizeof(buf));
+	check_str(buf, "RTH|----lat min|----lat avg|----lat max|-overrun|---msw|---lat best|--lat worst\n",
+		  "RTH");
+	ls_fmt_rtd(buf, sizeof(buf), 1.5, 2.25, 10.125, 3, 1.0, 12.5);
+	check_str(buf, "RTD|      1.500|      2.250|     10.125|       3|     0|      1.000|     12.500\n",
+		  "RTD");
+	ls_fmt_rtd(buf, sizeof(buf), -0.25, 0.5, 1234.5678, 0, -0.25, 1234.5678);
+	check_str(buf, "RTD|     -0.250|      0.500|   1234.568|       0|     0|     -0.250|   1234.568\n",
+		  "RTD negative and rounding");
+	ls_fmt_rts(buf, sizeof(buf), 1.0, 2.0, 30.0, 7, 3661, 7200);
+	check_str(buf, "---|-----------|-----------|-----------|--------|------|-------------------------\n"
+		  "RTS|      1.000|      2.000|     30.000|       7|     0|    01:01:01/02:00:00\n", "RTS");
+}
+
+/* 100 samples: 90 in cell 1, 9 in cell 5, 1 past the histogram at 50 us. */
+static struct latscope_stats sample_stats(__u64 *cells)
+{
+	struct latscope_stats st = { 0 };
+	int i;
+
+	memset(cells, 0, 10 * sizeof(*cells));
+	cells[1] = 90;
+	cells[5] = 9;
+	st.samples = 100;
+	st.overflow = 1;
+	st.min_ns = 1000;
+	st.max_ns = 50000;
+	for (i = 0; i < 90; i++) {
+		st.sum_ns += 1500;
+		st.sum_sq_lo += 1500ULL * 1500;
+	}
+	for (i = 0; i < 9; i++) {
+		st.sum_ns += 5500;
+		st.sum_sq_lo += 5500ULL * 5500;
+	}
+	st.sum_ns += 50000;
+	st.sum_sq_lo += 50000ULL * 50000;
+	return st;
+}
+
+static void test_stats(void)
+{
+	__u64 cells[10];
+	struct latscope_stats st = sample_stats(cells), a, b;
+	struct ls_summary s;
+	double mean, var;
+
+	ls_summarize(&st, cells, 10, 1000, &s);
+	mean = (90 * 1500.0 + 9 * 5500.0 + 50000.0) / 100;
+	var = (90 * 1500.0 * 1500 + 9 * 5500.0 * 5500 + 50000.0 * 50000) / 100 - mean * mean;
+	check(fabs(s.avg - mean) < 1e-6, "average", "got %f, want %f", s.avg, mean);
+	check(fabs(s.stddev - sqrt(var)) < 1e-6, "stddev", "got %f, want %f", s.stddev, sqrt(var));
+	/* 99th: rank 99 is the last sample of cell 5, upper edge 6 us. */
+	check(s.pct[0] == 6000 && !s.pct_beyond[0], "99th percentile", "got %f", s.pct[0]);
+	/* 99.9th: rank 100 is past the histogram, bounded by the max. */
+	check(s.pct[1] == 50000 && s.pct_beyond[1], "99.9th percentile past the histogram",
+	      "got %f beyond %d", s.pct[1], s.pct_beyond[1]);
+
+	/* A 128-bit sum of squares: the high half counts 2^64 each. */
+	memset(&a, 0, sizeof(a));
+	a.samples = 2;
+	a.sum_ns = 2 * 4294967296LL;
+	a.sum_sq_hi = 2;	/* two samples of 2^32 ns: 2 * 2^64 */
+	a.min_ns = a.max_ns = 4294967296LL;
+	ls_summarize(&a, NULL, 0, 1000, &s);
+	check(fabs(s.stddev) < 1e-3, "stddev with 128-bit squares", "got %f", s.stddev);
+
+	/* Merging keeps the extremes and carries the squares' low half. */
+	memset(&a, 0, sizeof(a));
+	memset(&b, 0, sizeof(b));
+	a.samples = 1, a.min_ns = a.max_ns = 10, a.sum_ns = 10, a.sum_sq_lo = UINT64_MAX, a.peak_ns = 1;
+	b.samples = 1, b.min_ns = b.max_ns = 20, b.sum_ns = 20, b.sum_sq_lo = 2, b.peak_ns = 2;
+	ls_merge_stats(&a, &b);
+	check(a.samples == 2 && a.min_ns == 10 && a.max_ns == 20 && a.peak_ns == 2 &&
+	      a.sum_sq_hi == 1 && a.sum_sq_lo == 1, "merge", "hi %llu lo %llu",
+	      (unsigned long long)a.sum_sq_hi, (unsigned long long)a.sum_sq_lo);
+}
+
+/* A two-CPU report built by hand. */
+static void sample_report(struct ls_report *r, struct ls_params *p, struct ls_sysinfo *si,
+			  struct ls_cpu_result *cpu, __u64 cells[2][20], __u64 *total)
+{
+	int i;
+
+	ls_params_init(p);
+	p->hist_cells = 10;
+	snprintf(p->cmdline, sizeof(p->cmdline), "latscope --json \"x\"");
+	memset(si, 0, sizeof(*si));
+	snprintf(si->proc_version, sizeof(si->proc_version), "Linux version 6.12 test");
+	snprintf(si->preemption, sizeof(si->preemption), "PREEMPT_RT");
+	snprintf(si->governor, sizeof(si->governor), "performance");
+	snprintf(si->sysname, sizeof(si->sysname), "Linux");
+	memset(r, 0, sizeof(*r));
+	r->params = p;
+	r->sys = si;
+	r->nr_cpus = 2;
+	r->cpu = cpu;
+	r->duration_s = 61;
+	r->peak_s = 7;
+	r->total_cells = total;
+	memset(total, 0, 10 * sizeof(*total));
+	for (i = 0; i < 2; i++) {
+		memset(&cpu[i], 0, sizeof(cpu[i]));
+		cpu[i].cpu = 2 * i + 1;
+		cpu[i].cells = cells[i];
+		cpu[i].res.latency = sample_stats(cells[i]);
+		memset(cells[i] + 10, 0, 10 * sizeof(__u64));
+		cpu[i].res.hist_cells = 10;
+		cpu[i].res.hist_count = 1;
+		cpu[i].res.overruns = i;
+		ls_merge_stats(&r->total, &cpu[i].res.latency);
+		ls_merge_cells(total, cells[i], 10);
+	}
+	r->total_overruns = 1;
+}
+
+static void test_plot(void)
+{
+	struct ls_params p;
+	struct ls_sysinfo si;
+	struct ls_cpu_result cpu[2];
+	__u64 cells[2][20], total[10];
+	struct ls_report r;
+	char *buf = NULL, *body;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	sample_report(&r, &p, &si, cpu, cells, total);
+	check(!ls_write_plot(f, &r), "plot written", " ");
+	fclose(f);
+	check(strstr(buf, "# sampling period: 1000 microseconds\n") != NULL, "plot: period", "%s", buf);
+	check(strstr(buf, "# duration (hhmmss): 00:01:01\n# peak (hhmmss): 00:00:07\n") != NULL,
+	      "plot: duration and peak", " ");
+	check(strstr(buf, "# OVERRUNS: 1\n") && strstr(buf, "# sample count: 200\n") &&
+	      strstr(buf, "# max latency: 50.000\n") && strstr(buf, "# preemption model: PREEMPT_RT\n") &&
+	      strstr(buf, "# overflow (10 us and more): 2\n") && strstr(buf, "# 99% percentile: 6.000\n"),
+	      "plot: header figures", "%s", buf);
+	body = strstr(buf, "CPU1 CPU3\n");
+	check(body && !strcmp(body + 10, "1 90 90\n2 0 0\n3 0 0\n4 0 0\n5+ 9 9\n"),
+	      "plot: one column per CPU, '+' after the last cell", "%s", body ? body : buf);
+	free(buf);
+}
+
+static void test_json(const char *path)
+{
+	struct ls_params p;
+	struct ls_sysinfo si;
+	struct ls_cpu_result cpu[2];
+	__u64 cells[2][20], total[10];
+	struct ls_report r;
+	FILE *f = fopen(path, "w");
+
+	sample_report(&r, &p, &si, cpu, cells, total);
+	check(f && !ls_write_json(f, &r), "json written", " ");
+	if (f)
+		fclose(f);
+}
+
+int main(int argc, char **argv)
+{
+	test_options();
+	test_durations();
+	test_cpu_lists();
+	test_lines();
+	test_stats();
+	test_plot();
+	if (argc > 1)
+		test_json(argv[1]);
+	printf("cli unit: %d passed, %d failed\n", passed, failed);
+	return failed ? 1 : 0;
+}
