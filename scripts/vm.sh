@@ -57,6 +57,12 @@ for m in 64 32; do
 	gcc -m$m -std=c11 -static -O2 -Wall -Wextra -Werror -pthread \
 		-I"$top/driver/include/uapi" "$top/tests/vm/abi_test.c" -o "$root/abi_test$m"
 done
+# The CLI, static, and its in-VM test.
+make -s -C "$top/userspace" clean
+make -s -C "$top/userspace" LDFLAGS=-static latscope
+mv "$top/userspace/latscope" "$root/bin/latscope"
+make -s -C "$top/userspace" clean
+cp "$top/tests/vm/cli_test.sh" "$root/cli_test.sh"
 (cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) >"$work/initrd.gz"
 
 log=$work/console-$mode.log
@@ -64,5 +70,23 @@ timeout 600 qemu-system-x86_64 -accel tcg -smp 2 -m 512 -nographic -no-reboot \
 	-kernel "$vmlinuz" -initrd "$work/initrd.gz" \
 	-append "console=ttyS0 panic=-1 quiet lsmode=$mode" >"$log" 2>&1 || true
 tr -d '\r' <"$log" | sed -n '/LATSCOPE-VM-BEGIN/,/LATSCOPE-VM-END/p' |
-	sed 's/.*LATSCOPE-VM-BEGIN/LATSCOPE-VM-BEGIN/'
-grep -q 'LATSCOPE-VM-END rc=0' "$log"
+	sed 's/.*LATSCOPE-VM-BEGIN/LATSCOPE-VM-BEGIN/' | sed '/^LATSCOPE-FILE-BEGIN/,/^LATSCOPE-FILE-END/d'
+grep -q 'LATSCOPE-VM-END rc=0' "$log" || exit 1
+
+# The files the CLI wrote in the VM come back between markers.
+files=$work/files
+rm -rf "$files"
+mkdir -p "$files"
+tr -d '\r' <"$log" | awk -v dir="$files" '
+	/^LATSCOPE-FILE-BEGIN / { f = dir "/" $2; next }
+	/^LATSCOPE-FILE-END/ { close(f); f = ""; next }
+	f { print > f }'
+if [ "$mode" = demo ]; then
+	echo
+	echo "The histogram ($work/files/demo.plot), count on a log scale:"
+	gnuplot -e "set terminal dumb 100 28; set logscale y; set xlabel 'latency (us)';
+		plot '$files/demo.plot' with histeps title 'samples'"
+	exit 0
+fi
+# JSON parsed back, plot files read by gnuplot as they are.
+python3 "$top/tests/vm/check_files.py" "$files"

@@ -1,0 +1,62 @@
+#!/usr/bin/env python3
+"""Checks the plot and JSON files the CLI wrote inside the test VM.
+
+JSON: parses, has rt-tests' keys, per-thread histogram + underflow +
+overflow = cycles, totals agree with the threads. Plot: gnuplot reads it
+as it is (plot 'FILE' with histeps). Ends with "N passed, N failed".
+"""
+import json
+import pathlib
+import subprocess
+import sys
+
+passed = failed = 0
+
+
+def check(ok, name, detail=""):
+    global passed, failed
+    if ok:
+        passed += 1
+        print(f"ok - {name}")
+    else:
+        failed += 1
+        print(f"not ok - {name}: {detail}")
+
+
+files = pathlib.Path(sys.argv[1])
+jsons = sorted(files.glob("*.json"))
+plots = sorted(files.glob("*.plot"))
+check(len(jsons) >= 3 and len(plots) >= 4, "files came back from the VM",
+      [p.name for p in files.iterdir()])
+for path in jsons:
+    try:
+        doc = json.loads(path.read_text())
+    except ValueError as e:
+        check(False, f"{path.name} parses", e)
+        continue
+    check(all(k in doc for k in ("file_version", "sysinfo", "num_threads", "thread")),
+          f"{path.name}: rt-tests keys")
+    threads = doc["thread"]
+    check(len(threads) == doc["num_threads"], f"{path.name}: num_threads")
+    for n, t in threads.items():
+        cells = sum(t["histogram"].values())
+        lat = t["latency"]
+        check(cells + lat["underflow"] + lat["overflow"] == t["cycles"] == lat["samples"],
+              f"{path.name}: thread {n} histogram adds up to cycles",
+              (cells, lat["underflow"], lat["overflow"], t["cycles"]))
+        check(t["min"] <= t["avg"] <= t["max"], f"{path.name}: thread {n} min <= avg <= max")
+    check(doc["total"]["samples"] == sum(t["cycles"] for t in threads.values()),
+          f"{path.name}: total = sum of threads")
+    context = doc["settings"]["context"]
+    check(path.name.startswith(context) or context == "user",
+          f"{path.name}: context {context}")
+
+for path in plots:
+    run = subprocess.run(["gnuplot", "-e",
+                          f"set terminal dumb; plot '{path}' with histeps"],
+                         capture_output=True, text=True)
+    check(run.returncode == 0 and "warning" not in run.stderr.lower(),
+          f"{path.name}: gnuplot reads it", run.stderr.strip())
+
+print(f"files: {passed} passed, {failed} failed")
+sys.exit(1 if failed else 0)

@@ -1,0 +1,93 @@
+#!/bin/sh
+# The latscope CLI on a real kernel, inside the test VM (busybox sh). Runs
+# each context, several CPUs, every way of stopping and the bad inputs;
+# prints "ok"/"not ok" lines, dumps the plot and JSON files between
+# markers for the host to parse, and ends with "cli: N passed, N failed".
+pass=0
+fail=0
+ok() { echo "ok - $1"; pass=$((pass + 1)); }
+nok() { echo "not ok - $1: $2"; fail=$((fail + 1)); }
+expect_rc() { # name, got, want
+	if [ "$2" = "$3" ]; then ok "$1"; else nok "$1" "exit $2, want $3"; fi
+}
+has() { # name, file, pattern
+	if grep -q "$3" "$2"; then ok "$1"; else nok "$1" "no '$3' in $(cat "$2")"; fi
+}
+dump() { echo "LATSCOPE-FILE-BEGIN $1"; cat "$2"; echo "LATSCOPE-FILE-END"; }
+
+# Histogram cells + underflow + overflow must equal the sample count.
+plot_adds_up() { # name, plot file
+	awk '/^# sample count:/ { n = $4 }
+	     /^# underflow/ { n -= $NF }
+	     /^# overflow/ { n -= $NF }
+	     /^[0-9]/ { s += $2 }
+	     END { exit !(n == s && n > 0) }' "$2" && ok "$1" || nok "$1" "cells do not add up"
+}
+
+cd /tmp || exit 1
+for ctx in irq kernel user; do
+	flag=-$(echo $ctx | cut -c1)
+	latscope $flag -T 3 -g $ctx.plot --json $ctx.json >$ctx.out 2>$ctx.err
+	expect_rc "$ctx: 3 s run" $? 0
+	has "$ctx: RTT line" $ctx.out "^RTT|  00:00:0[0-9]  ($ctx, 1000 us period,"
+	has "$ctx: RTH line" $ctx.out '^RTH|----lat min|----lat avg|----lat max|-overrun|---msw|---lat best|--lat worst$'
+	n=$(grep -c '^RTD|' $ctx.out)
+	if [ "$n" -ge 2 ] && [ "$n" -le 4 ]; then ok "$ctx: a RTD line a second"; else nok "$ctx: a RTD line a second" "$n lines"; fi
+	has "$ctx: RTS line" $ctx.out '^RTS|.*|    00:00:0[0-9]/00:00:03$'
+	has "$ctx: percentiles line" $ctx.out '^PCT| stddev'
+	plot_adds_up "$ctx: plot cells add up" $ctx.plot
+	dump $ctx.plot $ctx.plot
+	dump $ctx.json $ctx.json
+	cat $ctx.out
+done
+has "user: irq split line" user.out '^IRQ| irq part:'
+
+latscope -k --cpus 0,1 -T 2 -g two.plot >two.out 2>&1
+expect_rc "two CPUs" $? 0
+has "two CPUs: RTT names both" two.out 'CPU0-1-noisol)'
+[ "$(grep -c '^CPU|' two.out)" = 2 ] && ok "two CPUs: a CPU line each" || nok "two CPUs: a CPU line each" "$(cat two.out)"
+has "two CPUs: a plot column each" two.plot '^# columns: latency (us), sample count CPU0 CPU1$'
+dump two.plot two.plot
+
+for sig in INT TERM HUP; do
+	latscope -T 60 -g $sig.plot --json $sig.json >$sig.out 2>&1 &
+	pid=$!
+	sleep 3
+	kill -$sig $pid
+	wait $pid
+	expect_rc "SIG$sig: clean exit" $? 0
+	has "SIG$sig: summary printed" $sig.out '^RTS|'
+	plot_adds_up "SIG$sig: plot written" $sig.plot
+	[ -s $sig.json ] && ok "SIG$sig: JSON written" || nok "SIG$sig: JSON written" "missing"
+done
+
+latscope -i -A 1 -T 30 >abort.out 2>&1
+expect_rc "-A 1: threshold exit" $? 102
+has "-A 1: summary printed" abort.out '^RTS|'
+has "-A 1: says why" abort.out 'latency threshold is exceeded'
+
+latscope -i -b 1 -T 30 >brk.out 2>&1
+expect_rc "-b 1: breaktrace exit" $? 104
+has "-b 1: says where the trace is" brk.out '^BRK| trace stopped'
+echo 1 >/sys/kernel/tracing/tracing_on 2>/dev/null
+
+latscope -p 5 >bad.out 2>&1
+expect_rc "bad period: usage error" $? 2
+has "bad period: names the value" bad.out "invalid value '5' for -p/--period"
+latscope --cpus 7 -T 1 >bad.out 2>&1
+expect_rc "offline CPU: setup error" $? 3
+has "offline CPU: names it" bad.out 'CPU7 is not online (online: 0-1)'
+latscope -T 1 -g irq.plot >bad.out 2>&1
+expect_rc "existing plot: refused" $? 3
+has "existing plot: says --force" bad.out 'irq.plot exists: remove it or pass --force'
+latscope -i -T 1 -g irq.plot --force >/dev/null 2>&1
+expect_rc "existing plot with --force" $? 0
+mv /dev/latscope /dev/latscope.away
+latscope -T 1 >bad.out 2>&1
+expect_rc "no device: setup error" $? 3
+has "no device: says to load it" bad.out 'no /dev/latscope: load the driver first'
+mv /dev/latscope.away /dev/latscope
+[ -z "$(ls /tmp/*.plot.* /tmp/*.json.* 2>/dev/null)" ] && ok "no temporary file left" || nok "no temporary file left" "$(ls /tmp)"
+
+echo "cli: $pass passed, $fail failed"
+[ $fail = 0 ]
