@@ -47,4 +47,29 @@ check(doc["overruns"] == 1 and doc["duration_s"] == 61, "overruns and duration")
 print(f"json: {passed} passed, {failed} failed")
 sys.exit(1 if failed else 0)
 PY
+# --help, the man page and the code name the same options and exit codes.
+make -s -C "$top/userspace" latscope
+help=$("$top/userspace/latscope" --help)
+man=$(sed 's/\\-/-/g' "$top/userspace/latscope.1")	# roff's \- is a -
+docs_ok=0
+docs_bad=0
+for opt in $(grep -oE '^	\{ "[a-z-]+"' "$top/userspace/options.c" | cut -d'"' -f2); do
+	if grep -q -- "--$opt" <<<"$help" && grep -q -- "--$opt" <<<"$man"; then
+		docs_ok=$((docs_ok + 1))
+	else
+		echo "not ok - docs: --$opt missing from --help or latscope.1"
+		docs_bad=$((docs_bad + 1))
+	fi
+done
+for code in $(grep -oE 'LS_EXIT_[A-Z]+[[:space:]]+= [0-9]+' "$top/userspace/latscope.h" | awk '{print $3}'); do
+	if grep -qw "$code" <<<"$help" && grep -qx ".B $code" <<<"$man"; then
+		docs_ok=$((docs_ok + 1))
+	else
+		echo "not ok - docs: exit status $code missing from --help or latscope.1"
+		docs_bad=$((docs_bad + 1))
+	fi
+done
+make -s -C "$top/userspace" clean
+echo "docs: $docs_ok passed, $docs_bad failed"
+[ $docs_bad -eq 0 ] || status=1
 exit $status
