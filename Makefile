@@ -1,10 +1,12 @@
 # latscope: one entry point for building, testing and installing.
 #
-#   make                 latscope.ko for the running kernel (or KDIR=...)
+#   make                 latscope.ko for the running kernel (or KDIR=...) and
+#                        the latscope CLI (userspace/latscope)
 #   make check           every test (scripts/check.sh): checkpatch, W=1 and
 #                        sparse on four kernels, KUnit, VM ABI tests
 #   make demo            boot a VM, load the module, measure 10 s
-#   make install         install latscope.ko and the uapi header on this board
+#   make install         install latscope.ko, the CLI, its man page and the
+#                        uapi header on this board
 #   make kunit | build-matrix | checkpatch | vm-test   one stage of check
 #   make vm-test-one SERIES=6.12 FLAVOUR=rt-amd64      one kernel of the matrix
 
@@ -14,10 +16,13 @@ PREFIX ?= /usr/local
 SERIES ?= 6.12
 FLAVOUR ?= amd64
 
-.PHONY: all module check demo install deps kunit build-matrix checkpatch \
+.PHONY: all module cli check demo install deps kunit build-matrix checkpatch \
 	vm-test vm-test-one clean
 
-all: module
+all: module cli
+
+cli:
+	$(MAKE) -C userspace
 
 module:
 	@test -f $(KDIR)/Makefile || { \
@@ -50,12 +55,14 @@ vm-test: deps
 vm-test-one: deps
 	scripts/vm.sh $(SERIES) $(FLAVOUR) test
 
-install: module
+install: module cli
+	$(MAKE) -C userspace install PREFIX=$(PREFIX)
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/driver CONFIG_LATSCOPE=m modules_install
 	depmod -a $(KRELEASE)
 	install -D -m 0644 driver/include/uapi/linux/latscope.h \
 		$(DESTDIR)$(PREFIX)/include/linux/latscope.h
 
 clean:
+	$(MAKE) -C userspace clean
 	@if [ -f $(KDIR)/Makefile ]; then \
 		$(MAKE) -C $(KDIR) M=$(CURDIR)/driver clean; fi

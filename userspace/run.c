@@ -47,6 +47,7 @@ struct run {
 	char cpu_list[256];
 	bool all_isolated;
 	atomic_int exit_code;		/* set by the logger: -A, -b, weird */
+	atomic_bool stopping;		/* the main thread is stopping the run */
 	/* Logger figures, in ns. */
 	unsigned long long rounds;
 	unsigned long long overruns;
@@ -215,6 +216,9 @@ static void *logger_fn(void *arg)
 			if (n <= 0) {
 				if (n == 0 || (errno != EAGAIN && errno != EINTR))
 					c->eof = true;
+				/* A session that ends by itself lost its CPU. */
+				if (c->eof && !atomic_load(&run->stopping))
+					request_stop(run, LS_EXIT_RUNTIME);
 				continue;
 			}
 			for (k = 0; k < n / (ssize_t)sizeof(rec[0]); k++) {
@@ -264,6 +268,8 @@ static int start_thread(pthread_t *t, void *(*fn)(void *), void *arg,
 	int ret;
 
 	pthread_attr_init(&attr);
+	/* mlockall() pins every stack: keep them small. */
+	pthread_attr_setstacksize(&attr, 256 * 1024);
 	pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED);
 	pthread_attr_setschedpolicy(&attr, policy);
 	pthread_attr_setschedparam(&attr, &sp);
@@ -448,6 +454,7 @@ int ls_run(const struct ls_params *p, struct ls_report *r, char *err,
 	sigset_t sigs;
 
 	atomic_init(&run.exit_code, LS_EXIT_OK);
+	atomic_init(&run.stopping, false);
 	sigemptyset(&sigs);
 	if (pick_cpus(p, r->sys, &set, err, errlen))
 		return LS_EXIT_SETUP;
@@ -534,6 +541,7 @@ int ls_run(const struct ls_params *p, struct ls_report *r, char *err,
 	sig = wait_for_end(&sigs, p->timeout_s);
 	ret = sig == SIGUSR1 ? atomic_load(&run.exit_code) : LS_EXIT_OK;
 stop:
+	atomic_store(&run.stopping, true);
 	for (i = 0; i < run.nr; i++)
 		if (run.cpus[i].started && ioctl(run.cpus[i].fd, LATSCOPE_IOC_STOP) &&
 		    errno == ENODEV) {

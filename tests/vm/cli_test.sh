@@ -71,6 +71,16 @@ expect_rc "-b 1: breaktrace exit" $? 104
 has "-b 1: says where the trace is" brk.out '^BRK| trace stopped'
 echo 1 >/sys/kernel/tracing/tracing_on 2>/dev/null
 
+latscope -k -c 1 -T 60 >off.out 2>&1 &
+pid=$!
+sleep 3
+echo 0 >/sys/devices/system/cpu/cpu1/online
+wait $pid
+expect_rc "CPU offline mid-run: runtime error" $? 1
+has "CPU offline mid-run: says so" off.out 'CPU1 went offline during the run'
+has "CPU offline mid-run: summary printed" off.out '^RTS|'
+echo 1 >/sys/devices/system/cpu/cpu1/online
+
 latscope -p 5 >bad.out 2>&1
 expect_rc "bad period: usage error" $? 2
 has "bad period: names the value" bad.out "invalid value '5' for -p/--period"
