@@ -21,6 +21,20 @@ static bool results_consistent(const struct ls_report *r)
 	return t->min_ns <= avg && avg <= t->max_ns;
 }
 
+/* Which CPU's trace stopped, at which sample, and where to read it. */
+static void print_breaktrace(const struct ls_report *r)
+{
+	int i;
+
+	for (i = 0; i < r->nr_cpus; i++) {
+		const struct latscope_result *res = &r->cpu[i].res;
+
+		if (res->flags & LATSCOPE_RESULT_TRACE_FIRED)
+			printf("BRK| CPU%d stopped the trace at a %.3f us sample: read /sys/kernel/tracing/trace\n",
+			       r->cpu[i].cpu, res->trace_sample_ns / 1000.0);
+	}
+}
+
 static void free_report(struct ls_report *r)
 {
 	int i;
@@ -97,8 +111,7 @@ int main(int argc, char **argv)
 	report.exit_code = ret;
 	ls_print_summary(stdout, &report);
 	if (ret == LS_EXIT_BREAKTRACE)
-		printf("BRK| trace stopped at a %.3f us sample: read /sys/kernel/tracing/trace\n",
-		       p.breaktrace_us ? report.cpu[0].res.trace_sample_ns / 1000.0 : 0.0);
+		print_breaktrace(&report);
 	fflush(stdout);
 	if (write_outputs(&p, &report) && ret == LS_EXIT_OK)
 		ret = LS_EXIT_RUNTIME;

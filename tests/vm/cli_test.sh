@@ -68,7 +68,7 @@ has "-A 1: says why" abort.out 'latency threshold is exceeded'
 
 latscope -i -b 1 -T 30 >brk.out 2>&1
 expect_rc "-b 1: breaktrace exit" $? 104
-has "-b 1: says where the trace is" brk.out '^BRK| trace stopped'
+has "-b 1: says where the trace is" brk.out '^BRK| CPU1 stopped the trace at a .* us sample: read /sys/kernel/tracing/trace$'
 echo 1 >/sys/kernel/tracing/tracing_on 2>/dev/null
 
 latscope -k -c 1 -T 60 >off.out 2>&1 &
