@@ -52,7 +52,6 @@ struct run {
 	unsigned long long rounds;
 	unsigned long long overruns;
 	__s64 best, worst;
-	unsigned long long peak_second;
 };
 
 static void fail(char *err, size_t errlen, const char *fmt, ...)
@@ -102,10 +101,8 @@ static void log_second(struct run *run, const struct latscope_bulk *b)
 
 	if (!run->rounds || b->min_ns < run->best)
 		run->best = b->min_ns;
-	if (!run->rounds || b->max_ns > run->worst) {
+	if (!run->rounds || b->max_ns > run->worst)
 		run->worst = b->max_ns;
-		run->peak_second = b->second;
-	}
 	run->overruns += b->overruns;
 	weird = b->min_ns > b->max_ns || b->min_ns > b->avg_ns ||
 		b->avg_ns > b->max_ns || b->max_ns > run->worst ||
