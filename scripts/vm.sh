@@ -63,6 +63,17 @@ make -s -C "$top/userspace" LDFLAGS=-static latscope
 mv "$top/userspace/latscope" "$root/bin/latscope"
 make -s -C "$top/userspace" clean
 cp "$top/tests/vm/cli_test.sh" "$root/cli_test.sh"
+# cyclictest from rt-tests with the libraries it links, to run beside
+# latscope in the same VM; and a user that is not root.
+cp /usr/bin/cyclictest "$root/bin/"
+ldd /usr/bin/cyclictest | awk '/=>/ { print $3 } /^\t\// { print $1 }' |
+while read -r lib; do
+	mkdir -p "$root$(dirname "$lib")"
+	cp -L "$lib" "$root$lib"
+done
+mkdir -p "$root/etc"
+printf 'root:x:0:0:root:/:/bin/sh\nnobody:x:65534:65534:nobody:/:/bin/sh\n' >"$root/etc/passwd"
+printf 'root:x:0:\nnogroup:x:65534:\n' >"$root/etc/group"
 (cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) >"$work/initrd.gz"
 
 log=$work/console-$mode.log

@@ -47,6 +47,14 @@ for path in jsons:
         check(t["min"] <= t["avg"] <= t["max"], f"{path.name}: thread {n} min <= avg <= max")
     check(doc["total"]["samples"] == sum(t["cycles"] for t in threads.values()),
           f"{path.name}: total = sum of threads")
+    # Every period of the measured time is an event: samples + overruns.
+    expected = doc["duration_s"] * 1e6 / doc["settings"]["period_us"]
+    for n, t in threads.items():
+        check(abs(t["events"] - expected) <= 0.1 * expected + 2,
+              f"{path.name}: thread {n} events match the duration",
+              (t["events"], expected))
+        check(t["cycles"] + t["overruns"] <= t["events"] + 1,
+              f"{path.name}: thread {n} samples + overruns <= events")
     context = doc["settings"]["context"]
     check(path.name.startswith(context) or context == "user",
           f"{path.name}: context {context}")

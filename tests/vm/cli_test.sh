@@ -81,6 +81,29 @@ has "CPU offline mid-run: says so" off.out 'CPU1 went offline during the run'
 has "CPU offline mid-run: summary printed" off.out '^RTS|'
 echo 1 >/sys/devices/system/cpu/cpu1/online
 
+latscope -T 60 >k9.out 2>&1 &
+pid=$!
+sleep 2
+kill -9 $pid
+wait $pid
+latscope -i -T 1 >k9.out 2>&1
+expect_rc "kill -9, then a new run" $? 0
+
+su nobody -s /bin/sh -c 'latscope -T 1' >perm.out 2>&1
+expect_rc "not root: setup error" $? 3
+has "not root: says what to do" perm.out 'no permission to open /dev/latscope: run as root'
+
+# cyclictest beside latscope, same CPU, period and priority. No bound is
+# asserted (TCG timings are not real): the figures go to the log.
+cyclictest -m -q -p 90 -i 1000 -a 1 -t 1 -D 3 >ct.out 2>&1
+expect_rc "cyclictest ran" $? 0
+latscope -u -c 1 -P 90 -p 1000 -T 3 -q >ls.out 2>&1
+expect_rc "latscope beside it" $? 0
+echo "CMP| cyclictest -m -p 90 -i 1000 -a 1 -t 1 -D 3 (us):"
+sed 's/^/CMP|   /' ct.out
+echo "CMP| latscope -u -c 1 -P 90 -p 1000 -T 3 (us):"
+grep '^RTS|' ls.out | sed 's/^/CMP|   /'
+
 latscope -p 5 >bad.out 2>&1
 expect_rc "bad period: usage error" $? 2
 has "bad period: names the value" bad.out "invalid value '5' for -p/--period"
