@@ -151,8 +151,9 @@ int ls_write_json(FILE *f, const struct ls_report *r)
 		p->hist_cells, p->timeout_s);
 	fprintf(f, "    \"c_state_restricted\": %s\n  },\n",
 		r->c_state_restricted ? "true" : "false");
-	fprintf(f, "  \"duration_s\": %llu,\n  \"peak_s\": %llu,\n", r->duration_s,
-		r->peak_s);
+	fprintf(f, "  \"duration_s\": %llu,\n  \"duration_ns\": %llu,\n",
+		r->duration_s, r->duration_ns);
+	fprintf(f, "  \"peak_s\": %llu,\n", r->peak_s);
 	fprintf(f, "  \"overruns\": %llu,\n  \"bulk_dropped\": %llu,\n",
 		(unsigned long long)r->total_overruns,
 		(unsigned long long)r->total_dropped);

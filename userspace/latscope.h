@@ -111,7 +111,8 @@ struct ls_report {
 	const struct ls_sysinfo *sys;
 	time_t started;			/* wall clock at start */
 	time_t ended;
-	unsigned long long duration_s;	/* measured, warm-up excluded */
+	unsigned long long duration_ns;	/* measured, warm-up excluded */
+	unsigned long long duration_s;	/* the same, rounded */
 	unsigned long long peak_s;	/* second of the worst sample */
 	bool c_state_restricted;
 	int nr_cpus;

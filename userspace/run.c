@@ -44,6 +44,7 @@ struct run {
 	int nr;
 	struct cpu_run *cpus;
 	time_t start;
+	__u64 stopped_ns;		/* CLOCK_MONOTONIC at the stop */
 	char cpu_list[256];
 	bool all_isolated;
 	atomic_int exit_code;		/* set by the logger: -A, -b, weird */
@@ -428,16 +429,20 @@ static void fill_report(struct run *run, struct ls_report *r)
 		r->total_dropped += res->bulk_dropped;
 	}
 	r->ended = time(NULL);
-	r->duration_s = r->ended > run->start + 1 ? r->ended - run->start - 1 : 0;
+	r->duration_ns = 0;
 	r->peak_s = 0;
 	for (i = 0; i < r->nr_cpus; i++) {
 		const struct latscope_result *res = &r->cpu[i].res;
 
 		warmup_end = res->start_ns + res->warmup_ns;
+		if (run->stopped_ns > warmup_end &&
+		    run->stopped_ns - warmup_end > r->duration_ns)
+			r->duration_ns = run->stopped_ns - warmup_end;
 		if (res->latency.samples && res->latency.max_ns == r->total.max_ns &&
 		    res->latency.peak_ns >= warmup_end)
 			r->peak_s = (res->latency.peak_ns - warmup_end) / 1000000000ULL;
 	}
+	r->duration_s = (r->duration_ns + 500000000ULL) / 1000000000ULL;
 }
 
 int ls_run(const struct ls_params *p, struct ls_report *r, char *err,
@@ -539,6 +544,7 @@ int ls_run(const struct ls_params *p, struct ls_report *r, char *err,
 	ret = sig == SIGUSR1 ? atomic_load(&run.exit_code) : LS_EXIT_OK;
 stop:
 	atomic_store(&run.stopping, true);
+	run.stopped_ns = now_ns();
 	for (i = 0; i < run.nr; i++)
 		if (run.cpus[i].started && ioctl(run.cpus[i].fd, LATSCOPE_IOC_STOP) &&
 		    errno == ENODEV) {

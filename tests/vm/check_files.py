@@ -48,7 +48,7 @@ for path in jsons:
     check(doc["total"]["samples"] == sum(t["cycles"] for t in threads.values()),
           f"{path.name}: total = sum of threads")
     # Every period of the measured time is an event: samples + overruns.
-    expected = doc["duration_s"] * 1e6 / doc["settings"]["period_us"]
+    expected = doc["duration_ns"] / 1e3 / doc["settings"]["period_us"]
     for n, t in threads.items():
         check(abs(t["events"] - expected) <= 0.1 * expected + 2,
               f"{path.name}: thread {n} events match the duration",
