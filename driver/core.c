@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * latscope: measures how late timer events are answered in irq, kernel and
- * user context. This file is the /dev/latscope misc device: it turns
+ * latscope: measures how late timer and GPIO events are answered in irq,
+ * kernel and user context. This file is the /dev/latscope misc device: it turns
  * open/ioctl/read/poll/release into session calls and copies to and from
  * userspace.
  */
@@ -221,6 +221,12 @@ static struct miscdevice latscope_misc = {
 	.mode = 0600,
 };
 
+/* The device run-time GPIO lines are requested for. */
+struct device *latscope_device(void)
+{
+	return latscope_misc.this_device;
+}
+
 static int __init latscope_init(void)
 {
 	int ret;
@@ -243,6 +249,6 @@ static void __exit latscope_exit(void)
 module_init(latscope_init);
 module_exit(latscope_exit);
 
-MODULE_DESCRIPTION("Timer event latency measurement (latmus for mainline and PREEMPT_RT)");
+MODULE_DESCRIPTION("Timer and GPIO event latency measurement (latmus for mainline and PREEMPT_RT)");
 MODULE_LICENSE("GPL");
 MODULE_VERSION(LATSCOPE_VERSION);

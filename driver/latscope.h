@@ -13,6 +13,7 @@
 #include <linux/list.h>
 #include <linux/math64.h>
 #include <linux/mutex.h>
+#include <linux/sched.h>
 #include <linux/swait.h>
 #include <linux/types.h>
 #include <linux/wait.h>
@@ -77,21 +78,81 @@ bool latscope_ring_peek(struct latscope_ring *ring, struct latscope_bulk *rec);
 void latscope_ring_consume(struct latscope_ring *ring);
 bool latscope_ring_empty(struct latscope_ring *ring);
 
+struct gpio_desc;
 struct latscope_session;
 
 /*
  * An event source marks the ideal time of each event on the session's CPU
- * and calls latscope_event() from hard-irq context.
+ * and hands it over from hard-irq context: latscope_event() for the timer,
+ * latscope_handoff() for sources that stamp the irq part themselves.
  */
 struct latscope_source {
 	const char *name;
-	/* Arm on s->setup.cpu; called with cpus_read_lock() and s->lock held. */
+	/*
+	 * Arm on s->setup.cpu; called with cpus_read_lock() and s->lock held.
+	 * On failure stop() is called to undo what was done.
+	 */
 	int (*start)(struct latscope_session *s);
 	/* Disarm; no call into latscope_event() once it returns. */
 	void (*stop)(struct latscope_session *s);
+	/* Optional: the responder answered the event of @ideal (sleepable). */
+	void (*respond)(struct latscope_session *s, u64 ideal);
+	/* Optional: after stop() and the responder's end. */
+	void (*release)(struct latscope_session *s);
 };
 
 extern const struct latscope_source latscope_timer_source;
+extern const struct latscope_source latscope_gpio_source;
+
+/*
+ * Lines, interrupt and loopback pulse train of a GPIO session. The lines
+ * are held from SETUP to the stop; the figures until the next SETUP.
+ */
+struct latscope_gpio {
+	struct gpio_desc *in;		/* pulse-in, the event */
+	struct gpio_desc *ack;		/* ack-out, the answer */
+	struct gpio_desc *out;		/* pulse-out, loopback only */
+	int irq;			/* of pulse-in */
+	u32 mode;			/* enum latscope_gpio_mode */
+	u32 edge;			/* enum latscope_gpio_edge */
+	bool out_cansleep;		/* pulse-out via pulse_task */
+	bool irq_requested;
+	bool timer_armed;
+
+	/* Loopback pulse train, timer-owned. */
+	int pulse_level;		/* raw level of a pulse */
+	int level;			/* raw level last asked of pulse-out */
+	bool release_step;		/* the timer's next step releases */
+	u64 next_send;			/* ideal time of the next send step */
+	atomic64_t in_flight;		/* ideal of the pulse out, or 0 */
+	u64 lost;			/* pulses given up, past the warm-up */
+	struct task_struct *pulse_task;	/* sleeping chips only */
+	atomic_t out_req;		/* level for pulse_task, or -1 */
+	int driven;			/* pulse_task-owned */
+
+	/* Arrival side, irq-handler owned. */
+	u64 spurious;
+	atomic_t paths;			/* LATSCOPE_GPIO_* */
+	pid_t thread_pid;
+	char thread_comm[TASK_COMM_LEN];
+
+	/* Responder side. */
+	int ack_level;
+	u64 acks;
+};
+
+/* gpio.c */
+int latscope_gpio_setup_check(const struct latscope_setup *setup);
+struct latscope_gpio *latscope_gpio_get(const struct latscope_setup *setup);
+void latscope_gpio_release(struct latscope_gpio *g);
+void latscope_gpio_reset(struct latscope_gpio *g);
+int latscope_gpio_step(struct latscope_session *s, u64 ideal, bool send);
+void latscope_gpio_arrival(struct latscope_session *s, u64 arrival);
+void latscope_gpio_export(const struct latscope_gpio *g,
+			  struct latscope_gpio_result *out);
+
+/* core.c */
+struct device *latscope_device(void);
 
 enum latscope_state {
 	LATSCOPE_IDLE,		/* opened, not set up */
@@ -105,6 +166,7 @@ struct latscope_session {
 	enum latscope_state state;	/* written under @lock */
 	struct latscope_setup setup;	/* validated, defaults filled in */
 	const struct latscope_source *source;
+	struct latscope_gpio *gpio;	/* LATSCOPE_SRC_GPIO only */
 	struct list_head node;		/* in the list the hotplug hook walks */
 	u32 result_flags;
 
@@ -169,6 +231,8 @@ void latscope_timeline_init(struct latscope_session *s, u64 now);
 void latscope_timeline_close(struct latscope_session *s, u64 next, u64 now);
 void latscope_event(struct latscope_session *s, u64 ideal, u64 arrival,
 		    u64 missed);
+void latscope_handoff(struct latscope_session *s, u64 ideal, s64 irq_lat,
+		      bool has_irq);
 void latscope_record(struct latscope_session *s, s64 lat, u64 ideal);
 void latscope_measure_flush(struct latscope_session *s);
 int latscope_kthread_fn(void *data);

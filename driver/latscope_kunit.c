@@ -16,9 +16,7 @@
 #include <linux/timekeeping.h>
 
 #include "latscope.h"
-
-#define NS_PER_US	1000ULL
-#define NS_PER_MS	1000000ULL
+#include "latscope_kunit.h"
 
 /* ---- statistics and histogram ---- */
 
@@ -158,12 +156,12 @@ static struct kunit_suite latscope_stats_suite = {
 
 /* ---- sessions, shared by the suites below ---- */
 
-static void latscope_kunit_destroy(void *s)
+void latscope_kunit_destroy(void *s)
 {
 	latscope_session_destroy(s);
 }
 
-static struct latscope_setup latscope_base_setup(u32 context, u64 period_ns)
+struct latscope_setup latscope_base_setup(u32 context, u64 period_ns)
 {
 	struct latscope_setup setup = {
 		.size = sizeof(setup),
@@ -177,7 +175,7 @@ static struct latscope_setup latscope_base_setup(u32 context, u64 period_ns)
 }
 
 /* A session set up with @setup, destroyed when the test ends. */
-static struct latscope_session *
+struct latscope_session *
 latscope_kunit_session(struct kunit *test, const struct latscope_setup *setup)
 {
 	struct latscope_session *s = latscope_session_create();
@@ -188,8 +186,8 @@ latscope_kunit_session(struct kunit *test, const struct latscope_setup *setup)
 	return s;
 }
 
-static struct latscope_result latscope_kunit_result(struct kunit *test,
-						    struct latscope_session *s)
+struct latscope_result latscope_kunit_result(struct kunit *test,
+					     struct latscope_session *s)
 {
 	struct latscope_result res = {};
 	const u64 *cells;
@@ -199,8 +197,6 @@ static struct latscope_result latscope_kunit_result(struct kunit *test,
 }
 
 /* ---- timeline, overruns, warm-up, bulk records (synthetic events) ---- */
-
-#define T0_NOW	(5 * NSEC_PER_SEC)
 
 /* A session whose timeline starts at T0_NOW, fed by hand, never started. */
 static struct latscope_session *latscope_synthetic(struct kunit *test,
@@ -472,7 +468,7 @@ SETUP_MUTATION(flags_unknown, setup->flags |= 1U << 31)
 SETUP_MUTATION(no_warmup_with_warmup, setup->warmup_ns = 1)
 SETUP_MUTATION(warmup_too_long, setup->flags = 0; setup->warmup_ns = LATSCOPE_MAX_WARMUP_NS + 1)
 SETUP_MUTATION(threshold_negative, setup->trace_threshold_ns = (u64)S64_MAX + 1)
-SETUP_MUTATION(reserved0_set, setup->__reserved0 = 1)
+SETUP_MUTATION(source_unknown, setup->source = LATSCOPE_SRC_GPIO + 1)
 SETUP_MUTATION(reserved_last_set, setup->__reserved[3] = 1)
 
 #define SETUP_ENTRY(name, ret) { #name, setup_##name, ret }
@@ -499,7 +495,7 @@ static const struct latscope_setup_case latscope_setup_cases[] = {
 	SETUP_ENTRY(no_warmup_with_warmup, -EINVAL),
 	SETUP_ENTRY(warmup_too_long, -EINVAL),
 	SETUP_ENTRY(threshold_negative, -EINVAL),
-	SETUP_ENTRY(reserved0_set, -EINVAL),
+	SETUP_ENTRY(source_unknown, -EINVAL),
 	SETUP_ENTRY(reserved_last_set, -EINVAL),
 };
 

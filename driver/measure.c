@@ -120,10 +120,17 @@ void latscope_record(struct latscope_session *s, s64 lat, u64 ideal)
 void latscope_timeline_init(struct latscope_session *s, u64 now)
 {
 	u64 period = s->setup.period_ns;
-	u64 warmup_periods = div64_u64(s->setup.warmup_ns + period - 1, period);
+	u64 warmup_periods;
 
-	s->t0 = now + period;
-	s->warmup_end = s->t0 + warmup_periods * period;
+	if (!period) {
+		/* Events come from outside (remote GPIO): no timeline. */
+		s->t0 = now;
+		s->warmup_end = now + s->setup.warmup_ns;
+	} else {
+		warmup_periods = div64_u64(s->setup.warmup_ns + period - 1, period);
+		s->t0 = now + period;
+		s->warmup_end = s->t0 + warmup_periods * period;
+	}
 	latscope_measure_reset(s);
 }
 
@@ -152,27 +159,17 @@ void latscope_measure_flush(struct latscope_session *s)
 }
 
 /*
- * Called by the event source in hard-irq context: @ideal is the event's
- * place on the timeline, @arrival when the irq saw it, @missed how many
- * later periods passed before it did.
+ * Hands the event of @ideal to the responder, from hard-irq context: the
+ * irq part of its latency (@irq_lat, if @has_irq) is recorded here, the
+ * responder's part when it runs.
  */
-void latscope_event(struct latscope_session *s, u64 ideal, u64 arrival,
-		    u64 missed)
+void latscope_handoff(struct latscope_session *s, u64 ideal, s64 irq_lat,
+		      bool has_irq)
 {
-	s64 lat = (s64)(arrival - ideal);
 	bool counted = ideal >= s->warmup_end;
 
-	if (counted) {
-		s->events += 1 + missed;
-		if (missed)
-			atomic64_add(missed, &s->overruns);
-	}
-	if (s->setup.context == LATSCOPE_CTX_IRQ) {
-		latscope_record(s, lat, ideal);
-		return;
-	}
-	if (counted)
-		latscope_acc_add(&s->irq, lat, ideal);
+	if (counted && has_irq)
+		latscope_acc_add(&s->irq, irq_lat, ideal);
 	/* A responder still owing an older event misses this one. */
 	if (atomic64_cmpxchg(&s->pending, 0, ideal) && counted)
 		atomic64_inc(&s->overruns);
@@ -180,6 +177,27 @@ void latscope_event(struct latscope_session *s, u64 ideal, u64 arrival,
 		wake_up_process(s->kthread);
 	else
 		swake_up_one(&s->resp_wq);
+}
+
+/*
+ * Called by the timer source in hard-irq context: @ideal is the event's
+ * place on the timeline, @arrival when the irq saw it, @missed how many
+ * later periods passed before it did.
+ */
+void latscope_event(struct latscope_session *s, u64 ideal, u64 arrival,
+		    u64 missed)
+{
+	s64 lat = (s64)(arrival - ideal);
+
+	if (ideal >= s->warmup_end) {
+		s->events += 1 + missed;
+		if (missed)
+			atomic64_add(missed, &s->overruns);
+	}
+	if (s->setup.context == LATSCOPE_CTX_IRQ)
+		latscope_record(s, lat, ideal);
+	else
+		latscope_handoff(s, ideal, lat, true);
 }
 
 /* The kernel-context responder, bound to the session's CPU. */
@@ -199,6 +217,8 @@ int latscope_kthread_fn(void *data)
 		}
 		__set_current_state(TASK_RUNNING);
 		latscope_record(s, (s64)(ktime_get_ns() - ideal), ideal);
+		if (s->source->respond)
+			s->source->respond(s, ideal);
 	}
 	__set_current_state(TASK_RUNNING);
 	return 0;

@@ -15,6 +15,7 @@
 #include <linux/mm.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
+#include <linux/string.h>
 #include <linux/timekeeping.h>
 #include <uapi/linux/sched/types.h>
 
@@ -31,9 +32,21 @@ int latscope_setup_check(struct latscope_setup *setup)
 
 	if (setup->context > LATSCOPE_CTX_USER)
 		return -EINVAL;
-	if (setup->period_ns < LATSCOPE_MIN_PERIOD_NS ||
-	    setup->period_ns > LATSCOPE_MAX_PERIOD_NS)
+	switch (setup->source) {
+	case LATSCOPE_SRC_TIMER:
+		if (setup->period_ns < LATSCOPE_MIN_PERIOD_NS ||
+		    setup->period_ns > LATSCOPE_MAX_PERIOD_NS)
+			return -EINVAL;
+		if (memchr_inv(&setup->gpio, 0, sizeof(setup->gpio)))
+			return -EINVAL;
+		break;
+	case LATSCOPE_SRC_GPIO:
+		if (latscope_gpio_setup_check(setup))
+			return -EINVAL;
+		break;
+	default:
 		return -EINVAL;
+	}
 	if (setup->cpu >= nr_cpu_ids || !cpu_online(setup->cpu))
 		return -EINVAL;
 	if (setup->priority > LATSCOPE_MAX_PRIORITY)
@@ -48,8 +61,6 @@ int latscope_setup_check(struct latscope_setup *setup)
 	if (setup->warmup_ns > LATSCOPE_MAX_WARMUP_NS)
 		return -EINVAL;
 	if (setup->trace_threshold_ns > S64_MAX)
-		return -EINVAL;
-	if (setup->__reserved0)
 		return -EINVAL;
 	for (i = 0; i < ARRAY_SIZE(setup->__reserved); i++)
 		if (setup->__reserved[i])
@@ -100,16 +111,24 @@ struct latscope_session *latscope_session_create(void)
 	return s;
 }
 
+/* Stops the kernel responder, then lets the source give back what it holds. */
+static void latscope_responder_end(struct latscope_session *s)
+{
+	if (s->kthread) {
+		kthread_stop(s->kthread);
+		s->kthread = NULL;
+	}
+	if (s->source->release)
+		s->source->release(s);
+}
+
 /* Stops the source and the responder; @s->lock held. */
 static void latscope_halt(struct latscope_session *s)
 {
 	if (s->state != LATSCOPE_RUNNING)
 		return;
 	s->source->stop(s);
-	if (s->kthread) {
-		kthread_stop(s->kthread);
-		s->kthread = NULL;
-	}
+	latscope_responder_end(s);
 	latscope_measure_flush(s);
 	/* Pairs with the acquire in read(): the last record is visible. */
 	smp_store_release(&s->state, LATSCOPE_STOPPED);
@@ -127,6 +146,8 @@ void latscope_session_destroy(struct latscope_session *s)
 	latscope_halt(s);
 	mutex_unlock(&s->lock);
 	irq_work_sync(&s->bulk_work);
+	latscope_gpio_release(s->gpio);
+	kfree(s->gpio);
 	kvfree(s->cells);
 	kfree(s);
 }
@@ -135,6 +156,7 @@ int latscope_session_setup(struct latscope_session *s,
 			   const struct latscope_setup *setup)
 {
 	struct latscope_setup checked = *setup;
+	struct latscope_gpio *gpio = NULL;
 	size_t nr;
 	u64 *cells;
 	int ret;
@@ -149,13 +171,27 @@ int latscope_session_setup(struct latscope_session *s,
 
 	mutex_lock(&s->lock);
 	if (s->state == LATSCOPE_RUNNING) {
-		mutex_unlock(&s->lock);
-		kvfree(cells);
-		return -EBUSY;
+		ret = -EBUSY;
+		goto fail;
+	}
+	/* The old lines go first: the new setup may name the same ones. */
+	latscope_gpio_release(s->gpio);
+	kfree(s->gpio);
+	s->gpio = NULL;
+	if (checked.source == LATSCOPE_SRC_GPIO) {
+		gpio = latscope_gpio_get(&checked);
+		if (IS_ERR(gpio)) {
+			ret = PTR_ERR(gpio);
+			/* Its lines are gone: the old setup cannot run either. */
+			WRITE_ONCE(s->state, LATSCOPE_IDLE);
+			goto fail;
+		}
 	}
 	irq_work_sync(&s->bulk_work);
 	kvfree(s->cells);
 	s->cells = cells;
+	s->gpio = gpio;
+	s->source = gpio ? &latscope_gpio_source : &latscope_timer_source;
 	s->setup = checked;
 	s->result_flags = 0;
 	s->t0 = 0;
@@ -167,6 +203,11 @@ int latscope_session_setup(struct latscope_session *s,
 	WRITE_ONCE(s->state, LATSCOPE_READY);
 	mutex_unlock(&s->lock);
 	return 0;
+
+fail:
+	mutex_unlock(&s->lock);
+	kvfree(cells);
+	return ret;
 }
 
 static int latscope_kthread_start(struct latscope_session *s)
@@ -223,6 +264,8 @@ int latscope_session_start(struct latscope_session *s)
 		}
 		WRITE_ONCE(s->state, LATSCOPE_READY);
 	}
+	if (ret == -EPROBE_DEFER)
+		ret = -ENODEV;
 out:
 	mutex_unlock(&s->lock);
 	cpus_read_unlock();
@@ -278,6 +321,8 @@ int latscope_session_result(struct latscope_session *s,
 	res->trace_sample_ns = s->trace_sample;
 	latscope_acc_export(&s->lat, &res->latency);
 	latscope_acc_export(&s->irq, &res->irq);
+	if (s->gpio)
+		latscope_gpio_export(s->gpio, &res->gpio);
 	*cells = s->cells;
 out:
 	mutex_unlock(&s->lock);
@@ -323,9 +368,12 @@ int latscope_session_pulse(struct latscope_session *s,
 		ret = -ECANCELED;
 		goto out;
 	}
-	if (pulse->stamp_ns && s->outstanding && s->state == LATSCOPE_RUNNING)
+	if (pulse->stamp_ns && s->outstanding && s->state == LATSCOPE_RUNNING) {
 		latscope_record(s, (s64)(pulse->stamp_ns - s->outstanding),
 				s->outstanding);
+		if (s->source->respond)
+			s->source->respond(s, s->outstanding);
+	}
 	s->outstanding = 0;
 	mutex_unlock(&s->lock);
 

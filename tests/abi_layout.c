@@ -11,7 +11,7 @@
 #define SIZE(s, n) _Static_assert(sizeof(struct s) == n, #s " size")
 #define AT(s, f, n) _Static_assert(offsetof(struct s, f) == n, #s "." #f " offset")
 
-SIZE(latscope_setup, 88);
+SIZE(latscope_setup, 240);
 AT(latscope_setup, size, 0);
 AT(latscope_setup, context, 4);
 AT(latscope_setup, period_ns, 8);
@@ -22,8 +22,35 @@ AT(latscope_setup, hist_cell_ns, 28);
 AT(latscope_setup, warmup_ns, 32);
 AT(latscope_setup, trace_threshold_ns, 40);
 AT(latscope_setup, flags, 48);
-AT(latscope_setup, __reserved0, 52);
+AT(latscope_setup, source, 52);
 AT(latscope_setup, __reserved, 56);
+AT(latscope_setup, gpio, 88);
+
+SIZE(latscope_gpio_line, 40);
+AT(latscope_gpio_line, chip, 0);
+AT(latscope_gpio_line, offset, 32);
+AT(latscope_gpio_line, __reserved, 36);
+
+SIZE(latscope_gpio_setup, 152);
+AT(latscope_gpio_setup, mode, 0);
+AT(latscope_gpio_setup, edge, 4);
+AT(latscope_gpio_setup, flags, 8);
+AT(latscope_gpio_setup, __reserved0, 12);
+AT(latscope_gpio_setup, pulse_in, 16);
+AT(latscope_gpio_setup, ack_out, 56);
+AT(latscope_gpio_setup, pulse_out, 96);
+AT(latscope_gpio_setup, __reserved, 136);
+
+SIZE(latscope_gpio_result, 72);
+AT(latscope_gpio_result, acks, 0);
+AT(latscope_gpio_result, lost, 8);
+AT(latscope_gpio_result, spurious, 16);
+AT(latscope_gpio_result, paths, 24);
+AT(latscope_gpio_result, irq, 28);
+AT(latscope_gpio_result, irq_thread_pid, 32);
+AT(latscope_gpio_result, irq_thread_comm, 36);
+AT(latscope_gpio_result, __reserved0, 52);
+AT(latscope_gpio_result, __reserved, 56);
 
 SIZE(latscope_stats, 72);
 AT(latscope_stats, samples, 0);
@@ -36,7 +63,7 @@ AT(latscope_stats, peak_ns, 48);
 AT(latscope_stats, underflow, 56);
 AT(latscope_stats, overflow, 64);
 
-SIZE(latscope_result, 280);
+SIZE(latscope_result, 352);
 AT(latscope_result, size, 0);
 AT(latscope_result, flags, 4);
 AT(latscope_result, histogram, 8);
@@ -57,6 +84,7 @@ AT(latscope_result, trace_sample_ns, 96);
 AT(latscope_result, latency, 104);
 AT(latscope_result, irq, 176);
 AT(latscope_result, __reserved, 248);
+AT(latscope_result, gpio, 280);
 
 SIZE(latscope_pulse, 16);
 AT(latscope_pulse, stamp_ns, 0);
@@ -82,5 +110,6 @@ AT(latscope_info, __reserved, 56);
 
 int main(void)
 {
-	return LATSCOPE_SETUP_SIZE_VER0 == sizeof(struct latscope_setup) ? 0 : 1;
+	return LATSCOPE_SETUP_SIZE_VER1 == sizeof(struct latscope_setup) &&
+	       LATSCOPE_SETUP_SIZE_VER0 == offsetof(struct latscope_setup, gpio) ? 0 : 1;
 }

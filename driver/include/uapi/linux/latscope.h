@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
 /*
- * latscope: measure how late a Linux system answers timer events.
+ * latscope: measure how late a Linux system answers timer and GPIO events.
  *
  * The ABI between the latscope driver (/dev/latscope) and its userspace
  * CLI. One open file is one session. Every structure uses fixed-width
@@ -33,6 +33,33 @@ enum latscope_context {
 	LATSCOPE_CTX_USER	= 2,	/* userspace thread in LATSCOPE_IOC_PULSE */
 };
 
+/* What marks the events. */
+enum latscope_source_id {
+	LATSCOPE_SRC_TIMER	= 0,	/* hrtimer at each ideal time */
+	LATSCOPE_SRC_GPIO	= 1,	/* an edge on the pulse-in GPIO line */
+};
+
+/* How GPIO events come (struct latscope_gpio_setup.mode). */
+enum latscope_gpio_mode {
+	/*
+	 * The driver drives pulse-out at each ideal time t0 + n * period;
+	 * pulse-out is wired to pulse-in. One board measures itself.
+	 */
+	LATSCOPE_GPIO_LOOPBACK	= 0,
+	/*
+	 * Another device drives pulse-in and times the ack itself; the
+	 * driver measures arrival to response. period_ns must be 0.
+	 */
+	LATSCOPE_GPIO_REMOTE	= 1,
+};
+
+/* The pulse-in edge that is an event (physical level, not active-low). */
+enum latscope_gpio_edge {
+	LATSCOPE_EDGE_RISING	= 1,
+	LATSCOPE_EDGE_FALLING	= 2,
+	LATSCOPE_EDGE_BOTH	= 3,
+};
+
 /* Limits the driver enforces on struct latscope_setup. */
 #define LATSCOPE_MIN_PERIOD_NS		10000ULL	/* 10 us */
 #define LATSCOPE_MAX_PERIOD_NS		1000000000ULL	/* 1 s */
@@ -48,6 +75,33 @@ enum latscope_context {
 /* struct latscope_setup.flags */
 #define LATSCOPE_SETUP_NO_WARMUP	_BITUL(0)	/* warmup_ns must be 0 */
 #define LATSCOPE_SETUP_FLAGS_MASK	LATSCOPE_SETUP_NO_WARMUP
+
+/*
+ * One GPIO line chosen at run time: the label of its chip (what
+ * GPIO_GET_CHIPINFO_IOCTL reports as label, NUL-terminated) and the
+ * line's offset on that chip.
+ */
+struct latscope_gpio_line {
+	char chip[32];
+	__u32 offset;
+	__u32 __reserved;	/* must be 0 */
+};
+
+/*
+ * GPIO part of the setup. The context must be kernel or user: the
+ * responder answers each event by toggling ack-out once. pulse_out is
+ * used in loopback mode only and must be all zero in remote mode.
+ */
+struct latscope_gpio_setup {
+	__u32 mode;		/* enum latscope_gpio_mode */
+	__u32 edge;		/* enum latscope_gpio_edge, no default */
+	__u32 flags;		/* must be 0 */
+	__u32 __reserved0;	/* must be 0 */
+	struct latscope_gpio_line pulse_in;
+	struct latscope_gpio_line ack_out;
+	struct latscope_gpio_line pulse_out;
+	__u64 __reserved[2];	/* must be 0 */
+};
 
 /*
  * LATSCOPE_IOC_SETUP argument. The driver reads @size bytes with
@@ -67,11 +121,13 @@ struct latscope_setup {
 	__u64 warmup_ns;	/* 0: default, or none with SETUP_NO_WARMUP */
 	__u64 trace_threshold_ns; /* 0: off; else stop ftrace above it */
 	__u32 flags;		/* LATSCOPE_SETUP_*, others rejected */
-	__u32 __reserved0;	/* must be 0 */
+	__u32 source;		/* enum latscope_source_id */
 	__u64 __reserved[4];	/* must be 0 */
+	struct latscope_gpio_setup gpio;	/* LATSCOPE_SRC_GPIO only, else 0 */
 };
 
-#define LATSCOPE_SETUP_SIZE_VER0	88	/* first published size */
+#define LATSCOPE_SETUP_SIZE_VER0	88	/* timer only */
+#define LATSCOPE_SETUP_SIZE_VER1	240	/* with struct latscope_gpio_setup */
 
 /*
  * Statistics of one latency, in nanoseconds. A latency is stamp - ideal,
@@ -94,6 +150,30 @@ struct latscope_stats {
 /* struct latscope_result.flags */
 #define LATSCOPE_RESULT_TRACE_FIRED	_BITUL(0)	/* threshold crossed */
 #define LATSCOPE_RESULT_CPU_OFFLINE	_BITUL(1)	/* ended by hotplug */
+
+/* struct latscope_gpio_result.paths: how the GPIO events were handled. */
+#define LATSCOPE_GPIO_IN_HARDIRQ	_BITUL(0)	/* arrival stamped in hard irq */
+#define LATSCOPE_GPIO_IN_THREAD		_BITUL(1)	/* ... or in a thread */
+#define LATSCOPE_GPIO_OUT_CANSLEEP	_BITUL(2)	/* pulse-out from a kthread */
+#define LATSCOPE_GPIO_ACK_CANSLEEP	_BITUL(3)	/* ack-out chip may sleep */
+
+/*
+ * GPIO figures of a result. In loopback mode @latency is the response
+ * time (responder - ideal) and @irq the arrival time (pulse-in irq -
+ * ideal); in remote mode the ideal time is the arrival stamp, so
+ * @latency is arrival to response and @irq stays empty.
+ */
+struct latscope_gpio_result {
+	__u64 acks;		/* ack-out toggles, past the warm-up */
+	__u64 lost;		/* loopback pulses never seen on pulse-in */
+	__u64 spurious;		/* loopback edges with no pulse in flight */
+	__u32 paths;		/* LATSCOPE_GPIO_* */
+	__s32 irq;		/* Linux irq of pulse-in */
+	__s32 irq_thread_pid;	/* task that stamped arrivals, or 0 */
+	char irq_thread_comm[16];	/* its name, NUL-terminated */
+	__u32 __reserved0;
+	__u64 __reserved[2];
+};
 
 /*
  * LATSCOPE_IOC_GET_RESULT argument. Allowed once the session was set up,
@@ -131,6 +211,7 @@ struct latscope_result {
 	struct latscope_stats latency;	/* what the context measures */
 	struct latscope_stats irq;	/* timer irq part (kernel, user) */
 	__u64 __reserved[4];
+	struct latscope_gpio_result gpio;	/* LATSCOPE_SRC_GPIO only */
 };
 
 /*

@@ -1,0 +1,309 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit tests for the GPIO source's bookkeeping, without GPIO hardware:
+ * SETUP validation of the GPIO fields, a chip that does not exist, and the
+ * loopback pulse train and arrivals fed by hand (one pulse in flight,
+ * missed and lost pulses, stray edges, each edge choice, remote mode).
+ */
+#include <kunit/test.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+
+#include "latscope.h"
+#include "latscope_kunit.h"
+
+/* ---- SETUP validation ---- */
+
+static struct latscope_setup latscope_gpio_base(u32 mode)
+{
+	struct latscope_setup setup = latscope_base_setup(LATSCOPE_CTX_KERNEL, NS_PER_MS);
+
+	setup.source = LATSCOPE_SRC_GPIO;
+	setup.gpio.mode = mode;
+	setup.gpio.edge = LATSCOPE_EDGE_RISING;
+	strscpy(setup.gpio.pulse_in.chip, "chip-a", sizeof(setup.gpio.pulse_in.chip));
+	setup.gpio.pulse_in.offset = 24;
+	strscpy(setup.gpio.ack_out.chip, "chip-a", sizeof(setup.gpio.ack_out.chip));
+	setup.gpio.ack_out.offset = 23;
+	if (mode == LATSCOPE_GPIO_LOOPBACK) {
+		strscpy(setup.gpio.pulse_out.chip, "chip-b",
+			sizeof(setup.gpio.pulse_out.chip));
+		setup.gpio.pulse_out.offset = 24;
+	} else {
+		setup.period_ns = 0;
+	}
+	return setup;
+}
+
+struct latscope_gpio_case {
+	const char *desc;
+	u32 mode;
+	void (*mutate)(struct latscope_setup *setup);
+	int ret;
+};
+
+#define GPIO_MUTATION(name, body)					\
+	static void gpio_##name(struct latscope_setup *setup) { body; }
+
+GPIO_MUTATION(valid, (void)setup)
+GPIO_MUTATION(user_context, setup->context = LATSCOPE_CTX_USER)
+GPIO_MUTATION(edge_falling, setup->gpio.edge = LATSCOPE_EDGE_FALLING)
+GPIO_MUTATION(edge_both, setup->gpio.edge = LATSCOPE_EDGE_BOTH)
+GPIO_MUTATION(offset_max, setup->gpio.pulse_in.offset = U16_MAX - 1)
+GPIO_MUTATION(irq_context, setup->context = LATSCOPE_CTX_IRQ)
+GPIO_MUTATION(source_unknown, setup->source = LATSCOPE_SRC_GPIO + 1)
+GPIO_MUTATION(mode_unknown, setup->gpio.mode = LATSCOPE_GPIO_REMOTE + 1)
+GPIO_MUTATION(edge_none, setup->gpio.edge = 0)
+GPIO_MUTATION(edge_unknown, setup->gpio.edge = LATSCOPE_EDGE_BOTH + 1)
+GPIO_MUTATION(flags_set, setup->gpio.flags = 1)
+GPIO_MUTATION(reserved0_set, setup->gpio.__reserved0 = 1)
+GPIO_MUTATION(reserved_set, setup->gpio.__reserved[1] = 1)
+GPIO_MUTATION(line_reserved_set, setup->gpio.ack_out.__reserved = 1)
+GPIO_MUTATION(chip_empty, setup->gpio.pulse_in.chip[0] = 0)
+GPIO_MUTATION(chip_unterminated,
+	      memset(setup->gpio.ack_out.chip, 'x', sizeof(setup->gpio.ack_out.chip)))
+GPIO_MUTATION(offset_too_big, setup->gpio.pulse_in.offset = U16_MAX)
+GPIO_MUTATION(in_is_ack, setup->gpio.ack_out.offset = 24)
+GPIO_MUTATION(in_is_out, strscpy(setup->gpio.pulse_out.chip, "chip-a", 32))
+GPIO_MUTATION(no_pulse_out, memset(&setup->gpio.pulse_out, 0, sizeof(setup->gpio.pulse_out)))
+GPIO_MUTATION(period_short, setup->period_ns = LATSCOPE_MIN_PERIOD_NS - 1)
+GPIO_MUTATION(remote_period, setup->period_ns = NS_PER_MS)
+GPIO_MUTATION(remote_pulse_out, setup->gpio.pulse_out.offset = 3)
+GPIO_MUTATION(timer_with_gpio, setup->source = LATSCOPE_SRC_TIMER; setup->period_ns = NS_PER_MS)
+
+#define L LATSCOPE_GPIO_LOOPBACK
+#define R LATSCOPE_GPIO_REMOTE
+#define GPIO_ENTRY(name, mode, ret) { #name, mode, gpio_##name, ret }
+
+static const struct latscope_gpio_case latscope_gpio_cases[] = {
+	GPIO_ENTRY(valid, L, 0),
+	GPIO_ENTRY(valid, R, 0),
+	GPIO_ENTRY(user_context, L, 0),
+	GPIO_ENTRY(edge_falling, L, 0),
+	GPIO_ENTRY(edge_both, R, 0),
+	GPIO_ENTRY(offset_max, L, 0),
+	GPIO_ENTRY(irq_context, L, -EINVAL),
+	GPIO_ENTRY(source_unknown, L, -EINVAL),
+	GPIO_ENTRY(mode_unknown, L, -EINVAL),
+	GPIO_ENTRY(edge_none, L, -EINVAL),
+	GPIO_ENTRY(edge_unknown, R, -EINVAL),
+	GPIO_ENTRY(flags_set, L, -EINVAL),
+	GPIO_ENTRY(reserved0_set, L, -EINVAL),
+	GPIO_ENTRY(reserved_set, R, -EINVAL),
+	GPIO_ENTRY(line_reserved_set, L, -EINVAL),
+	GPIO_ENTRY(chip_empty, L, -EINVAL),
+	GPIO_ENTRY(chip_unterminated, R, -EINVAL),
+	GPIO_ENTRY(offset_too_big, L, -EINVAL),
+	GPIO_ENTRY(in_is_ack, R, -EINVAL),
+	GPIO_ENTRY(in_is_out, L, -EINVAL),
+	GPIO_ENTRY(no_pulse_out, L, -EINVAL),
+	GPIO_ENTRY(period_short, L, -EINVAL),
+	GPIO_ENTRY(remote_period, R, -EINVAL),
+	GPIO_ENTRY(remote_pulse_out, R, -EINVAL),
+	GPIO_ENTRY(timer_with_gpio, L, -EINVAL),
+};
+
+static void latscope_gpio_case_desc(const struct latscope_gpio_case *c, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s %s", c->desc,
+		 c->mode == L ? "loopback" : "remote");
+}
+
+KUNIT_ARRAY_PARAM(latscope_gpio, latscope_gpio_cases, latscope_gpio_case_desc);
+
+static void latscope_gpio_validation(struct kunit *test)
+{
+	const struct latscope_gpio_case *c = test->param_value;
+	struct latscope_setup setup = latscope_gpio_base(c->mode);
+
+	c->mutate(&setup);
+	KUNIT_EXPECT_EQ(test, latscope_setup_check(&setup), c->ret);
+}
+
+/* A well-formed setup naming a chip that is not there: nothing held. */
+static void latscope_gpio_missing_chip(struct kunit *test)
+{
+	struct latscope_setup setup = latscope_gpio_base(LATSCOPE_GPIO_LOOPBACK);
+	struct latscope_session *s = latscope_session_create();
+
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, latscope_kunit_destroy, s), 0);
+	strscpy(setup.gpio.pulse_in.chip, "latscope-no-such-chip",
+		sizeof(setup.gpio.pulse_in.chip));
+	KUNIT_EXPECT_EQ(test, latscope_session_setup(s, &setup), -ENODEV);
+	KUNIT_EXPECT_EQ(test, s->state, LATSCOPE_IDLE);
+	KUNIT_EXPECT_NULL(test, s->gpio);
+	KUNIT_EXPECT_NULL(test, s->cells);
+	KUNIT_EXPECT_EQ(test, latscope_session_start(s), -EINVAL);
+}
+
+/* ---- loopback and remote bookkeeping, fed by hand ---- */
+
+#define PERIOD	(100 * NS_PER_US)
+
+/*
+ * A session with a GPIO state but no lines, its timeline at T0_NOW, no
+ * warm-up: the source's functions are called as the timer and the irq
+ * handler would.
+ */
+static struct latscope_session *latscope_gpio_synthetic(struct kunit *test,
+							u32 mode, u32 edge)
+{
+	struct latscope_setup setup = latscope_base_setup(LATSCOPE_CTX_KERNEL, PERIOD);
+	struct latscope_session *s = latscope_kunit_session(test, &setup);
+	struct latscope_gpio *g = kzalloc(sizeof(*g), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, g);
+	g->mode = mode;
+	g->edge = edge;
+	g->pulse_level = edge != LATSCOPE_EDGE_FALLING;
+	s->gpio = g;		/* freed with the session */
+	if (mode == LATSCOPE_GPIO_REMOTE)
+		s->setup.period_ns = 0;
+	latscope_timeline_init(s, T0_NOW);
+	latscope_gpio_reset(g);
+	return s;
+}
+
+/* What the kernel responder does with the event waiting for it. */
+static void latscope_gpio_answer(struct latscope_session *s, u64 when)
+{
+	u64 ideal = atomic64_xchg(&s->pending, 0);
+
+	if (ideal)
+		latscope_record(s, (s64)(when - ideal), ideal);
+}
+
+static void latscope_gpio_one_pulse_in_flight(struct kunit *test)
+{
+	struct latscope_session *s = latscope_gpio_synthetic(test, LATSCOPE_GPIO_LOOPBACK,
+							     LATSCOPE_EDGE_RISING);
+	struct latscope_gpio *g = s->gpio;
+	u64 t = s->t0, half = PERIOD / 2;
+	struct latscope_result res;
+
+	/* Pulse 0 comes back 10 us late, is answered, and released. */
+	KUNIT_EXPECT_EQ(test, latscope_gpio_step(s, t, true), 1);
+	latscope_gpio_arrival(s, t + 10 * NS_PER_US);
+	latscope_gpio_answer(s, t + 30 * NS_PER_US);
+	KUNIT_EXPECT_EQ(test, latscope_gpio_step(s, t + half, false), 0);
+
+	/* Pulse 1 is late by 1.2 periods: no release, send step 2 skipped. */
+	t += PERIOD;
+	KUNIT_EXPECT_EQ(test, latscope_gpio_step(s, t, true), 1);
+	KUNIT_EXPECT_EQ(test, latscope_gpio_step(s, t + half, false), -1);
+	KUNIT_EXPECT_EQ(test, latscope_gpio_step(s, t + PERIOD, true), -1);
+	latscope_gpio_arrival(s, t + 120 * NS_PER_US);
+	latscope_gpio_answer(s, t + 130 * NS_PER_US);
+	KUNIT_EXPECT_EQ(test, latscope_gpio_step(s, t + PERIOD + half, false), 0);
+
+	/* An edge with nothing in flight is stray, not an event. */
+	latscope_gpio_arrival(s, t + PERIOD + half + 1);
+	KUNIT_EXPECT_EQ(test, latscope_gpio_step(s, t + 2 * PERIOD, true), 1);
+	latscope_gpio_arrival(s, t + 2 * PERIOD + 5 * NS_PER_US);
+	latscope_gpio_answer(s, t + 2 * PERIOD + 6 * NS_PER_US);
+	latscope_measure_flush(s);
+	s->state = LATSCOPE_STOPPED;
+
+	res = latscope_kunit_result(test, s);
+	KUNIT_EXPECT_EQ(test, res.events, 4ULL);
+	KUNIT_EXPECT_EQ(test, res.overruns, 1ULL);
+	KUNIT_EXPECT_EQ(test, res.latency.samples, 3ULL);
+	KUNIT_EXPECT_EQ(test, res.irq.samples, 3ULL);
+	/* The late pulse keeps its full lateness, on both sides. */
+	KUNIT_EXPECT_EQ(test, res.irq.max_ns, (s64)(120 * NS_PER_US));
+	KUNIT_EXPECT_EQ(test, res.latency.max_ns, (s64)(130 * NS_PER_US));
+	KUNIT_EXPECT_EQ(test, res.irq.min_ns, (s64)(5 * NS_PER_US));
+	KUNIT_EXPECT_EQ(test, res.gpio.spurious, 1ULL);
+	KUNIT_EXPECT_EQ(test, res.gpio.lost, 0ULL);
+	KUNIT_EXPECT_EQ(test, res.latency.samples + res.overruns, res.events);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&g->in_flight), 0LL);
+}
+
+static void latscope_gpio_lost_pulse(struct kunit *test)
+{
+	struct latscope_session *s = latscope_gpio_synthetic(test, LATSCOPE_GPIO_LOOPBACK,
+							     LATSCOPE_EDGE_RISING);
+	struct latscope_gpio *g = s->gpio;
+	u64 t = s->t0;
+
+	KUNIT_EXPECT_EQ(test, latscope_gpio_step(s, t, true), 1);
+	/* Still out just under a second later: skipped, not lost. */
+	KUNIT_EXPECT_EQ(test, latscope_gpio_step(s, t + NSEC_PER_SEC - PERIOD, true), -1);
+	KUNIT_EXPECT_EQ(test, g->lost, 0ULL);
+	/* A second later it is given up; the line is released first. */
+	KUNIT_EXPECT_EQ(test, latscope_gpio_step(s, t + NSEC_PER_SEC, true), -1);
+	KUNIT_EXPECT_EQ(test, g->lost, 1ULL);
+	KUNIT_EXPECT_EQ(test, latscope_gpio_step(s, t + NSEC_PER_SEC + PERIOD / 2, false), 0);
+	KUNIT_EXPECT_EQ(test, latscope_gpio_step(s, t + NSEC_PER_SEC + PERIOD, true), 1);
+	/* Its edge, if it ever comes, is taken for the new pulse. */
+	KUNIT_EXPECT_EQ(test, s->events, 4ULL);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&s->overruns), 3LL);
+}
+
+static void latscope_gpio_edges(struct kunit *test)
+{
+	struct latscope_session *s = latscope_gpio_synthetic(test, LATSCOPE_GPIO_LOOPBACK,
+							     LATSCOPE_EDGE_FALLING);
+	u64 t = s->t0;
+	int i;
+
+	/* Falling: idle high, a pulse drives it low. */
+	KUNIT_EXPECT_EQ(test, latscope_gpio_step(s, t, true), 0);
+	latscope_gpio_arrival(s, t + 1);
+	KUNIT_EXPECT_EQ(test, latscope_gpio_step(s, t + PERIOD / 2, false), 1);
+
+	/* Both: every send step toggles, release steps do nothing. */
+	s = latscope_gpio_synthetic(test, LATSCOPE_GPIO_LOOPBACK, LATSCOPE_EDGE_BOTH);
+	t = s->t0;
+	for (i = 0; i < 4; i++) {
+		KUNIT_EXPECT_EQ(test, latscope_gpio_step(s, t, true), !(i & 1));
+		latscope_gpio_arrival(s, t + 1);
+		KUNIT_EXPECT_EQ(test, latscope_gpio_step(s, t + PERIOD / 2, false), -1);
+		latscope_gpio_answer(s, t + 2);
+		t += PERIOD;
+	}
+	KUNIT_EXPECT_EQ(test, s->events, 4ULL);
+	KUNIT_EXPECT_EQ(test, s->lat.samples, 4ULL);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&s->overruns), 0LL);
+}
+
+static void latscope_gpio_remote(struct kunit *test)
+{
+	struct latscope_session *s = latscope_gpio_synthetic(test, LATSCOPE_GPIO_REMOTE,
+							     LATSCOPE_EDGE_BOTH);
+	u64 t = s->t0 + NS_PER_MS;
+
+	/* Arrival to response; no timeline, so no irq part. */
+	latscope_gpio_arrival(s, t);
+	latscope_gpio_answer(s, t + 7 * NS_PER_US);
+	/* A third edge before the second is answered: the responder misses it. */
+	latscope_gpio_arrival(s, t + NS_PER_MS);
+	latscope_gpio_arrival(s, t + 2 * NS_PER_MS);
+	latscope_gpio_answer(s, t + 2 * NS_PER_MS + 9 * NS_PER_US);
+	KUNIT_EXPECT_EQ(test, s->events, 3ULL);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&s->overruns), 1LL);
+	KUNIT_EXPECT_EQ(test, s->lat.samples, 2ULL);
+	KUNIT_EXPECT_EQ(test, s->lat.min, (s64)(7 * NS_PER_US));
+	/* The answered one is the first of the two: its full delay counts. */
+	KUNIT_EXPECT_EQ(test, s->lat.max, (s64)(1009 * NS_PER_US));
+	KUNIT_EXPECT_EQ(test, s->irq.samples, 0ULL);
+	KUNIT_EXPECT_EQ(test, s->gpio->spurious, 0ULL);
+}
+
+static struct kunit_case latscope_gpio_test_cases[] = {
+	KUNIT_CASE_PARAM(latscope_gpio_validation, latscope_gpio_gen_params),
+	KUNIT_CASE(latscope_gpio_missing_chip),
+	KUNIT_CASE(latscope_gpio_one_pulse_in_flight),
+	KUNIT_CASE(latscope_gpio_lost_pulse),
+	KUNIT_CASE(latscope_gpio_edges),
+	KUNIT_CASE(latscope_gpio_remote),
+	{}
+};
+
+static struct kunit_suite latscope_gpio_suite = {
+	.name = "latscope_gpio",
+	.test_cases = latscope_gpio_test_cases,
+};
+
+kunit_test_suites(&latscope_gpio_suite);
