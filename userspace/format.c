@@ -19,13 +19,16 @@ int ls_fmt_rtt(char *buf, size_t len, unsigned long long elapsed_s,
 	       const char *context, unsigned int period_us, int priority,
 	       const char *cpus, bool isolated)
 {
-	char prio[32] = "";
+	char prio[32] = "", period[32] = "remote pulses";
 
 	if (priority > 0)
 		snprintf(prio, sizeof(prio), " priority %d,", priority);
-	return snprintf(buf, len, "RTT|  %.2llu:%.2llu:%.2llu  (%s, %u us period,%s CPU%s%s)\n",
+	/* 0: the events come from a remote GPIO monitor, at its pace. */
+	if (period_us)
+		snprintf(period, sizeof(period), "%u us period", period_us);
+	return snprintf(buf, len, "RTT|  %.2llu:%.2llu:%.2llu  (%s, %s,%s CPU%s%s)\n",
 			hh(elapsed_s), mm(elapsed_s), ss(elapsed_s), context,
-			period_us, prio, cpus, isolated ? "" : "-noisol");
+			period, prio, cpus, isolated ? "" : "-noisol");
 }
 
 int ls_fmt_rth(char *buf, size_t len)
@@ -72,7 +75,7 @@ void ls_print_summary(FILE *f, const struct ls_report *r)
 	const struct ls_params *p = r->params;
 	unsigned int cells = p->hist_cells, cell_ns = LATSCOPE_DEFAULT_CELL_NS;
 	struct ls_summary sum, irq;
-	char line[256];
+	char line[512];
 	int i;
 
 	if (!r->total.samples) {
@@ -102,6 +105,16 @@ void ls_print_summary(FILE *f, const struct ls_report *r)
 				(unsigned long long)st->samples,
 				(unsigned long long)r->cpu[i].res.overruns);
 		}
+	}
+	if (p->gpio && r->nr_cpus == 1) {
+		const struct latscope_gpio_result *g = &r->cpu[0].res.gpio;
+
+		ls_gpio_describe(p, line, sizeof(line));
+		fprintf(f, "GPIO| %s\n", line);
+		ls_gpio_paths(g, line, sizeof(line));
+		fprintf(f, "GPIO| %llu acks, %llu pulses lost, %llu stray edges; %s\n",
+			(unsigned long long)g->acks, (unsigned long long)g->lost,
+			(unsigned long long)g->spurious, line);
 	}
 	if (r->total.underflow || r->total.overflow || r->total_dropped)
 		fprintf(f, "LOS| %llu below 0 us, %llu past the %u us histogram, %llu per-second records dropped\n",

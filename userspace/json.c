@@ -117,6 +117,30 @@ static void json_thread(FILE *f, const struct ls_report *r, int i)
 	fprintf(f, "\n    }%s\n", i + 1 < r->nr_cpus ? "," : "");
 }
 
+static void json_gpio(FILE *f, const struct ls_params *p,
+		      const struct latscope_gpio_result *g)
+{
+	fputs("  \"gpio\": {\n", f);
+	json_key_string(f, "    ", "mode", p->pulse_out.given ? "loopback" : "remote", ",\n");
+	json_key_string(f, "    ", "edge", ls_edge_name(p->gpio_edge), ",\n");
+	json_key_string(f, "    ", "pulse_in", p->pulse_in.spec, ",\n");
+	json_key_string(f, "    ", "ack_out", p->ack_out.spec, ",\n");
+	if (p->pulse_out.given)
+		json_key_string(f, "    ", "pulse_out", p->pulse_out.spec, ",\n");
+	fprintf(f, "    \"acks\": %llu,\n    \"lost\": %llu,\n    \"spurious\": %llu,\n",
+		(unsigned long long)g->acks, (unsigned long long)g->lost,
+		(unsigned long long)g->spurious);
+	fprintf(f, "    \"irq\": %d,\n", g->irq);
+	fprintf(f, "    \"arrival_in_hardirq\": %s,\n    \"arrival_in_thread\": %s,\n",
+		g->paths & LATSCOPE_GPIO_IN_HARDIRQ ? "true" : "false",
+		g->paths & LATSCOPE_GPIO_IN_THREAD ? "true" : "false");
+	json_key_string(f, "    ", "irq_thread", g->irq_thread_comm, ",\n");
+	fprintf(f, "    \"irq_thread_pid\": %d,\n", g->irq_thread_pid);
+	fprintf(f, "    \"pulse_out_cansleep\": %s,\n    \"ack_out_cansleep\": %s\n  },\n",
+		g->paths & LATSCOPE_GPIO_OUT_CANSLEEP ? "true" : "false",
+		g->paths & LATSCOPE_GPIO_ACK_CANSLEEP ? "true" : "false");
+}
+
 int ls_write_json(FILE *f, const struct ls_report *r)
 {
 	const struct ls_params *p = r->params;
@@ -144,8 +168,9 @@ int ls_write_json(FILE *f, const struct ls_report *r)
 	fprintf(f, "  \"num_threads\": %d,\n", r->nr_cpus);
 	fprintf(f, "  \"resolution_in_ns\": %u,\n", LATSCOPE_DEFAULT_CELL_NS);
 	fputs("  \"settings\": {\n", f);
-	json_key_string(f, "    ", "context", ls_context_name(p->context), ",\n");
-	fprintf(f, "    \"period_us\": %u,\n    \"priority\": %d,\n", p->period_us,
+	json_key_string(f, "    ", "context", ls_run_context(p), ",\n");
+	fprintf(f, "    \"period_us\": %u,\n    \"priority\": %d,\n",
+		p->gpio && !p->pulse_out.given ? 0 : p->period_us,
 		p->context == LATSCOPE_CTX_IRQ ? 0 : p->priority);
 	fprintf(f, "    \"histogram_cells\": %u,\n    \"timeout_s\": %llu,\n",
 		p->hist_cells, p->timeout_s);
@@ -157,6 +182,8 @@ int ls_write_json(FILE *f, const struct ls_report *r)
 	fprintf(f, "  \"overruns\": %llu,\n  \"bulk_dropped\": %llu,\n",
 		(unsigned long long)r->total_overruns,
 		(unsigned long long)r->total_dropped);
+	if (p->gpio && r->nr_cpus == 1)
+		json_gpio(f, p, &r->cpu[0].res.gpio);
 	fputs("  \"total\": {\n", f);
 	json_stats(f, "    ", &r->total, r->total_cells, p->hist_cells);
 	fputs("  },\n  \"thread\": {\n", f);

@@ -28,8 +28,22 @@ enum ls_exit {
 	LS_EXIT_BREAKTRACE	= 104,	/* -b threshold crossed, trace stopped */
 };
 
+/* A GPIO line as given on the command line: -I gpiochip0,24 */
+struct ls_gpio_spec {
+	bool given;
+	char dev[80];			/* /dev/gpiochip0 */
+	char spec[96];			/* gpiochip0,24: how messages name it */
+	unsigned int offset;
+};
+
 struct ls_params {
 	unsigned int context;		/* LATSCOPE_CTX_* */
+	bool gpio;			/* GPIO events instead of the timer */
+	struct ls_gpio_spec pulse_in;	/* -I */
+	struct ls_gpio_spec ack_out;	/* -O */
+	struct ls_gpio_spec pulse_out;	/* --pulse-out: loopback */
+	unsigned int gpio_edge;		/* LATSCOPE_EDGE_* */
+	bool oob_note;			/* -Z: asked for out-of-band, got in-band */
 	unsigned int period_us;
 	int priority;
 	cpu_set_t cpus;			/* measured CPUs; empty: default */
@@ -62,6 +76,20 @@ int ls_parse_cpu_list(const char *s, cpu_set_t *set);
 void ls_format_cpu_list(const cpu_set_t *set, char *buf, size_t len);
 void ls_usage(FILE *f);
 const char *ls_context_name(unsigned int context);
+const char *ls_run_context(const struct ls_params *p);
+
+/* gpio.c */
+const char *ls_edge_name(unsigned int edge);
+int ls_gpio_parse(const char *opt, const char *arg, struct ls_gpio_spec *spec,
+		  unsigned int *edge, char *err, size_t errlen);
+int ls_gpio_resolve(const char *role, const struct ls_gpio_spec *spec,
+		    struct latscope_gpio_line *line, char *err, size_t errlen);
+int ls_gpio_setup(const struct ls_params *p, struct latscope_setup *setup,
+		  char *err, size_t errlen);
+void ls_gpio_setup_error(const struct ls_params *p, int error, char *err,
+			 size_t errlen);
+void ls_gpio_describe(const struct ls_params *p, char *buf, size_t len);
+void ls_gpio_paths(const struct latscope_gpio_result *g, char *buf, size_t len);
 
 /* One measured CPU's result, as GET_RESULT returned it. */
 struct ls_cpu_result {

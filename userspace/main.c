@@ -96,6 +96,8 @@ int main(int argc, char **argv)
 	report.params = &p;
 	report.sys = &sys;
 
+	if (p.oob_note)
+		fprintf(stderr, "latscope: -Z: this kernel has no out-of-band stage, the response is measured in-band\n");
 	ret = ls_run(&p, &report, err, sizeof(err));
 	if (ret == LS_EXIT_SETUP) {
 		fprintf(stderr, "latscope: %s\n", err);

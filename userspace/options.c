@@ -19,9 +19,10 @@ enum {
 	OPT_FORCE,
 	OPT_HELP,
 	OPT_VERSION,
+	OPT_PULSE_OUT,
 };
 
-static const char short_opts[] = "p:P:c:T:g:H:ikuA:qv::l:b:";
+static const char short_opts[] = "p:P:c:T:g:H:ikuA:qv::l:b:I:O:z:Z:";
 
 static const struct option long_opts[] = {
 	{ "period",		required_argument,	NULL, 'p' },
@@ -38,6 +39,11 @@ static const struct option long_opts[] = {
 	{ "verbose",		optional_argument,	NULL, 'v' },
 	{ "lines",		required_argument,	NULL, 'l' },
 	{ "breaktrace",		required_argument,	NULL, 'b' },
+	{ "gpio-in",		required_argument,	NULL, 'I' },
+	{ "gpio-out",		required_argument,	NULL, 'O' },
+	{ "inband-gpio",	required_argument,	NULL, 'z' },
+	{ "oob-gpio",		required_argument,	NULL, 'Z' },
+	{ "pulse-out",		required_argument,	NULL, OPT_PULSE_OUT },
 	{ "cpus",		required_argument,	NULL, OPT_CPUS },
 	{ "json",		required_argument,	NULL, OPT_JSON },
 	{ "force",		no_argument,		NULL, OPT_FORCE },
@@ -57,6 +63,14 @@ const char *ls_context_name(unsigned int context)
 	return context <= LATSCOPE_CTX_USER ? context_names[context] : "?";
 }
 
+/* The context as RTT, the plot file and the JSON name it. */
+const char *ls_run_context(const struct ls_params *p)
+{
+	if (p->gpio)
+		return p->context == LATSCOPE_CTX_KERNEL ? "gpio-kernel" : "gpio-user";
+	return ls_context_name(p->context);
+}
+
 void ls_params_init(struct ls_params *p)
 {
 	memset(p, 0, sizeof(*p));
@@ -64,6 +78,7 @@ void ls_params_init(struct ls_params *p)
 	p->period_us = 1000;
 	p->priority = 90;
 	p->hist_cells = LATSCOPE_DEFAULT_HIST_CELLS;
+	p->gpio_edge = LATSCOPE_EDGE_RISING;
 	p->verbosity = 1;
 	p->lines = 21;
 	CPU_ZERO(&p->cpus);
@@ -251,6 +266,27 @@ static int parse_one(int c, const char *arg, struct ls_params *p, char *err,
 			goto bad;
 		p->lines = v;
 		return 0;
+	case 'I':
+		p->gpio = true;
+		return ls_gpio_parse("-I", arg, &p->pulse_in, &p->gpio_edge, err, errlen);
+	case 'O':
+		p->gpio = true;
+		return ls_gpio_parse("-O", arg, &p->ack_out, NULL, err, errlen);
+	case OPT_PULSE_OUT:
+		p->gpio = true;
+		return ls_gpio_parse("--pulse-out", arg, &p->pulse_out, NULL, err, errlen);
+	case 'z':
+	case 'Z':
+		p->gpio = true;
+		if (strcmp(arg, "-")) {
+			fail(err, errlen,
+			     "-%c %s: talking to a latmon monitor is not supported yet; give '-' instead of a host and read the monitor's own figures",
+			     c, arg);
+			return -1;
+		}
+		if (c == 'Z')
+			p->oob_note = true;
+		return 0;
 	case 'v':
 		if (!arg) {
 			p->verbosity = 2;
@@ -275,6 +311,33 @@ bad:
 	     c == 'b' ? "-b/--breaktrace (microseconds, at least 1)" :
 	     c == 'l' ? "-l/--lines (0 or more)" : "-v/--verbose (0 to 9)");
 	return -1;
+}
+
+/* What GPIO mode needs of the other options. */
+static int check_gpio(const struct ls_params *p, char *err, size_t errlen)
+{
+	if (!p->pulse_in.given || !p->ack_out.given) {
+		fail(err, errlen, "GPIO mode needs both -I <chip>,<offset> (pulse-in) and -O <chip>,<offset> (ack-out)");
+		return -1;
+	}
+	if (p->context == LATSCOPE_CTX_IRQ) {
+		fail(err, errlen, "-i: a GPIO event is answered by a kernel thread (-k) or a user thread (-u)");
+		return -1;
+	}
+	if (p->cpus_all || CPU_COUNT(&p->cpus) > 1) {
+		fail(err, errlen, "GPIO mode measures one responder: give one CPU with -c");
+		return -1;
+	}
+	if (!strcmp(p->pulse_in.spec, p->ack_out.spec) ||
+	    (p->pulse_out.given && (!strcmp(p->pulse_in.spec, p->pulse_out.spec) ||
+				    !strcmp(p->ack_out.spec, p->pulse_out.spec)))) {
+		fail(err, errlen, "pulse-in %s, ack-out %s%s%s: each line must be a different one",
+		     p->pulse_in.spec, p->ack_out.spec,
+		     p->pulse_out.given ? " and pulse-out " : "",
+		     p->pulse_out.given ? p->pulse_out.spec : "");
+		return -1;
+	}
+	return 0;
 }
 
 enum ls_parse ls_parse_args(int argc, char **argv, struct ls_params *p,
@@ -331,6 +394,8 @@ enum ls_parse ls_parse_args(int argc, char **argv, struct ls_params *p,
 		fail(err, errlen, "unexpected argument '%s'", argv[optind]);
 		return LS_PARSE_ERROR;
 	}
+	if (p->gpio && check_gpio(p, err, errlen))
+		return LS_PARSE_ERROR;
 	if (p->plot_path && p->json_path && !strcmp(p->plot_path, "-") &&
 	    !strcmp(p->json_path, "-")) {
 		fail(err, errlen, "--plot - and --json - cannot both go to stdout");
@@ -343,7 +408,7 @@ void ls_usage(FILE *f)
 {
 	fputs(
 "usage: latscope [options]\n"
-"Measures how late this system answers timer events, latmus style.\n"
+"Measures how late this system answers timer or GPIO events, latmus style.\n"
 "\n"
 "  -i --irq                 measure in the timer interrupt handler\n"
 "  -k --kernel              measure in a SCHED_FIFO kernel thread\n"
@@ -355,6 +420,13 @@ void ls_usage(FILE *f)
 "  -T --timeout=<t>[smhd]   stop after <t> (warm-up not counted) [=until Ctrl-C]\n"
 "  -A --maxlat-abort=<us>   stop if a latency exceeds <us>, exit 102\n"
 "  -b --breaktrace=<us>     stop ftrace at the first latency above <us>, exit 104\n"
+"  -I --gpio-in=<chip>,<n>[,<edge>]  GPIO mode: pulse-in line, edge rising-edge,\n"
+"                          falling-edge or both-edges [=rising-edge]\n"
+"  -O --gpio-out=<chip>,<n> GPIO mode: ack-out line, toggled once per answer\n"
+"     --pulse-out=<chip>,<n>  loopback: the line pulsed at each period, wired to -I\n"
+"  -z --inband-gpio=-       remote GPIO mode (a monitor drives -I); '-': no latmon\n"
+"                          host (talking to latmon is not supported yet)\n"
+"  -Z --oob-gpio=-          as -z: no out-of-band stage here, measured in-band\n"
 "  -H --histogram=<cells>   histogram cells of 1 us, 1 to 65536 [=200]\n"
 "  -g --plot=<file>         write the histogram for gnuplot ('-': stdout)\n"
 "     --json=<file>         write the whole result as JSON ('-': stdout)\n"

@@ -38,10 +38,23 @@ static void header(FILE *f, const struct ls_report *r,
 	fprintf(f, "# %s\n", si->proc_version);
 	fprintf(f, "# %s\n", si->proc_cmdline);
 	fprintf(f, "# latscope version: %s\n", LS_VERSION);
-	fprintf(f, "# sampling period: %u microseconds\n", p->period_us);
+	if (p->gpio && !p->pulse_out.given)
+		fprintf(f, "# sampling period: remote pulses\n");
+	else
+		fprintf(f, "# sampling period: %u microseconds\n", p->period_us);
 	if (si->clocksource[0])
 		fprintf(f, "# clocksource: %s\n", si->clocksource);
-	fprintf(f, "# context: %s\n", ls_context_name(p->context));
+	fprintf(f, "# context: %s\n", ls_run_context(p));
+	if (p->gpio) {
+		char line[512];
+
+		ls_gpio_describe(p, line, sizeof(line));
+		fprintf(f, "# gpio lines: %s\n", line);
+		if (r->nr_cpus == 1) {
+			ls_gpio_paths(&r->cpu[0].res.gpio, line, sizeof(line));
+			fprintf(f, "# gpio path: %s\n", line);
+		}
+	}
 	if (p->context != LATSCOPE_CTX_IRQ) {
 		fprintf(f, "# thread priority: %d\n", p->priority);
 		fprintf(f, "# thread affinity: CPU%s%s\n", cpus,

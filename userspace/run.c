@@ -85,8 +85,8 @@ static void print_header(struct run *run)
 	unsigned long long elapsed = now > run->start + 1 ? now - run->start - 1 : 0;
 	char line[256];
 
-	ls_fmt_rtt(line, sizeof(line), elapsed, ls_context_name(p->context),
-		   p->period_us, p->context == LATSCOPE_CTX_IRQ ? 0 : p->priority,
+	ls_fmt_rtt(line, sizeof(line), elapsed, ls_run_context(p),
+		   p->gpio && !p->pulse_out.given ? 0 : p->period_us, p->context == LATSCOPE_CTX_IRQ ? 0 : p->priority,
 		   run->cpu_list, run->all_isolated);
 	fputs(line, stdout);
 	ls_fmt_rth(line, sizeof(line));
@@ -315,9 +315,19 @@ static int open_session(struct cpu_run *c, const struct ls_params *p,
 		     info.abi_version, LATSCOPE_ABI_VERSION);
 		return -1;
 	}
+	if (p->gpio && info.setup_size < sizeof(setup)) {
+		fail(err, errlen, "the loaded driver %s has no GPIO source: load the matching latscope.ko",
+		     info.version);
+		return -1;
+	}
+	if (p->gpio && ls_gpio_setup(p, &setup, err, errlen))
+		return -1;
 	if (ioctl(c->fd, LATSCOPE_IOC_SETUP, &setup)) {
-		fail(err, errlen, "the driver refused the setup for CPU%d: %s", c->cpu,
-		     errno == EINVAL ? "is that CPU online?" : strerror(errno));
+		if (p->gpio && errno != EINVAL)
+			ls_gpio_setup_error(p, errno, err, errlen);
+		else
+			fail(err, errlen, "the driver refused the setup for CPU%d: %s", c->cpu,
+			     errno == EINVAL ? "is that CPU online?" : strerror(errno));
 		return -1;
 	}
 	return 0;

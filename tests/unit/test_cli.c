@@ -101,6 +101,49 @@ static void test_options(void)
 	check(parse("--version", &p, err) == LS_PARSE_VERSION, "--version", " ");
 }
 
+static void test_gpio_options(void)
+{
+	struct ls_params p;
+	char err[256];
+
+	check(parse("-k -I gpiochip0,24,falling-edge -O gpiochip0,23 --pulse-out gpiochip1,5",
+		    &p, err) == LS_PARSE_RUN, "gpio loopback options", "%s", err);
+	check(p.gpio && p.pulse_in.given && p.pulse_in.offset == 24 &&
+	      !strcmp(p.pulse_in.dev, "/dev/gpiochip0") &&
+	      !strcmp(p.pulse_in.spec, "gpiochip0,24") && p.ack_out.offset == 23 &&
+	      p.pulse_out.given && !strcmp(p.pulse_out.dev, "/dev/gpiochip1") &&
+	      p.gpio_edge == LATSCOPE_EDGE_FALLING && !strcmp(ls_run_context(&p), "gpio-kernel"),
+	      "gpio options set their fields", "%s %u", p.pulse_in.dev, p.gpio_edge);
+	check(parse("-z - --gpio-in=/dev/gpiochip2,1 --gpio-out=gpiochip2,2", &p, err) ==
+	      LS_PARSE_RUN && !p.pulse_out.given && p.gpio_edge == LATSCOPE_EDGE_RISING &&
+	      !strcmp(p.pulse_in.dev, "/dev/gpiochip2") && !strcmp(ls_run_context(&p), "gpio-user"),
+	      "gpio remote, rising edge by default", "%s", err);
+	check(parse("-Z - -I a,1,both-edges -O a,2", &p, err) == LS_PARSE_RUN && p.oob_note &&
+	      p.gpio_edge == LATSCOPE_EDGE_BOTH, "-Z: in-band, with a note", "%s", err);
+
+	static const struct { const char *line, *named; } bad[] = {
+		{ "-I gpiochip0 -O a,1", "'gpiochip0'" },
+		{ "-I a,x -O a,1", "'x'" },
+		{ "-I a,-1 -O a,1", "'-1'" },
+		{ "-I a,65535 -O a,1", "'65535'" },
+		{ "-I a,1,up -O a,2", "'up'" },
+		{ "-I a,1 -O a,2,rising-edge", "output line has no edge" },
+		{ "-I a,1", "-O" },
+		{ "-O a,1", "-I" },
+		{ "-I a,1 -O a,1", "a,1" },
+		{ "-I a,1 -O a,2 --pulse-out a,2", "a,2" },
+		{ "-i -I a,1 -O a,2", "-k" },
+		{ "--cpus 0,1 -I a,1 -O a,2", "one CPU" },
+		{ "-z 10.0.0.2 -I a,1 -O a,2", "10.0.0.2" },
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		enum ls_parse r = parse(bad[i].line, &p, err);
+
+		check(r == LS_PARSE_ERROR && strstr(err, bad[i].named), bad[i].line,
+		      "result %d, message '%s' should name %s", r, err, bad[i].named);
+	}
+}
+
 static void test_durations(void)
 {
 	static const struct { const char *s; unsigned long long secs; } ok[] = {
@@ -305,6 +348,7 @@ static void test_json(const char *path)
 int main(int argc, char **argv)
 {
 	test_options();
+	test_gpio_options();
 	test_durations();
 	test_cpu_lists();
 	test_lines();

@@ -1,0 +1,40 @@
+#!/bin/bash
+# Builds the GPIO test kernel (tests/gpio/kernel.config on x86_64
+# tinyconfig, from Debian's linux-source-6.12) once per config and prints
+# its build directory: arch/x86/boot/bzImage to boot, and the tree
+# out-of-tree modules build against.
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=scripts/lib.sh
+. "$top/scripts/lib.sh"
+
+frag=$top/tests/gpio/kernel.config
+src=$(latscope_linux_source)
+key=$(cat "$frag" "$(latscope_cache)/linux-source-6.12.stamp" | sha256sum | cut -c1-12)
+build=$(latscope_cache)/gpio-kernel-$key
+if [ -f "$build/.done" ]; then
+	echo "$build"
+	exit 0
+fi
+rm -rf "$build"
+mkdir -p "$build"
+log=$build/build.log
+{
+	make -C "$src" O="$build" ARCH=x86_64 tinyconfig
+	"$src/scripts/kconfig/merge_config.sh" -m -O "$build" "$build/.config" "$frag"
+	make -C "$src" O="$build" ARCH=x86_64 olddefconfig
+	# Every line of the fragment must have survived olddefconfig.
+	grep '^CONFIG_' "$frag" | while read -r line; do
+		grep -qx "$line" "$build/.config" || { echo "gpio-kernel: $line did not stick"; exit 1; }
+	done
+	make -C "$src" O="$build" ARCH=x86_64 -j"$(nproc)" bzImage modules
+} >"$log" 2>&1 || {
+	tail -n 30 "$log" >&2
+	echo "gpio-kernel: build failed, log in $log" >&2
+	exit 1
+}
+# Old builds of other configs go.
+find "$(latscope_cache)" -maxdepth 1 -name 'gpio-kernel-*' ! -path "$build" -exec rm -rf {} +
+touch "$build/.done"
+echo "$build"
