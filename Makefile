@@ -3,11 +3,12 @@
 #   make                 latscope.ko for the running kernel (or KDIR=...) and
 #                        the latscope CLI (userspace/latscope)
 #   make check           every test (scripts/check.sh): checkpatch, W=1 and
-#                        sparse on four kernels, KUnit, VM ABI tests
+#                        sparse on four kernels, KUnit, VM ABI/CLI tests,
+#                        the GPIO suite on a gpio-sim kernel
 #   make demo            boot a VM, load the module, measure 10 s
 #   make install         install latscope.ko, the CLI, its man page and the
 #                        uapi header on this board
-#   make kunit | build-matrix | checkpatch | vm-test   one stage of check
+#   make kunit | build-matrix | checkpatch | vm-test | vm-gpio   one stage of check
 #   make vm-test-one SERIES=6.12 FLAVOUR=rt-amd64      one kernel of the matrix
 
 KRELEASE ?= $(shell uname -r)
@@ -17,7 +18,7 @@ SERIES ?= 6.12
 FLAVOUR ?= amd64
 
 .PHONY: all module cli check demo install deps kunit build-matrix checkpatch \
-	vm-test vm-test-one clean
+	vm-test vm-test-one vm-gpio clean
 
 all: module cli
 
@@ -54,6 +55,9 @@ vm-test: deps
 
 vm-test-one: deps
 	scripts/vm.sh $(SERIES) $(FLAVOUR) test
+
+vm-gpio: deps
+	scripts/vm.sh gpio amd64 gpio
 
 install: module cli
 	$(MAKE) -C userspace install PREFIX=$(PREFIX)

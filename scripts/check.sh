@@ -1,8 +1,8 @@
 #!/bin/bash
 # Runs every test latscope has, stage by stage, with the time each took:
 # packages, checkpatch, the W=1 + sparse build matrix, the KUnit suite, the
-# host build of the test program, and the ABI test in a VM of each kernel of
-# the matrix. Ends with "check: N passed, N failed"; non-zero on any failure.
+# host build of the test program, the ABI and CLI tests in a VM of each
+# kernel of the matrix, and the GPIO suite in a VM of the gpio-sim kernel. Ends with "check: N passed, N failed"; non-zero on any failure.
 # Run as root on Debian 12 (it installs what is missing).
 set -uo pipefail
 
@@ -57,6 +57,8 @@ for entry in "${LATSCOPE_MATRIX[@]}"; do
 	# shellcheck disable=SC2086
 	stage "VM ABI test $entry" "$top/scripts/vm.sh" $entry test
 done
+stage "GPIO test kernel (linux-source-6.12 + gpio-sim, cached)" "$top/scripts/gpio-kernel.sh"
+stage "VM GPIO test (gpio-sim)" "$top/scripts/vm.sh" gpio amd64 gpio
 
 [ $failed -eq 0 ] || echo "failed stages: ${failures[*]}"
 echo "check: $passed passed, $failed failed"

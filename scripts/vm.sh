@@ -3,6 +3,8 @@
 # initramfs holding latscope.ko built against that kernel's headers and the
 # ABI test, and runs it. Usage: scripts/vm.sh SERIES FLAVOUR [test|demo]
 #   e.g. scripts/vm.sh 6.12 rt-amd64 test
+# scripts/vm.sh gpio amd64 boots the GPIO test kernel (scripts/gpio-kernel.sh,
+# gpio-sim built in) instead and runs tests/vm/gpio_test.sh.
 # Prints the VM's report; exits 0 only if the VM says rc=0.
 set -euo pipefail
 
@@ -11,17 +13,24 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 . "$top/scripts/lib.sh"
 
 series=$1 flavour=$2 mode=${3:-test}
-kdir=$(latscope_headers_dir "$series" "$flavour") || {
-	echo "vm: no $series $flavour headers (run scripts/install-deps.sh)" >&2
-	exit 1
-}
-release=${kdir#/usr/src/linux-headers-}
 cache=$(latscope_cache)
+if [ "$series" = gpio ]; then
+	kdir=$("$top/scripts/gpio-kernel.sh")
+	release=$(cat "$kdir/include/config/kernel.release")-gpio
+	vmlinuz=$kdir/arch/x86/boot/bzImage
+	mode=${3:-gpio}
+else
+	kdir=$(latscope_headers_dir "$series" "$flavour") || {
+		echo "vm: no $series $flavour headers (run scripts/install-deps.sh)" >&2
+		exit 1
+	}
+	release=${kdir#/usr/src/linux-headers-}
+	# The kernel image that matches the headers, fetched once into the cache.
+	vmlinuz=$cache/images/vmlinuz-$release
+fi
 work=$cache/vm/$release
 mkdir -p "$work"
 
-# The kernel image that matches the headers, fetched once into the cache.
-vmlinuz=$cache/images/vmlinuz-$release
 if [ ! -f "$vmlinuz" ]; then
 	mkdir -p "$cache/images"
 	tmp=$(mktemp -d)
@@ -63,6 +72,9 @@ make -s -C "$top/userspace" LDFLAGS=-static latscope
 mv "$top/userspace/latscope" "$root/bin/latscope"
 make -s -C "$top/userspace" clean
 cp "$top/tests/vm/cli_test.sh" "$root/cli_test.sh"
+cp "$top/tests/vm/lib.sh" "$root/vm_lib.sh"
+cp "$top/tests/vm/gpio_test.sh" "$root/gpio_test.sh"
+gcc -std=c11 -static -O2 -Wall -Wextra -Werror "$top/tests/vm/gpio_loop.c" -o "$root/gpio_loop"
 # cyclictest from rt-tests with the libraries it links, to run beside
 # latscope in the same VM; and a user that is not root.
 cp /usr/bin/cyclictest "$root/bin/"

@@ -189,6 +189,9 @@ void ls_gpio_setup_error(const struct ls_params *p, int error, char *err,
 			 p->pulse_out.given ? " or pulse-out " : "",
 			 p->pulse_out.given ? p->pulse_out.spec : "");
 		break;
+	case EINVAL:
+		snprintf(err, errlen, "the driver refused the GPIO setup: two of the lines are one and the same, or CPU, priority or period is out of range");
+		break;
 	default:
 		snprintf(err, errlen, "the driver refused the GPIO setup: %s",
 			 strerror(error));

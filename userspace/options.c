@@ -313,6 +313,11 @@ bad:
 	return -1;
 }
 
+static bool same_line(const struct ls_gpio_spec *a, const struct ls_gpio_spec *b)
+{
+	return a->offset == b->offset && !strcmp(a->dev, b->dev);
+}
+
 /* What GPIO mode needs of the other options. */
 static int check_gpio(const struct ls_params *p, char *err, size_t errlen)
 {
@@ -328,9 +333,9 @@ static int check_gpio(const struct ls_params *p, char *err, size_t errlen)
 		fail(err, errlen, "GPIO mode measures one responder: give one CPU with -c");
 		return -1;
 	}
-	if (!strcmp(p->pulse_in.spec, p->ack_out.spec) ||
-	    (p->pulse_out.given && (!strcmp(p->pulse_in.spec, p->pulse_out.spec) ||
-				    !strcmp(p->ack_out.spec, p->pulse_out.spec)))) {
+	if (same_line(&p->pulse_in, &p->ack_out) ||
+	    (p->pulse_out.given && (same_line(&p->pulse_in, &p->pulse_out) ||
+				    same_line(&p->ack_out, &p->pulse_out)))) {
 		fail(err, errlen, "pulse-in %s, ack-out %s%s%s: each line must be a different one",
 		     p->pulse_in.spec, p->ack_out.spec,
 		     p->pulse_out.given ? " and pulse-out " : "",

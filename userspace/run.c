@@ -323,7 +323,7 @@ static int open_session(struct cpu_run *c, const struct ls_params *p,
 	if (p->gpio && ls_gpio_setup(p, &setup, err, errlen))
 		return -1;
 	if (ioctl(c->fd, LATSCOPE_IOC_SETUP, &setup)) {
-		if (p->gpio && errno != EINVAL)
+		if (p->gpio)
 			ls_gpio_setup_error(p, errno, err, errlen);
 		else
 			fail(err, errlen, "the driver refused the setup for CPU%d: %s", c->cpu,

@@ -131,6 +131,7 @@ static void test_gpio_options(void)
 		{ "-I a,1", "-O" },
 		{ "-O a,1", "-I" },
 		{ "-I a,1 -O a,1", "a,1" },
+		{ "-I /dev/a,1 -O a,1", "a,1" },
 		{ "-I a,1 -O a,2 --pulse-out a,2", "a,2" },
 		{ "-i -I a,1 -O a,2", "-k" },
 		{ "--cpus 0,1 -I a,1 -O a,2", "one CPU" },

@@ -3,26 +3,7 @@
 # each context, several CPUs, every way of stopping and the bad inputs;
 # prints "ok"/"not ok" lines, dumps the plot and JSON files between
 # markers for the host to parse, and ends with "cli: N passed, N failed".
-pass=0
-fail=0
-ok() { echo "ok - $1"; pass=$((pass + 1)); }
-nok() { echo "not ok - $1: $2"; fail=$((fail + 1)); }
-expect_rc() { # name, got, want
-	if [ "$2" = "$3" ]; then ok "$1"; else nok "$1" "exit $2, want $3"; fi
-}
-has() { # name, file, pattern
-	if grep -q "$3" "$2"; then ok "$1"; else nok "$1" "no '$3' in $(cat "$2")"; fi
-}
-dump() { echo "LATSCOPE-FILE-BEGIN $1"; cat "$2"; echo "LATSCOPE-FILE-END"; }
-
-# Histogram cells + underflow + overflow must equal the sample count.
-plot_adds_up() { # name, plot file
-	awk '/^# sample count:/ { n = $4 }
-	     /^# underflow/ { n -= $NF }
-	     /^# overflow/ { n -= $NF }
-	     /^[0-9]/ { s += $2 }
-	     END { exit !(n == s && n > 0) }' "$2" && ok "$1" || nok "$1" "cells do not add up"
-}
+. /vm_lib.sh
 
 cd /tmp || exit 1
 for ctx in irq kernel user; do

@@ -1,0 +1,148 @@
+#!/bin/sh
+# The GPIO source on real gpiolib lines and interrupts: a gpio-sim chip in
+# the GPIO test VM (busybox sh). Pulses are made by writing a line's
+# "pull", acks read back from another line's "value". Remote mode: every
+# chosen edge gets exactly one ack, others none, and the counts match.
+# Loopback: tests/vm/gpio_loop.c plays the wire. Then bad line specs, a
+# line held by another run, kill -9, and lines released after each run.
+# Ends with "gpio: N passed, N failed".
+. /vm_lib.sh
+
+cd /tmp || exit 1
+mount -t configfs none /sys/kernel/config 2>/dev/null
+cfg=/sys/kernel/config/gpio-sim/latscope
+if mkdir $cfg && mkdir $cfg/bank0 && echo 8 >$cfg/bank0/num_lines &&
+	echo 1 >$cfg/live; then
+	chip=$(cat $cfg/bank0/chip_name)
+	sim=/sys/devices/platform/$(cat $cfg/dev_name)/$chip
+	ok "gpio-sim: $chip, 8 lines"
+else
+	nok "gpio-sim" "cannot configure a chip"
+	echo "gpio: $pass passed, $fail failed"
+	exit 1
+fi
+IN=0
+ACK=1
+OUT=2
+
+pull() { echo "pull-$2" >"$sim/sim_gpio$1/pull"; }
+val() { cat "$sim/sim_gpio$1/value"; }
+# JSON number or boolean of the first "KEY": in a file.
+jget() { sed -n "s/.*\"$2\": \([^,]*\),*$/\1/p" "$1" | head -n 1; }
+# Waits up to 2 s for LINE to leave value OLD.
+wait_flip() {
+	i=0
+	while [ "$(val "$1")" = "$2" ]; do
+		i=$((i + 1))
+		[ $i -gt 200 ] && return 1
+		usleep 10000
+	done
+}
+is() { # name, got, want
+	if [ "$2" = "$3" ]; then ok "$1"; else nok "$1" "got '$2', want '$3'"; fi
+}
+
+# Remote mode: NAME, responder flag, edge, pulse cycles (up then down).
+remote() {
+	name=$1 edge=$3 n=$4
+	pull $IN down
+	latscope "$2" -z - -I "$chip,$IN,$edge" -O "$chip,$ACK" -c 1 \
+		--json "$name.json" -g "$name.plot" >"$name.out" 2>&1 &
+	pid=$!
+	sleep 3			# past start-up and the 1 s warm-up
+	acks=0 stray=0 want=0 k=0
+	while [ $k -lt "$n" ]; do
+		for lvl in up down; do
+			case $edge,$lvl in
+			rising-edge,up | falling-edge,down | both-edges,*) event=1 ;;
+			*) event=0 ;;
+			esac
+			a=$(val $ACK)
+			pull $IN $lvl
+			if [ $event = 1 ]; then
+				want=$((want + 1))
+				wait_flip $ACK "$a" && acks=$((acks + 1))
+				a=$(val $ACK)
+			fi
+			# No second ack, and none for an edge that is not an event.
+			usleep 50000
+			[ "$(val $ACK)" = "$a" ] || stray=$((stray + 1))
+		done
+		k=$((k + 1))
+	done
+	kill -INT $pid
+	wait $pid
+	expect_rc "$name: clean exit" $? 0
+	is "$name: one ack seen per event" $acks $want
+	is "$name: no ack without an event" $stray 0
+	is "$name: samples" "$(jget "$name.json" cycles)" $want
+	is "$name: events" "$(jget "$name.json" events)" $want
+	is "$name: acks counted" "$(jget "$name.json" acks)" $want
+	is "$name: overruns" "$(jget "$name.json" overruns)" 0
+	has "$name: RTT line" "$name.out" "^RTT|  00:00:0[0-9]  (gpio-[a-z]*, remote pulses,"
+	has "$name: GPIO line" "$name.out" "^GPIO| remote, pulse-in $chip,$IN ($edge), ack-out $chip,$ACK"
+	has "$name: plot header" "$name.plot" "^# gpio lines: remote"
+	dump "$name.json" "$name.json"
+	dump "$name.plot" "$name.plot"
+	cat "$name.out"
+}
+
+remote gpio-remote-kernel -k rising-edge 10
+remote gpio-remote-user -u falling-edge 10
+remote gpio-remote-user-both -u both-edges 5
+
+# Loopback: NAME, responder flag.
+loopback() {
+	name=$1
+	pull $IN down
+	taskset -c 0 /gpio_loop "$sim" $OUT $IN &
+	wire=$!
+	latscope "$2" -I "$chip,$IN" -O "$chip,$ACK" --pulse-out "$chip,$OUT" \
+		-p 20000 -c 1 -T 4 --json "$name.json" -g "$name.plot" >"$name.out" 2>&1
+	expect_rc "$name: 4 s run" $? 0
+	kill $wire
+	wait $wire 2>/dev/null
+	cycles=$(jget "$name.json" cycles)
+	if [ "${cycles:-0}" -gt 50 ]; then ok "$name: samples"; else nok "$name: samples" "$cycles"; fi
+	is "$name: an ack per sample" "$(jget "$name.json" acks)" "$cycles"
+	is "$name: no pulse lost" "$(jget "$name.json" lost)" 0
+	is "$name: no stray edge" "$(jget "$name.json" spurious)" 0
+	is "$name: pulse-out chip sleeps" "$(jget "$name.json" pulse_out_cansleep)" true
+	is "$name: arrival in hard irq" "$(jget "$name.json" arrival_in_hardirq)" true
+	has "$name: IRQ split line" "$name.out" '^IRQ| irq part:'
+	has "$name: GPIO line" "$name.out" "^GPIO| loopback, pulse-out $chip,$OUT -> pulse-in $chip,$IN (rising-edge)"
+	plot_adds_up "$name: plot cells add up" "$name.plot"
+	dump "$name.json" "$name.json"
+	dump "$name.plot" "$name.plot"
+	cat "$name.out"
+}
+
+loopback gpio-loop-kernel -k
+loopback gpio-loop-user -u
+
+# Bad line specs: a clear error naming the line, exit 3, nothing held.
+bad() { # name, pattern, args...
+	name=$1 pattern=$2
+	shift 2
+	latscope -z - "$@" -T 1 >bad.out 2>&1
+	expect_rc "$name: refused" $? 3
+	has "$name: says why" bad.out "$pattern"
+}
+bad "unknown chip" "no GPIO chip /dev/gpiochip9" -I gpiochip9,0 -O gpiochip9,1
+bad "offset out of range" "pulse-in $chip,99: offset 99 out of range" -I "$chip,99" -O "$chip,1"
+bad "same line, two spellings" "one and the same" -I "/dev/$chip,4" -O "$chip,4"
+
+latscope -z - -I "$chip,$IN" -O "$chip,$ACK" -c 1 -T 60 >held.out 2>&1 &
+pid=$!
+sleep 2
+bad "line held by another run" "pulse-in $chip,$IN: line busy, used by \"latscope pulse-in\"" \
+	-I "$chip,$IN" -O "$chip,5"
+kill -9 $pid
+wait $pid 2>/dev/null
+# kill -9 closed the file: the lines are free for the next run.
+latscope -z - -I "$chip,$IN" -O "$chip,$ACK" -c 1 -T 1 >again.out 2>&1
+expect_rc "lines free again after kill -9" $? 0
+
+echo 0 >$cfg/live
+echo "gpio: $pass passed, $fail failed"
+[ $fail = 0 ]

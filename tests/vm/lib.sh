@@ -1,0 +1,24 @@
+# shellcheck shell=sh
+# Helpers the in-VM test scripts share (busybox sh): "ok"/"not ok" lines,
+# and files dumped between markers for the host to parse.
+pass=0
+fail=0
+ok() { echo "ok - $1"; pass=$((pass + 1)); }
+nok() { echo "not ok - $1: $2"; fail=$((fail + 1)); }
+expect_rc() { # name, got, want
+	if [ "$2" = "$3" ]; then ok "$1"; else nok "$1" "exit $2, want $3"; fi
+}
+has() { # name, file, pattern
+	if grep -q "$3" "$2"; then ok "$1"; else nok "$1" "no '$3' in $(cat "$2")"; fi
+}
+dump() { echo "LATSCOPE-FILE-BEGIN $1"; cat "$2"; echo "LATSCOPE-FILE-END"; }
+
+# Histogram cells + underflow + overflow must equal the sample count.
+plot_adds_up() { # name, plot file
+	awk '/^# sample count:/ { n = $4 }
+	     /^# underflow/ { n -= $NF }
+	     /^# overflow/ { n -= $NF }
+	     /^[0-9]/ { s += $2 }
+	     END { exit !(n == s && n > 0) }' "$2" && ok "$1" || nok "$1" "cells do not add up"
+}
+
