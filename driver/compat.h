@@ -40,4 +40,14 @@ static inline void latscope_trace_stop(const char *msg)
 #endif
 }
 
+/*
+ * platform_driver.remove returns void from 6.11; before, the void one was
+ * .remove_new. Kbuild defines LATSCOPE_HAVE_VOID_REMOVE for the former.
+ */
+#ifdef LATSCOPE_HAVE_VOID_REMOVE
+#define LATSCOPE_PLATFORM_REMOVE	remove
+#else
+#define LATSCOPE_PLATFORM_REMOVE	remove_new
+#endif
+
 #endif /* LATSCOPE_COMPAT_H */

@@ -236,12 +236,22 @@ static int __init latscope_init(void)
 		return ret;
 	ret = misc_register(&latscope_misc);
 	if (ret)
-		latscope_sessions_exit();
+		goto sessions;
+	ret = latscope_dt_init();
+	if (ret)
+		goto misc;
+	return 0;
+
+misc:
+	misc_deregister(&latscope_misc);
+sessions:
+	latscope_sessions_exit();
 	return ret;
 }
 
 static void __exit latscope_exit(void)
 {
+	latscope_dt_exit();
 	misc_deregister(&latscope_misc);
 	latscope_sessions_exit();
 }

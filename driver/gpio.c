@@ -70,7 +70,8 @@ int latscope_gpio_setup_check(const struct latscope_setup *setup)
 
 	if (setup->context == LATSCOPE_CTX_IRQ)
 		return -EINVAL;
-	if (gs->mode > LATSCOPE_GPIO_REMOTE || gs->flags || gs->__reserved0 ||
+	if (gs->mode > LATSCOPE_GPIO_REMOTE ||
+	    (gs->flags & ~LATSCOPE_GPIO_FLAGS_MASK) || gs->__reserved0 ||
 	    gs->__reserved[0] || gs->__reserved[1])
 		return -EINVAL;
 	if (gs->edge < LATSCOPE_EDGE_RISING || gs->edge > LATSCOPE_EDGE_BOTH)
@@ -80,6 +81,9 @@ int latscope_gpio_setup_check(const struct latscope_setup *setup)
 	if (loopback && (setup->period_ns < LATSCOPE_MIN_PERIOD_NS ||
 			 setup->period_ns > LATSCOPE_MAX_PERIOD_NS))
 		return -EINVAL;
+	if (gs->flags & LATSCOPE_GPIO_FROM_DT)
+		return memchr_inv(&gs->pulse_in, 0, 3 * sizeof(gs->pulse_in)) ?
+		       -EINVAL : 0;
 	ret = latscope_gpio_line_check(&gs->pulse_in);
 	if (!ret)
 		ret = latscope_gpio_line_check(&gs->ack_out);
@@ -148,6 +152,10 @@ void latscope_gpio_release(struct latscope_gpio *g)
 {
 	if (!g)
 		return;
+	if (g->dt) {
+		latscope_dt_return(g);
+		return;
+	}
 	if (!IS_ERR_OR_NULL(g->out))
 		gpiod_put(g->out);
 	if (!IS_ERR_OR_NULL(g->ack))
@@ -159,25 +167,17 @@ void latscope_gpio_release(struct latscope_gpio *g)
 	g->out = NULL;
 }
 
-/*
- * Requests the lines @setup names. Errors: ENODEV no chip with that
- * label, EINVAL offset out of range, EBUSY line in use, ENXIO pulse-in
- * cannot interrupt.
- */
-struct latscope_gpio *latscope_gpio_get(const struct latscope_setup *setup)
+/* Requests the run-time lines @gs names, by chip label and offset. */
+static int latscope_gpio_lookup(struct latscope_gpio *g,
+				const struct latscope_gpio_setup *gs)
 {
-	const struct latscope_gpio_setup *gs = &setup->gpio;
 	struct device *dev = latscope_device();
 	struct gpiod_lookup_table *table;
-	struct latscope_gpio *g;
 	int ret;
 
-	g = kzalloc(sizeof(*g), GFP_KERNEL);
 	table = kzalloc(struct_size(table, table, 4), GFP_KERNEL);
-	if (!g || !table) {
-		ret = -ENOMEM;
-		goto fail;
-	}
+	if (!table)
+		return -ENOMEM;
 	table->dev_id = dev_name(dev);
 	latscope_gpio_lookup_fill(&table->table[0], &gs->pulse_in, "pulse-in");
 	latscope_gpio_lookup_fill(&table->table[1], &gs->ack_out, "ack-out");
@@ -190,29 +190,45 @@ struct latscope_gpio *latscope_gpio_get(const struct latscope_setup *setup)
 	ret = latscope_gpio_request_all(g, gs, dev);
 	gpiod_remove_lookup_table(table);
 	mutex_unlock(&latscope_gpio_lookup_lock);
+	kfree(table);
 	/* A chip that is not there is "deferred" to drivers, absent to us. */
-	if (ret == -EPROBE_DEFER)
-		ret = -ENODEV;
-	if (ret)
-		goto fail;
+	return ret == -EPROBE_DEFER ? -ENODEV : ret;
+}
 
-	g->irq = gpiod_to_irq(g->in);
-	if (g->irq < 0) {
-		ret = -ENXIO;
-		goto fail;
+/*
+ * Requests the lines @setup names, or borrows the device tree's. Errors:
+ * ENODEV no chip with that label (or no device), EINVAL offset out of
+ * range, EBUSY line in use, ENXIO pulse-in cannot interrupt.
+ */
+struct latscope_gpio *latscope_gpio_get(const struct latscope_setup *setup)
+{
+	const struct latscope_gpio_setup *gs = &setup->gpio;
+	bool loopback = gs->mode == LATSCOPE_GPIO_LOOPBACK;
+	struct latscope_gpio *g;
+	int ret;
+
+	g = kzalloc(sizeof(*g), GFP_KERNEL);
+	if (!g)
+		return ERR_PTR(-ENOMEM);
+	if (gs->flags & LATSCOPE_GPIO_FROM_DT)
+		ret = latscope_dt_borrow(g, loopback);
+	else
+		ret = latscope_gpio_lookup(g, gs);
+	if (!ret) {
+		g->irq = gpiod_to_irq(g->in);
+		if (g->irq < 0)
+			ret = -ENXIO;
+	}
+	if (ret) {
+		latscope_gpio_release(g);
+		kfree(g);
+		return ERR_PTR(ret);
 	}
 	g->mode = gs->mode;
 	g->edge = gs->edge;
 	g->pulse_level = gs->edge != LATSCOPE_EDGE_FALLING;
 	g->out_cansleep = g->out && gpiod_cansleep(g->out);
-	kfree(table);
 	return g;
-
-fail:
-	latscope_gpio_release(g);
-	kfree(g);
-	kfree(table);
-	return ERR_PTR(ret);
 }
 
 /* Clears the figures of a run; nothing is running. */

@@ -55,7 +55,10 @@ GPIO_MUTATION(source_unknown, setup->source = LATSCOPE_SRC_GPIO + 1)
 GPIO_MUTATION(mode_unknown, setup->gpio.mode = LATSCOPE_GPIO_REMOTE + 1)
 GPIO_MUTATION(edge_none, setup->gpio.edge = 0)
 GPIO_MUTATION(edge_unknown, setup->gpio.edge = LATSCOPE_EDGE_BOTH + 1)
-GPIO_MUTATION(flags_set, setup->gpio.flags = 1)
+GPIO_MUTATION(flags_unknown, setup->gpio.flags = LATSCOPE_GPIO_FROM_DT << 1)
+GPIO_MUTATION(from_dt, setup->gpio.flags = LATSCOPE_GPIO_FROM_DT;
+	      memset(&setup->gpio.pulse_in, 0, 3 * sizeof(setup->gpio.pulse_in)))
+GPIO_MUTATION(from_dt_with_line, setup->gpio.flags = LATSCOPE_GPIO_FROM_DT)
 GPIO_MUTATION(reserved0_set, setup->gpio.__reserved0 = 1)
 GPIO_MUTATION(reserved_set, setup->gpio.__reserved[1] = 1)
 GPIO_MUTATION(line_reserved_set, setup->gpio.ack_out.__reserved = 1)
@@ -87,7 +90,10 @@ static const struct latscope_gpio_case latscope_gpio_cases[] = {
 	GPIO_ENTRY(mode_unknown, L, -EINVAL),
 	GPIO_ENTRY(edge_none, L, -EINVAL),
 	GPIO_ENTRY(edge_unknown, R, -EINVAL),
-	GPIO_ENTRY(flags_set, L, -EINVAL),
+	GPIO_ENTRY(flags_unknown, L, -EINVAL),
+	GPIO_ENTRY(from_dt, L, 0),
+	GPIO_ENTRY(from_dt, R, 0),
+	GPIO_ENTRY(from_dt_with_line, R, -EINVAL),
 	GPIO_ENTRY(reserved0_set, L, -EINVAL),
 	GPIO_ENTRY(reserved_set, R, -EINVAL),
 	GPIO_ENTRY(line_reserved_set, L, -EINVAL),
@@ -135,6 +141,21 @@ static void latscope_gpio_missing_chip(struct kunit *test)
 	KUNIT_EXPECT_NULL(test, s->gpio);
 	KUNIT_EXPECT_NULL(test, s->cells);
 	KUNIT_EXPECT_EQ(test, latscope_session_start(s), -EINVAL);
+}
+
+/* No "latscope,gpio" device is bound here: its lines are not there. */
+static void latscope_gpio_no_dt_device(struct kunit *test)
+{
+	struct latscope_setup setup = latscope_gpio_base(LATSCOPE_GPIO_REMOTE);
+	struct latscope_session *s = latscope_session_create();
+
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, latscope_kunit_destroy, s), 0);
+	setup.gpio.flags = LATSCOPE_GPIO_FROM_DT;
+	memset(&setup.gpio.pulse_in, 0, 3 * sizeof(setup.gpio.pulse_in));
+	KUNIT_EXPECT_EQ(test, latscope_session_setup(s, &setup), -ENODEV);
+	KUNIT_EXPECT_EQ(test, s->state, LATSCOPE_IDLE);
+	KUNIT_EXPECT_NULL(test, s->gpio);
 }
 
 /* ---- loopback and remote bookkeeping, fed by hand ---- */
@@ -294,6 +315,7 @@ static void latscope_gpio_remote(struct kunit *test)
 static struct kunit_case latscope_gpio_test_cases[] = {
 	KUNIT_CASE_PARAM(latscope_gpio_validation, latscope_gpio_gen_params),
 	KUNIT_CASE(latscope_gpio_missing_chip),
+	KUNIT_CASE(latscope_gpio_no_dt_device),
 	KUNIT_CASE(latscope_gpio_one_pulse_in_flight),
 	KUNIT_CASE(latscope_gpio_lost_pulse),
 	KUNIT_CASE(latscope_gpio_edges),

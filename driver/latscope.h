@@ -108,7 +108,10 @@ extern const struct latscope_source latscope_gpio_source;
  * Lines, interrupt and loopback pulse train of a GPIO session. The lines
  * are held from SETUP to the stop; the figures until the next SETUP.
  */
+struct latscope_dt_lines;
+
 struct latscope_gpio {
+	struct latscope_dt_lines *dt;	/* lines lent by the DT device */
 	struct gpio_desc *in;		/* pulse-in, the event */
 	struct gpio_desc *ack;		/* ack-out, the answer */
 	struct gpio_desc *out;		/* pulse-out, loopback only */
@@ -150,6 +153,12 @@ int latscope_gpio_step(struct latscope_session *s, u64 ideal, bool send);
 void latscope_gpio_arrival(struct latscope_session *s, u64 arrival);
 void latscope_gpio_export(const struct latscope_gpio *g,
 			  struct latscope_gpio_result *out);
+
+/* platform.c */
+int latscope_dt_borrow(struct latscope_gpio *g, bool loopback);
+void latscope_dt_return(struct latscope_gpio *g);
+int latscope_dt_init(void);
+void latscope_dt_exit(void);
 
 /* core.c */
 struct device *latscope_device(void);

@@ -76,6 +76,10 @@ enum latscope_gpio_edge {
 #define LATSCOPE_SETUP_NO_WARMUP	_BITUL(0)	/* warmup_ns must be 0 */
 #define LATSCOPE_SETUP_FLAGS_MASK	LATSCOPE_SETUP_NO_WARMUP
 
+/* struct latscope_gpio_setup.flags */
+#define LATSCOPE_GPIO_FROM_DT	_BITUL(0)	/* lines of the "latscope,gpio" device */
+#define LATSCOPE_GPIO_FLAGS_MASK	LATSCOPE_GPIO_FROM_DT
+
 /*
  * One GPIO line chosen at run time: the label of its chip (what
  * GPIO_GET_CHIPINFO_IOCTL reports as label, NUL-terminated) and the
@@ -90,12 +94,19 @@ struct latscope_gpio_line {
 /*
  * GPIO part of the setup. The context must be kernel or user: the
  * responder answers each event by toggling ack-out once. pulse_out is
- * used in loopback mode only and must be all zero in remote mode.
+ * used in loopback mode only and must be all zero in remote mode. With
+ * LATSCOPE_GPIO_FROM_DT the lines are those of the device tree's
+ * "latscope,gpio" device (loopback needs its pulse-out-gpios) and every
+ * line field must be zero.
+ *
+ * SETUP errors besides EINVAL: ENODEV no chip with that label (or no
+ * device tree device), EBUSY a line is in use, ENXIO pulse-in cannot
+ * raise an interrupt.
  */
 struct latscope_gpio_setup {
 	__u32 mode;		/* enum latscope_gpio_mode */
 	__u32 edge;		/* enum latscope_gpio_edge, no default */
-	__u32 flags;		/* must be 0 */
+	__u32 flags;		/* LATSCOPE_GPIO_*, others rejected */
 	__u32 __reserved0;	/* must be 0 */
 	struct latscope_gpio_line pulse_in;
 	struct latscope_gpio_line ack_out;

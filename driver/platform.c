@@ -1,0 +1,183 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * latscope GPIO lines from the device tree: a platform device with
+ * compatible "latscope,gpio" and the properties pulse-in-gpios,
+ * ack-out-gpios and, for loopback, pulse-out-gpios. Probing requests the
+ * lines, so gpioinfo shows them held by latscope from boot; a GPIO
+ * session that asks for LATSCOPE_GPIO_FROM_DT borrows them for its run.
+ *
+ * The lines live in a refcounted holder: unbinding the device while a
+ * session has them leaves them with the session until it ends.
+ */
+#include <linux/err.h>
+#include <linux/gpio/consumer.h>
+#include <linux/kref.h>
+#include <linux/mod_devicetable.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/platform_device.h>
+#include <linux/slab.h>
+
+#include "compat.h"
+#include "latscope.h"
+
+struct latscope_dt_lines {
+	struct kref ref;
+	struct gpio_desc *in;
+	struct gpio_desc *ack;
+	struct gpio_desc *out;		/* NULL without pulse-out-gpios */
+	bool lent;			/* to a session, under latscope_dt_lock */
+};
+
+static DEFINE_MUTEX(latscope_dt_lock);
+static struct latscope_dt_lines *latscope_dt;	/* the bound device's */
+
+static void latscope_dt_free(struct kref *ref)
+{
+	struct latscope_dt_lines *d = container_of(ref, struct latscope_dt_lines, ref);
+
+	if (d->out)
+		gpiod_put(d->out);
+	gpiod_put(d->ack);
+	gpiod_put(d->in);
+	kfree(d);
+}
+
+/*
+ * Lends the device tree's lines to @g for a session in @loopback mode or
+ * not. Errors: ENODEV no device bound (or no pulse-out for loopback),
+ * EBUSY another session has them.
+ */
+int latscope_dt_borrow(struct latscope_gpio *g, bool loopback)
+{
+	struct latscope_dt_lines *d;
+	int ret = 0;
+
+	mutex_lock(&latscope_dt_lock);
+	d = latscope_dt;
+	if (!d || (loopback && !d->out))
+		ret = -ENODEV;
+	else if (d->lent)
+		ret = -EBUSY;
+	if (!ret) {
+		d->lent = true;
+		kref_get(&d->ref);
+		g->dt = d;
+		g->in = d->in;
+		g->ack = d->ack;
+		g->out = loopback ? d->out : NULL;
+	}
+	mutex_unlock(&latscope_dt_lock);
+	return ret;
+}
+
+/* Gives the lines back; the last holder frees them. */
+void latscope_dt_return(struct latscope_gpio *g)
+{
+	struct latscope_dt_lines *d = g->dt;
+
+	mutex_lock(&latscope_dt_lock);
+	d->lent = false;
+	mutex_unlock(&latscope_dt_lock);
+	kref_put(&d->ref, latscope_dt_free);
+	g->dt = NULL;
+	g->in = NULL;
+	g->ack = NULL;
+	g->out = NULL;
+}
+
+static int latscope_dt_probe(struct platform_device *pdev)
+{
+	struct device *dev = &pdev->dev;
+	struct latscope_dt_lines *d;
+	int ret;
+
+	d = kzalloc(sizeof(*d), GFP_KERNEL);
+	if (!d)
+		return -ENOMEM;
+	kref_init(&d->ref);
+	d->in = gpiod_get(dev, "pulse-in", GPIOD_IN);
+	if (IS_ERR(d->in)) {
+		ret = dev_err_probe(dev, PTR_ERR(d->in), "pulse-in-gpios\n");
+		goto free;
+	}
+	d->ack = gpiod_get(dev, "ack-out", GPIOD_OUT_LOW);
+	if (IS_ERR(d->ack)) {
+		ret = dev_err_probe(dev, PTR_ERR(d->ack), "ack-out-gpios\n");
+		goto put_in;
+	}
+	d->out = gpiod_get_optional(dev, "pulse-out", GPIOD_OUT_LOW);
+	if (IS_ERR(d->out)) {
+		ret = dev_err_probe(dev, PTR_ERR(d->out), "pulse-out-gpios\n");
+		goto put_ack;
+	}
+	ret = gpiod_to_irq(d->in);
+	if (ret < 0) {
+		dev_err(dev, "pulse-in line cannot interrupt: %d\n", ret);
+		goto put_out;
+	}
+	gpiod_set_consumer_name(d->in, "latscope pulse-in");
+	gpiod_set_consumer_name(d->ack, "latscope ack-out");
+	if (d->out)
+		gpiod_set_consumer_name(d->out, "latscope pulse-out");
+
+	mutex_lock(&latscope_dt_lock);
+	if (latscope_dt) {
+		mutex_unlock(&latscope_dt_lock);
+		dev_err(dev, "another latscope device is bound already\n");
+		ret = -EBUSY;
+		goto put_out;
+	}
+	latscope_dt = d;
+	mutex_unlock(&latscope_dt_lock);
+	platform_set_drvdata(pdev, d);
+	dev_info(dev, "pulse-in irq %d, %s\n", ret,
+		 d->out ? "loopback pulse-out present" : "no pulse-out (remote only)");
+	return 0;
+
+put_out:
+	if (d->out)
+		gpiod_put(d->out);
+put_ack:
+	gpiod_put(d->ack);
+put_in:
+	gpiod_put(d->in);
+free:
+	kfree(d);
+	return ret;
+}
+
+static void latscope_dt_remove(struct platform_device *pdev)
+{
+	struct latscope_dt_lines *d = platform_get_drvdata(pdev);
+
+	mutex_lock(&latscope_dt_lock);
+	latscope_dt = NULL;
+	mutex_unlock(&latscope_dt_lock);
+	kref_put(&d->ref, latscope_dt_free);
+}
+
+static const struct of_device_id latscope_dt_ids[] = {
+	{ .compatible = "latscope,gpio" },
+	{ }
+};
+MODULE_DEVICE_TABLE(of, latscope_dt_ids);
+
+static struct platform_driver latscope_dt_driver = {
+	.probe = latscope_dt_probe,
+	.LATSCOPE_PLATFORM_REMOVE = latscope_dt_remove,
+	.driver = {
+		.name = "latscope-gpio",
+		.of_match_table = latscope_dt_ids,
+	},
+};
+
+int latscope_dt_init(void)
+{
+	return platform_driver_register(&latscope_dt_driver);
+}
+
+void latscope_dt_exit(void)
+{
+	platform_driver_unregister(&latscope_dt_driver);
+}
