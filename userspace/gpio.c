@@ -6,6 +6,7 @@
  * through the GPIO character device, which also tells whether the offset
  * exists and whether someone else holds the line.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -37,6 +38,19 @@ const char *ls_edge_name(unsigned int edge)
 	return "?";
 }
 
+/* rising-edge, falling-edge or both-edges; 0 or -1. */
+int ls_gpio_parse_edge(const char *s, unsigned int *edge)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(ls_edges) / sizeof(ls_edges[0]); i++)
+		if (!strcmp(s, ls_edges[i].name)) {
+			*edge = ls_edges[i].edge;
+			return 0;
+		}
+	return -1;
+}
+
 /*
  * Splits "CHIP,OFFSET[,EDGE]" into @spec. @edge is NULL where no edge is
  * allowed. Returns 0, or -1 with a message naming the bad part.
@@ -46,7 +60,6 @@ int ls_gpio_parse(const char *opt, const char *arg, struct ls_gpio_spec *spec,
 {
 	char buf[128], *offset, *edge_s, *end;
 	unsigned long v;
-	size_t i;
 
 	if (strlen(arg) >= sizeof(buf)) {
 		snprintf(err, errlen, "%s '%.40s...': too long", opt, arg);
@@ -73,17 +86,11 @@ int ls_gpio_parse(const char *opt, const char *arg, struct ls_gpio_spec *spec,
 		snprintf(err, errlen, "%s '%s': an output line has no edge", opt, arg);
 		return -1;
 	}
-	if (edge_s) {
-		for (i = 0; i < sizeof(ls_edges) / sizeof(ls_edges[0]); i++)
-			if (!strcmp(edge_s, ls_edges[i].name))
-				break;
-		if (i == sizeof(ls_edges) / sizeof(ls_edges[0])) {
-			snprintf(err, errlen,
-				 "%s '%s': edge '%s' is not rising-edge, falling-edge or both-edges",
-				 opt, arg, edge_s);
-			return -1;
-		}
-		*edge = ls_edges[i].edge;
+	if (edge_s && ls_gpio_parse_edge(edge_s, edge)) {
+		snprintf(err, errlen,
+			 "%s '%s': edge '%s' is not rising-edge, falling-edge or both-edges",
+			 opt, arg, edge_s);
+		return -1;
 	}
 	snprintf(spec->dev, sizeof(spec->dev), "%s%s",
 		 strchr(buf, '/') ? "" : "/dev/", buf);
@@ -148,6 +155,41 @@ out:
 	return ret;
 }
 
+#define LS_DT_DRIVER	"/sys/bus/platform/drivers/latscope-gpio"
+
+/*
+ * --gpio-dt: is a device tree latscope device bound, and does its node
+ * have a pulse-out line (loopback)? Names its lines in @p for messages.
+ */
+int ls_gpio_find_dt(struct ls_params *p, char *err, size_t errlen)
+{
+	char path[512];
+	struct dirent *d;
+	DIR *dir;
+	int found = 0;
+
+	dir = opendir(LS_DT_DRIVER);
+	while (dir && !found && (d = readdir(dir))) {
+		snprintf(path, sizeof(path), LS_DT_DRIVER "/%s/of_node", d->d_name);
+		if (access(path, F_OK))
+			continue;
+		found = 1;
+		snprintf(path, sizeof(path), LS_DT_DRIVER "/%s/of_node/pulse-out-gpios",
+			 d->d_name);
+		p->pulse_out.given = !access(path, F_OK);
+		snprintf(p->pulse_in.spec, sizeof(p->pulse_in.spec), "%.60s:pulse-in", d->d_name);
+		snprintf(p->ack_out.spec, sizeof(p->ack_out.spec), "%.60s:ack-out", d->d_name);
+		snprintf(p->pulse_out.spec, sizeof(p->pulse_out.spec), "%.60s:pulse-out",
+			 d->d_name);
+	}
+	if (dir)
+		closedir(dir);
+	if (!found)
+		snprintf(err, errlen, "--gpio-dt: no \"latscope,gpio\" device is bound (%s): load the latscope-gpio overlay, see README",
+			 LS_DT_DRIVER);
+	return found ? 0 : -1;
+}
+
 /* Fills the GPIO part of a SETUP from the options. */
 int ls_gpio_setup(const struct ls_params *p, struct latscope_setup *setup,
 		  char *err, size_t errlen)
@@ -159,6 +201,10 @@ int ls_gpio_setup(const struct ls_params *p, struct latscope_setup *setup,
 	setup->period_ns = loopback ? (__u64)p->period_us * 1000 : 0;
 	gs->mode = loopback ? LATSCOPE_GPIO_LOOPBACK : LATSCOPE_GPIO_REMOTE;
 	gs->edge = p->gpio_edge;
+	if (p->gpio_dt) {
+		gs->flags = LATSCOPE_GPIO_FROM_DT;
+		return 0;
+	}
 	if (ls_gpio_resolve("pulse-in", &p->pulse_in, &gs->pulse_in, err, errlen) ||
 	    ls_gpio_resolve("ack-out", &p->ack_out, &gs->ack_out, err, errlen))
 		return -1;

@@ -39,6 +39,7 @@ struct ls_gpio_spec {
 struct ls_params {
 	unsigned int context;		/* LATSCOPE_CTX_* */
 	bool gpio;			/* GPIO events instead of the timer */
+	bool gpio_dt;			/* --gpio-dt: the device tree's lines */
 	struct ls_gpio_spec pulse_in;	/* -I */
 	struct ls_gpio_spec ack_out;	/* -O */
 	struct ls_gpio_spec pulse_out;	/* --pulse-out: loopback */
@@ -84,8 +85,10 @@ int ls_gpio_parse(const char *opt, const char *arg, struct ls_gpio_spec *spec,
 		  unsigned int *edge, char *err, size_t errlen);
 int ls_gpio_resolve(const char *role, const struct ls_gpio_spec *spec,
 		    struct latscope_gpio_line *line, char *err, size_t errlen);
+int ls_gpio_find_dt(struct ls_params *p, char *err, size_t errlen);
 int ls_gpio_setup(const struct ls_params *p, struct latscope_setup *setup,
 		  char *err, size_t errlen);
+int ls_gpio_parse_edge(const char *s, unsigned int *edge);
 void ls_gpio_setup_error(const struct ls_params *p, int error, char *err,
 			 size_t errlen);
 void ls_gpio_describe(const struct ls_params *p, char *buf, size_t len);

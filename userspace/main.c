@@ -96,6 +96,10 @@ int main(int argc, char **argv)
 	report.params = &p;
 	report.sys = &sys;
 
+	if (p.gpio_dt && ls_gpio_find_dt(&p, err, sizeof(err))) {
+		fprintf(stderr, "latscope: %s\n", err);
+		return LS_EXIT_SETUP;
+	}
 	if (p.oob_note)
 		fprintf(stderr, "latscope: -Z: this kernel has no out-of-band stage, the response is measured in-band\n");
 	ret = ls_run(&p, &report, err, sizeof(err));

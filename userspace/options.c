@@ -20,6 +20,7 @@ enum {
 	OPT_HELP,
 	OPT_VERSION,
 	OPT_PULSE_OUT,
+	OPT_GPIO_DT,
 };
 
 static const char short_opts[] = "p:P:c:T:g:H:ikuA:qv::l:b:I:O:z:Z:";
@@ -44,6 +45,7 @@ static const struct option long_opts[] = {
 	{ "inband-gpio",	required_argument,	NULL, 'z' },
 	{ "oob-gpio",		required_argument,	NULL, 'Z' },
 	{ "pulse-out",		required_argument,	NULL, OPT_PULSE_OUT },
+	{ "gpio-dt",		optional_argument,	NULL, OPT_GPIO_DT },
 	{ "cpus",		required_argument,	NULL, OPT_CPUS },
 	{ "json",		required_argument,	NULL, OPT_JSON },
 	{ "force",		no_argument,		NULL, OPT_FORCE },
@@ -275,6 +277,15 @@ static int parse_one(int c, const char *arg, struct ls_params *p, char *err,
 	case OPT_PULSE_OUT:
 		p->gpio = true;
 		return ls_gpio_parse("--pulse-out", arg, &p->pulse_out, NULL, err, errlen);
+	case OPT_GPIO_DT:
+		p->gpio = true;
+		p->gpio_dt = true;
+		if (arg && ls_gpio_parse_edge(arg, &p->gpio_edge)) {
+			fail(err, errlen, "--gpio-dt=%s: edge '%s' is not rising-edge, falling-edge or both-edges",
+			     arg, arg);
+			return -1;
+		}
+		return 0;
 	case 'z':
 	case 'Z':
 		p->gpio = true;
@@ -321,7 +332,11 @@ static bool same_line(const struct ls_gpio_spec *a, const struct ls_gpio_spec *b
 /* What GPIO mode needs of the other options. */
 static int check_gpio(const struct ls_params *p, char *err, size_t errlen)
 {
-	if (!p->pulse_in.given || !p->ack_out.given) {
+	if (p->gpio_dt && (p->pulse_in.given || p->ack_out.given || p->pulse_out.given)) {
+		fail(err, errlen, "--gpio-dt takes the lines from the device tree: leave out -I, -O and --pulse-out");
+		return -1;
+	}
+	if (!p->gpio_dt && (!p->pulse_in.given || !p->ack_out.given)) {
 		fail(err, errlen, "GPIO mode needs both -I <chip>,<offset> (pulse-in) and -O <chip>,<offset> (ack-out)");
 		return -1;
 	}
@@ -333,6 +348,8 @@ static int check_gpio(const struct ls_params *p, char *err, size_t errlen)
 		fail(err, errlen, "GPIO mode measures one responder: give one CPU with -c");
 		return -1;
 	}
+	if (p->gpio_dt)
+		return 0;
 	if (same_line(&p->pulse_in, &p->ack_out) ||
 	    (p->pulse_out.given && (same_line(&p->pulse_in, &p->pulse_out) ||
 				    same_line(&p->ack_out, &p->pulse_out)))) {
@@ -429,6 +446,8 @@ void ls_usage(FILE *f)
 "                          falling-edge or both-edges [=rising-edge]\n"
 "  -O --gpio-out=<chip>,<n> GPIO mode: ack-out line, toggled once per answer\n"
 "     --pulse-out=<chip>,<n>  loopback: the line pulsed at each period, wired to -I\n"
+"     --gpio-dt[=<edge>]   GPIO mode on the lines of the device tree's latscope\n"
+"                          node (loopback if it has pulse-out-gpios)\n"
 "  -z --inband-gpio=-       remote GPIO mode (a monitor drives -I); '-': no latmon\n"
 "                          host (talking to latmon is not supported yet)\n"
 "  -Z --oob-gpio=-          as -z: no out-of-band stage here, measured in-band\n"

@@ -132,6 +132,10 @@ bad "unknown chip" "no GPIO chip /dev/gpiochip9" -I gpiochip9,0 -O gpiochip9,1
 bad "offset out of range" "pulse-in $chip,99: offset 99 out of range" -I "$chip,99" -O "$chip,1"
 bad "same line, two spellings" "one and the same" -I "/dev/$chip,4" -O "$chip,4"
 
+latscope --gpio-dt -k -T 1 >dt.out 2>&1
+expect_rc "--gpio-dt without a device: refused" $? 3
+has "--gpio-dt without a device: says why" dt.out 'no "latscope,gpio" device is bound'
+
 latscope -z - -I "$chip,$IN" -O "$chip,$ACK" -c 1 -T 60 >held.out 2>&1 &
 pid=$!
 sleep 2
