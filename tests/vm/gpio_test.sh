@@ -130,7 +130,9 @@ bad() { # name, pattern, args...
 }
 bad "unknown chip" "no GPIO chip /dev/gpiochip9" -I gpiochip9,0 -O gpiochip9,1
 bad "offset out of range" "pulse-in $chip,99: offset 99 out of range" -I "$chip,99" -O "$chip,1"
-bad "same line, two spellings" "one and the same" -I "/dev/$chip,4" -O "$chip,4"
+latscope -z - -I "/dev/$chip,4" -O "$chip,4" >bad.out 2>&1
+expect_rc "same line, two spellings: refused" $? 2
+has "same line, two spellings: says why" bad.out "must be a different one"
 
 latscope --gpio-dt -k -T 1 >dt.out 2>&1
 expect_rc "--gpio-dt without a device: refused" $? 3
