@@ -26,7 +26,6 @@
 #include <linux/smp.h>
 #include <linux/string.h>
 #include <linux/timekeeping.h>
-#include <uapi/linux/sched/types.h>
 
 #include "compat.h"
 #include "latscope.h"
@@ -428,26 +427,13 @@ static int latscope_gpio_pulse_fn(void *data)
 
 static int latscope_gpio_pulse_start(struct latscope_session *s)
 {
-	struct sched_attr attr = {
-		.size = sizeof(attr),
-		.sched_policy = SCHED_FIFO,
-		.sched_priority = LATSCOPE_GPIO_PULSE_PRIO,
-	};
 	struct task_struct *t;
-	int ret;
 
-	t = kthread_create(latscope_gpio_pulse_fn, s, "latscope-pulse/%u",
-			   s->setup.cpu);
+	t = latscope_fifo_kthread(s, latscope_gpio_pulse_fn,
+				  LATSCOPE_GPIO_PULSE_PRIO, "latscope-pulse");
 	if (IS_ERR(t))
 		return PTR_ERR(t);
-	kthread_bind(t, s->setup.cpu);
-	ret = sched_setattr_nocheck(t, &attr);
-	if (ret) {
-		kthread_stop(t);
-		return ret;
-	}
 	s->gpio->pulse_task = t;
-	wake_up_process(t);
 	return 0;
 }
 

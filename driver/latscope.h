@@ -220,6 +220,9 @@ int latscope_session_result(struct latscope_session *s,
 			    struct latscope_result *res, const u64 **cells);
 int latscope_session_pulse(struct latscope_session *s,
 			   struct latscope_pulse *pulse);
+struct task_struct *latscope_fifo_kthread(struct latscope_session *s,
+					  int (*fn)(void *), u32 prio,
+					  const char *name);
 int latscope_sessions_init(void);
 void latscope_sessions_exit(void);
 

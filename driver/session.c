@@ -210,27 +210,44 @@ fail:
 	return ret;
 }
 
-static int latscope_kthread_start(struct latscope_session *s)
+/*
+ * Starts @fn(@s) in a kthread named @name/<cpu>, bound to the session's
+ * CPU at SCHED_FIFO @prio.
+ */
+struct task_struct *latscope_fifo_kthread(struct latscope_session *s,
+					  int (*fn)(void *), u32 prio,
+					  const char *name)
 {
 	struct sched_attr attr = {
 		.size = sizeof(attr),
 		.sched_policy = SCHED_FIFO,
-		.sched_priority = s->setup.priority,
+		.sched_priority = prio,
 	};
 	struct task_struct *t;
 	int ret;
 
-	t = kthread_create(latscope_kthread_fn, s, "latscope/%u", s->setup.cpu);
+	t = kthread_create(fn, s, "%s/%u", name, s->setup.cpu);
 	if (IS_ERR(t))
-		return PTR_ERR(t);
+		return t;
 	kthread_bind(t, s->setup.cpu);
 	ret = sched_setattr_nocheck(t, &attr);
 	if (ret) {
 		kthread_stop(t);
-		return ret;
+		return ERR_PTR(ret);
 	}
-	s->kthread = t;
 	wake_up_process(t);
+	return t;
+}
+
+static int latscope_kthread_start(struct latscope_session *s)
+{
+	struct task_struct *t;
+
+	t = latscope_fifo_kthread(s, latscope_kthread_fn, s->setup.priority,
+				  "latscope");
+	if (IS_ERR(t))
+		return PTR_ERR(t);
+	s->kthread = t;
 	return 0;
 }
 

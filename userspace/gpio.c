@@ -214,26 +214,32 @@ int ls_gpio_setup(const struct ls_params *p, struct latscope_setup *setup,
 	return 0;
 }
 
+/* "pulse-in X, ack-out Y[, pulse-out Z]" */
+static void ls_gpio_lines(const struct ls_params *p, char *buf, size_t len)
+{
+	snprintf(buf, len, "pulse-in %s, ack-out %s%s%s", p->pulse_in.spec,
+		 p->ack_out.spec, p->pulse_out.given ? ", pulse-out " : "",
+		 p->pulse_out.given ? p->pulse_out.spec : "");
+}
+
 /* Says why the driver refused a GPIO SETUP, naming the lines. */
 void ls_gpio_setup_error(const struct ls_params *p, int error, char *err,
 			 size_t errlen)
 {
+	char lines[320];
+
 	switch (error) {
 	case ENXIO:
 		snprintf(err, errlen, "pulse-in %s cannot raise an interrupt",
 			 p->pulse_in.spec);
 		break;
 	case EBUSY:
-		snprintf(err, errlen, "a GPIO line (pulse-in %s, ack-out %s%s%s) is busy",
-			 p->pulse_in.spec, p->ack_out.spec,
-			 p->pulse_out.given ? ", pulse-out " : "",
-			 p->pulse_out.given ? p->pulse_out.spec : "");
+		ls_gpio_lines(p, lines, sizeof(lines));
+		snprintf(err, errlen, "a GPIO line (%s) is busy", lines);
 		break;
 	case ENODEV:
-		snprintf(err, errlen, "the driver found no GPIO chip for pulse-in %s or ack-out %s%s%s",
-			 p->pulse_in.spec, p->ack_out.spec,
-			 p->pulse_out.given ? " or pulse-out " : "",
-			 p->pulse_out.given ? p->pulse_out.spec : "");
+		ls_gpio_lines(p, lines, sizeof(lines));
+		snprintf(err, errlen, "the driver found no GPIO chip for a line (%s)", lines);
 		break;
 	case EINVAL:
 		snprintf(err, errlen, "the driver refused the GPIO setup: two of the lines are one and the same, or CPU, priority or period is out of range");
