@@ -25,7 +25,10 @@
 #include <linux/slab.h>
 #include <linux/smp.h>
 #include <linux/string.h>
+#include <linux/sched/task.h>
 #include <linux/timekeeping.h>
+#include <linux/workqueue.h>
+#include <uapi/linux/sched/types.h>
 
 #include "compat.h"
 #include "latscope.h"
@@ -70,7 +73,8 @@ int latscope_gpio_setup_check(const struct latscope_setup *setup)
 	if (setup->context == LATSCOPE_CTX_IRQ)
 		return -EINVAL;
 	if (gs->mode > LATSCOPE_GPIO_REMOTE ||
-	    (gs->flags & ~LATSCOPE_GPIO_FLAGS_MASK) || gs->__reserved0 ||
+	    (gs->flags & ~LATSCOPE_GPIO_FLAGS_MASK) ||
+	    gs->irq_thread_priority > LATSCOPE_MAX_PRIORITY ||
 	    gs->__reserved[0] || gs->__reserved[1])
 		return -EINVAL;
 	if (gs->edge < LATSCOPE_EDGE_RISING || gs->edge > LATSCOPE_EDGE_BOTH)
@@ -225,6 +229,8 @@ struct latscope_gpio *latscope_gpio_get(const struct latscope_setup *setup)
 	}
 	g->mode = gs->mode;
 	g->edge = gs->edge;
+	g->thread_prio = gs->irq_thread_priority;
+	INIT_WORK(&g->raise_work, latscope_gpio_raise);
 	g->pulse_level = gs->edge != LATSCOPE_EDGE_FALLING;
 	g->out_cansleep = g->out && gpiod_cansleep(g->out);
 	return g;
@@ -246,6 +252,8 @@ void latscope_gpio_reset(struct latscope_gpio *g)
 	g->spurious = 0;
 	g->thread_pid = 0;
 	memset(g->thread_comm, 0, sizeof(g->thread_comm));
+	g->thread_policy = 0;
+	g->thread_rtprio = 0;
 }
 
 /*
@@ -313,6 +321,46 @@ static void latscope_gpio_note_context(struct latscope_gpio *g)
 		return;
 	g->thread_pid = task_pid_nr(current);
 	strscpy_pad(g->thread_comm, current->comm, sizeof(g->thread_comm));
+	if (g->thread_prio) {
+		g->thread = get_task_struct(current);
+		schedule_work(&g->raise_work);
+	}
+}
+
+/* Runs the thread that stamps arrivals at the asked priority. */
+static void latscope_gpio_raise(struct work_struct *work)
+{
+	struct latscope_gpio *g = container_of(work, struct latscope_gpio,
+					       raise_work);
+	struct sched_attr attr = {
+		.size = sizeof(attr),
+		.sched_policy = SCHED_FIFO,
+		.sched_priority = g->thread_prio,
+	};
+
+	g->thread_policy = g->thread->policy;
+	g->thread_rtprio = g->thread->rt_priority;
+	g->thread_nice = task_nice(g->thread);
+	if (!sched_setattr_nocheck(g->thread, &attr))
+		atomic_or(LATSCOPE_GPIO_THREAD_RAISED, &g->paths);
+}
+
+/* Gives the thread its scheduling back; no arrival can come any more. */
+static void latscope_gpio_restore(struct latscope_gpio *g)
+{
+	struct sched_attr attr = { .size = sizeof(attr) };
+
+	cancel_work_sync(&g->raise_work);
+	if (!g->thread)
+		return;
+	if (atomic_read(&g->paths) & LATSCOPE_GPIO_THREAD_RAISED) {
+		attr.sched_policy = g->thread_policy;
+		attr.sched_priority = g->thread_rtprio;
+		attr.sched_nice = g->thread_nice;
+		sched_setattr_nocheck(g->thread, &attr);
+	}
+	put_task_struct(g->thread);
+	g->thread = NULL;
 }
 
 /* The edge on pulse-in that is an event. */
@@ -500,6 +548,7 @@ static void latscope_gpio_stop(struct latscope_session *s)
 		free_irq(g->irq, s);
 		g->irq_requested = false;
 	}
+	latscope_gpio_restore(g);
 }
 
 /* The responder is gone: the lines go back, the figures stay. */
@@ -518,6 +567,8 @@ void latscope_gpio_export(const struct latscope_gpio *g,
 	out->irq = g->irq;
 	out->irq_thread_pid = g->thread_pid;
 	memcpy(out->irq_thread_comm, g->thread_comm, sizeof(out->irq_thread_comm));
+	out->irq_thread_policy = g->thread_policy;
+	out->irq_thread_rtprio = g->thread_rtprio;
 }
 
 const struct latscope_source latscope_gpio_source = {

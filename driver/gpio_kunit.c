@@ -59,7 +59,8 @@ GPIO_MUTATION(flags_unknown, setup->gpio.flags = LATSCOPE_GPIO_FROM_DT << 1)
 GPIO_MUTATION(from_dt, setup->gpio.flags = LATSCOPE_GPIO_FROM_DT;
 	      memset(&setup->gpio.pulse_in, 0, 3 * sizeof(setup->gpio.pulse_in)))
 GPIO_MUTATION(from_dt_with_line, setup->gpio.flags = LATSCOPE_GPIO_FROM_DT)
-GPIO_MUTATION(reserved0_set, setup->gpio.__reserved0 = 1)
+GPIO_MUTATION(thread_prio_99, setup->gpio.irq_thread_priority = 99)
+GPIO_MUTATION(thread_prio_100, setup->gpio.irq_thread_priority = 100)
 GPIO_MUTATION(reserved_set, setup->gpio.__reserved[1] = 1)
 GPIO_MUTATION(line_reserved_set, setup->gpio.ack_out.__reserved = 1)
 GPIO_MUTATION(chip_empty, setup->gpio.pulse_in.chip[0] = 0)
@@ -94,7 +95,8 @@ static const struct latscope_gpio_case latscope_gpio_cases[] = {
 	GPIO_ENTRY(from_dt, L, 0),
 	GPIO_ENTRY(from_dt, R, 0),
 	GPIO_ENTRY(from_dt_with_line, R, -EINVAL),
-	GPIO_ENTRY(reserved0_set, L, -EINVAL),
+	GPIO_ENTRY(thread_prio_99, R, 0),
+	GPIO_ENTRY(thread_prio_100, L, -EINVAL),
 	GPIO_ENTRY(reserved_set, R, -EINVAL),
 	GPIO_ENTRY(line_reserved_set, L, -EINVAL),
 	GPIO_ENTRY(chip_empty, L, -EINVAL),

@@ -17,6 +17,7 @@
 #include <linux/swait.h>
 #include <linux/types.h>
 #include <linux/wait.h>
+#include <linux/workqueue.h>
 #include <uapi/linux/latscope.h>
 
 #define LATSCOPE_VERSION	"0.1.0"
@@ -138,6 +139,14 @@ struct latscope_gpio {
 	atomic_t paths;			/* LATSCOPE_GPIO_* */
 	pid_t thread_pid;
 	char thread_comm[TASK_COMM_LEN];
+
+	/* The stamping thread raised for the run (irq_thread_priority). */
+	u32 thread_prio;		/* asked, 0: leave it */
+	struct task_struct *thread;	/* held from its first arrival */
+	struct work_struct raise_work;
+	u32 thread_policy;		/* what it had, to give back */
+	u32 thread_rtprio;
+	int thread_nice;
 
 	/* Responder side. */
 	int ack_level;

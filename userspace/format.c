@@ -111,7 +111,7 @@ void ls_print_summary(FILE *f, const struct ls_report *r)
 
 		ls_gpio_describe(p, line, sizeof(line));
 		fprintf(f, "GPIO| %s\n", line);
-		ls_gpio_paths(g, line, sizeof(line));
+		ls_gpio_paths(p, g, line, sizeof(line));
 		fprintf(f, "GPIO| %llu acks, %llu pulses lost, %llu stray edges; %s\n",
 			(unsigned long long)g->acks, (unsigned long long)g->lost,
 			(unsigned long long)g->spurious, line);

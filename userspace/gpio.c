@@ -201,6 +201,7 @@ int ls_gpio_setup(const struct ls_params *p, struct latscope_setup *setup,
 	setup->period_ns = loopback ? (__u64)p->period_us * 1000 : 0;
 	gs->mode = loopback ? LATSCOPE_GPIO_LOOPBACK : LATSCOPE_GPIO_REMOTE;
 	gs->edge = p->gpio_edge;
+	gs->irq_thread_priority = (__u32)p->irq_thread_prio;
 	if (p->gpio_dt) {
 		gs->flags = LATSCOPE_GPIO_FROM_DT;
 		return 0;
@@ -263,8 +264,22 @@ void ls_gpio_describe(const struct ls_params *p, char *buf, size_t len)
 			 p->pulse_in.spec, ls_edge_name(p->gpio_edge), p->ack_out.spec);
 }
 
+static const char *ls_policy_name(unsigned int policy)
+{
+	switch (policy) {
+	case 0: return "SCHED_OTHER";
+	case 1: return "SCHED_FIFO";
+	case 2: return "SCHED_RR";
+	case 3: return "SCHED_BATCH";
+	case 5: return "SCHED_IDLE";
+	case 6: return "SCHED_DEADLINE";
+	default: return "policy ?";
+	}
+}
+
 /* Where the driver stamped arrivals and how it drove the lines. */
-void ls_gpio_paths(const struct latscope_gpio_result *g, char *buf, size_t len)
+void ls_gpio_paths(const struct ls_params *p, const struct latscope_gpio_result *g,
+		   char *buf, size_t len)
 {
 	size_t n;
 
@@ -278,6 +293,14 @@ void ls_gpio_paths(const struct latscope_gpio_result *g, char *buf, size_t len)
 		n = snprintf(buf, len, "arrival stamped in hard irq, irq %d", g->irq);
 	else
 		n = snprintf(buf, len, "no arrival seen, irq %d", g->irq);
+	if (n < len && (g->paths & LATSCOPE_GPIO_THREAD_RAISED))
+		n += snprintf(buf + n, len - n, "; %s ran at SCHED_FIFO %d for the run (it had %s %u, given back)",
+			      g->irq_thread_comm, p->irq_thread_prio,
+			      ls_policy_name(g->irq_thread_policy), g->irq_thread_rtprio);
+	else if (n < len && p->irq_thread_prio)
+		n += snprintf(buf + n, len - n, "; --irq-prio %d: %s", p->irq_thread_prio,
+			      g->paths & LATSCOPE_GPIO_IN_THREAD ?
+			      "the thread could not be raised" : "no IRQ thread to raise");
 	if (n < len && (g->paths & LATSCOPE_GPIO_OUT_CANSLEEP))
 		n += snprintf(buf + n, len - n, "; pulse-out chip may sleep: driven from a kernel thread");
 	if (n < len && (g->paths & LATSCOPE_GPIO_ACK_CANSLEEP))

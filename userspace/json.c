@@ -136,6 +136,8 @@ static void json_gpio(FILE *f, const struct ls_params *p,
 		g->paths & LATSCOPE_GPIO_IN_THREAD ? "true" : "false");
 	json_key_string(f, "    ", "irq_thread", g->irq_thread_comm, ",\n");
 	fprintf(f, "    \"irq_thread_pid\": %d,\n", g->irq_thread_pid);
+	fprintf(f, "    \"irq_thread_raised_to\": %d,\n",
+		g->paths & LATSCOPE_GPIO_THREAD_RAISED ? p->irq_thread_prio : 0);
 	fprintf(f, "    \"pulse_out_cansleep\": %s,\n    \"ack_out_cansleep\": %s\n  },\n",
 		g->paths & LATSCOPE_GPIO_OUT_CANSLEEP ? "true" : "false",
 		g->paths & LATSCOPE_GPIO_ACK_CANSLEEP ? "true" : "false");

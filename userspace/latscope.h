@@ -45,6 +45,7 @@ struct ls_params {
 	struct ls_gpio_spec pulse_out;	/* --pulse-out: loopback */
 	unsigned int gpio_edge;		/* LATSCOPE_EDGE_* */
 	bool oob_note;			/* -Z: asked for out-of-band, got in-band */
+	int irq_thread_prio;		/* --irq-prio, 0: leave it */
 	unsigned int period_us;
 	int priority;
 	cpu_set_t cpus;			/* measured CPUs; empty: default */
@@ -92,7 +93,8 @@ int ls_gpio_parse_edge(const char *s, unsigned int *edge);
 void ls_gpio_setup_error(const struct ls_params *p, int error, char *err,
 			 size_t errlen);
 void ls_gpio_describe(const struct ls_params *p, char *buf, size_t len);
-void ls_gpio_paths(const struct latscope_gpio_result *g, char *buf, size_t len);
+void ls_gpio_paths(const struct ls_params *p, const struct latscope_gpio_result *g,
+		   char *buf, size_t len);
 
 /* One measured CPU's result, as GET_RESULT returned it. */
 struct ls_cpu_result {

@@ -21,6 +21,7 @@ enum {
 	OPT_VERSION,
 	OPT_PULSE_OUT,
 	OPT_GPIO_DT,
+	OPT_IRQ_PRIO,
 };
 
 static const char short_opts[] = "p:P:c:T:g:H:ikuA:qv::l:b:I:O:z:Z:";
@@ -46,6 +47,7 @@ static const struct option long_opts[] = {
 	{ "oob-gpio",		required_argument,	NULL, 'Z' },
 	{ "pulse-out",		required_argument,	NULL, OPT_PULSE_OUT },
 	{ "gpio-dt",		optional_argument,	NULL, OPT_GPIO_DT },
+	{ "irq-prio",		required_argument,	NULL, OPT_IRQ_PRIO },
 	{ "cpus",		required_argument,	NULL, OPT_CPUS },
 	{ "json",		required_argument,	NULL, OPT_JSON },
 	{ "force",		no_argument,		NULL, OPT_FORCE },
@@ -286,6 +288,11 @@ static int parse_one(int c, const char *arg, struct ls_params *p, char *err,
 			return -1;
 		}
 		return 0;
+	case OPT_IRQ_PRIO:
+		if (parse_uint(arg, 1, LATSCOPE_MAX_PRIORITY, &v))
+			goto bad;
+		p->irq_thread_prio = v;
+		return 0;
 	case 'z':
 	case 'Z':
 		p->gpio = true;
@@ -315,6 +322,7 @@ bad:
 	     c == OPT_CPUS ? "--cpus (a list such as 1,3-5, or all)" :
 	     c == 'p' ? "-p/--period (microseconds, 10 to 1000000)" :
 	     c == 'P' ? "-P/--priority (1 to 99)" :
+	     c == OPT_IRQ_PRIO ? "--irq-prio (1 to 99)" :
 	     c == 'c' ? "-c/--cpu (a CPU number)" :
 	     c == 'T' ? "-T/--timeout (e.g. 30, 30s, 5m, 2h, 1d; at most 100 days)" :
 	     c == 'H' ? "-H/--histogram (1 to 65536 cells)" :
@@ -418,6 +426,10 @@ enum ls_parse ls_parse_args(int argc, char **argv, struct ls_params *p,
 	}
 	if (p->gpio && check_gpio(p, err, errlen))
 		return LS_PARSE_ERROR;
+	if (p->irq_thread_prio && !p->gpio) {
+		fail(err, errlen, "--irq-prio applies to GPIO mode (-I, -O or --gpio-dt)");
+		return LS_PARSE_ERROR;
+	}
 	if (p->plot_path && p->json_path && !strcmp(p->plot_path, "-") &&
 	    !strcmp(p->json_path, "-")) {
 		fail(err, errlen, "--plot - and --json - cannot both go to stdout");
@@ -448,6 +460,8 @@ void ls_usage(FILE *f)
 "     --pulse-out=<chip>,<n>  loopback: the line pulsed at each period, wired to -I\n"
 "     --gpio-dt[=<edge>]   GPIO mode on the lines of the device tree's latscope\n"
 "                          node (loopback if it has pulse-out-gpios)\n"
+"     --irq-prio=<prio>    GPIO mode: run the thread that delivers the pulse-in\n"
+"                          interrupt, if any, at SCHED_FIFO <prio> for the run\n"
 "  -z --inband-gpio=-       remote GPIO mode (a monitor drives -I); '-': no latmon\n"
 "                          host (talking to latmon is not supported yet)\n"
 "  -Z --oob-gpio=-          as -z: no out-of-band stage here, measured in-band\n"

@@ -51,7 +51,7 @@ static void header(FILE *f, const struct ls_report *r,
 		ls_gpio_describe(p, line, sizeof(line));
 		fprintf(f, "# gpio lines: %s\n", line);
 		if (r->nr_cpus == 1) {
-			ls_gpio_paths(&r->cpu[0].res.gpio, line, sizeof(line));
+			ls_gpio_paths(p, &r->cpu[0].res.gpio, line, sizeof(line));
 			fprintf(f, "# gpio path: %s\n", line);
 		}
 	}

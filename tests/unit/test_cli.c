@@ -121,6 +121,8 @@ static void test_gpio_options(void)
 	check(parse("-Z - -I a,1,both-edges -O a,2", &p, err) == LS_PARSE_RUN && p.oob_note &&
 	      p.gpio_edge == LATSCOPE_EDGE_BOTH, "-Z: in-band, with a note", "%s", err);
 
+	check(parse("-I a,1 -O a,2 --irq-prio 95", &p, err) == LS_PARSE_RUN &&
+	      p.irq_thread_prio == 95, "--irq-prio", "%s", err);
 	check(parse("-k --gpio-dt=falling-edge", &p, err) == LS_PARSE_RUN && p.gpio_dt &&
 	      p.gpio_edge == LATSCOPE_EDGE_FALLING, "--gpio-dt with an edge", "%s", err);
 
@@ -141,6 +143,8 @@ static void test_gpio_options(void)
 		{ "-z 10.0.0.2 -I a,1 -O a,2", "10.0.0.2" },
 		{ "--gpio-dt -I a,1", "leave out -I" },
 		{ "--gpio-dt=up", "'up'" },
+		{ "--irq-prio 95", "GPIO mode" },
+		{ "--irq-prio 100 -I a,1 -O a,2", "'100'" },
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		enum ls_parse r = parse(bad[i].line, &p, err);

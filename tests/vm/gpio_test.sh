@@ -42,12 +42,14 @@ is() { # name, got, want
 	if [ "$2" = "$3" ]; then ok "$1"; else nok "$1" "got '$2', want '$3'"; fi
 }
 
-# Remote mode: NAME, responder flag, edge, pulse cycles (up then down).
+# Remote mode: NAME, responder flag, edge, pulse cycles (up then down),
+# more options.
 remote() {
-	name=$1 edge=$3 n=$4
+	name=$1 flag=$2 edge=$3 n=$4
+	shift 4
 	pull $IN down
-	latscope "$2" -z - -I "$chip,$IN,$edge" -O "$chip,$ACK" -c 1 \
-		--json "$name.json" -g "$name.plot" >"$name.out" 2>&1 &
+	latscope "$flag" -z - -I "$chip,$IN,$edge" -O "$chip,$ACK" -c 1 \
+		--json "$name.json" -g "$name.plot" "$@" >"$name.out" 2>&1 &
 	pid=$!
 	sleep 3			# past start-up and the 1 s warm-up
 	acks=0 stray=0 want=0 k=0
@@ -87,7 +89,14 @@ remote() {
 	cat "$name.out"
 }
 
-remote gpio-remote-kernel -k rising-edge 10
+remote gpio-remote-kernel -k rising-edge 10 --irq-prio 95
+# The thread that delivered the interrupt, if any, ran at FIFO 95.
+if [ "$(jget gpio-remote-kernel.json arrival_in_thread)" = true ]; then
+	has "--irq-prio: thread raised" gpio-remote-kernel.out "ran at SCHED_FIFO 95 for the run"
+	is "--irq-prio: in the JSON" "$(jget gpio-remote-kernel.json irq_thread_raised_to)" 95
+else
+	has "--irq-prio: says there is no thread" gpio-remote-kernel.out "no IRQ thread to raise"
+fi
 remote gpio-remote-user -u falling-edge 10
 remote gpio-remote-user-both -u both-edges 5
 

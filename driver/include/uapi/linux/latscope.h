@@ -107,7 +107,13 @@ struct latscope_gpio_setup {
 	__u32 mode;		/* enum latscope_gpio_mode */
 	__u32 edge;		/* enum latscope_gpio_edge, no default */
 	__u32 flags;		/* LATSCOPE_GPIO_*, others rejected */
-	__u32 __reserved0;	/* must be 0 */
+	/*
+	 * 1..99: if arrivals are stamped in a thread (the GPIO chip
+	 * delivers its interrupts from one), that thread runs at this
+	 * SCHED_FIFO priority for the run, then gets its own back. 0: leave
+	 * it alone.
+	 */
+	__u32 irq_thread_priority;
 	struct latscope_gpio_line pulse_in;
 	struct latscope_gpio_line ack_out;
 	struct latscope_gpio_line pulse_out;
@@ -167,6 +173,7 @@ struct latscope_stats {
 #define LATSCOPE_GPIO_IN_THREAD		_BITUL(1)	/* ... or in a thread */
 #define LATSCOPE_GPIO_OUT_CANSLEEP	_BITUL(2)	/* pulse-out from a kthread */
 #define LATSCOPE_GPIO_ACK_CANSLEEP	_BITUL(3)	/* ack-out chip may sleep */
+#define LATSCOPE_GPIO_THREAD_RAISED	_BITUL(4)	/* irq_thread_priority applied */
 
 /*
  * GPIO figures of a result. In loopback mode @latency is the response
@@ -182,8 +189,10 @@ struct latscope_gpio_result {
 	__s32 irq;		/* Linux irq of pulse-in */
 	__s32 irq_thread_pid;	/* task that stamped arrivals, or 0 */
 	char irq_thread_comm[16];	/* its name, NUL-terminated */
+	__u32 irq_thread_policy;	/* its scheduling before the run ... */
+	__u32 irq_thread_rtprio;	/* ... restored after it */
 	__u32 __reserved0;
-	__u64 __reserved[2];
+	__u64 __reserved[1];
 };
 
 /*
