@@ -192,7 +192,7 @@ struct latscope_gpio_result {
 	__u32 irq_thread_policy;	/* its scheduling before the run ... */
 	__u32 irq_thread_rtprio;	/* ... restored after it */
 	__u32 __reserved0;
-	__u64 __reserved[1];
+	__u64 __reserved1;
 };
 
 /*
