@@ -230,7 +230,6 @@ struct latscope_gpio *latscope_gpio_get(const struct latscope_setup *setup)
 	g->mode = gs->mode;
 	g->edge = gs->edge;
 	g->thread_prio = gs->irq_thread_priority;
-	INIT_WORK(&g->raise_work, latscope_gpio_raise);
 	g->pulse_level = gs->edge != LATSCOPE_EDGE_FALLING;
 	g->out_cansleep = g->out && gpiod_cansleep(g->out);
 	return g;
@@ -510,6 +509,7 @@ static int latscope_gpio_start(struct latscope_session *s)
 	int ret;
 
 	latscope_gpio_reset(g);
+	INIT_WORK(&g->raise_work, latscope_gpio_raise);
 	ret = request_any_context_irq(g->irq, latscope_gpio_irq,
 				      IRQF_NO_THREAD | latscope_gpio_trigger(g->edge),
 				      "latscope", s);
