@@ -49,7 +49,7 @@ remote() {
 	shift 4
 	pull $IN down
 	latscope "$flag" -z - -I "$chip,$IN,$edge" -O "$chip,$ACK" -c 1 \
-		--json "$name.json" -g "$name.plot" "$@" >"$name.out" 2>&1 &
+		-H 10000 --json "$name.json" -g "$name.plot" "$@" >"$name.out" 2>&1 &
 	pid=$!
 	sleep 3			# past start-up and the 1 s warm-up
 	acks=0 stray=0 want=0 k=0
@@ -107,7 +107,7 @@ loopback() {
 	taskset -c 0 /gpio_loop "$sim" $OUT $IN &
 	wire=$!
 	latscope "$2" -I "$chip,$IN" -O "$chip,$ACK" --pulse-out "$chip,$OUT" \
-		-p 20000 -c 1 -T 4 --json "$name.json" -g "$name.plot" >"$name.out" 2>&1
+		-p 20000 -c 1 -T 4 -H 10000 --json "$name.json" -g "$name.plot" >"$name.out" 2>&1
 	expect_rc "$name: 4 s run" $? 0
 	kill $wire
 	wait $wire 2>/dev/null
