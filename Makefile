@@ -58,6 +58,7 @@ vm-test-one: deps
 
 vm-gpio: deps
 	scripts/vm.sh gpio amd64 gpio
+	scripts/vm.sh gpio rt-amd64 gpio
 
 install: module cli
 	$(MAKE) -C userspace install PREFIX=$(PREFIX)

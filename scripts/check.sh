@@ -57,8 +57,12 @@ for entry in "${LATSCOPE_MATRIX[@]}"; do
 	# shellcheck disable=SC2086
 	stage "VM ABI test $entry" "$top/scripts/vm.sh" $entry test
 done
-stage "GPIO test kernel (linux-source-6.12 + gpio-sim, cached)" "$top/scripts/gpio-kernel.sh"
-stage "VM GPIO test (gpio-sim)" "$top/scripts/vm.sh" gpio amd64 gpio
+for flavour in preempt rt; do
+	stage "GPIO test kernel $flavour (linux-source-6.12 + gpio-sim, cached)" \
+		"$top/scripts/gpio-kernel.sh" $flavour
+done
+stage "VM GPIO test (gpio-sim, PREEMPT)" "$top/scripts/vm.sh" gpio amd64 gpio
+stage "VM GPIO test (gpio-sim, PREEMPT_RT)" "$top/scripts/vm.sh" gpio rt-amd64 gpio
 
 [ $failed -eq 0 ] || echo "failed stages: ${failures[*]}"
 echo "check: $passed passed, $failed failed"

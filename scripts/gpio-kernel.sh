@@ -3,16 +3,26 @@
 # tinyconfig, from Debian's linux-source-6.12) once per config and prints
 # its build directory: arch/x86/boot/bzImage to boot, and the tree
 # out-of-tree modules build against.
+# Usage: scripts/gpio-kernel.sh [preempt|rt]   (rt: tests/gpio/rt.config)
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=scripts/lib.sh
 . "$top/scripts/lib.sh"
 
-frag=$top/tests/gpio/kernel.config
+flavour=${1:-preempt}
 src=$(latscope_linux_source)
+frag=$(mktemp)
+trap 'rm -f "$frag"' EXIT
+case $flavour in
+preempt) cp "$top/tests/gpio/kernel.config" "$frag" ;;
+rt)	grep -v '^CONFIG_PREEMPT=' "$top/tests/gpio/kernel.config" >"$frag"
+	cat "$top/tests/gpio/rt.config" >>"$frag" ;;
+*)	echo "gpio-kernel: flavour '$flavour' is not preempt or rt" >&2
+	exit 2 ;;
+esac
 key=$(cat "$frag" "$(latscope_cache)/linux-source-6.12.stamp" | sha256sum | cut -c1-12)
-build=$(latscope_cache)/gpio-kernel-$key
+build=$(latscope_cache)/gpio-kernel-$flavour-$key
 if [ -f "$build/.done" ]; then
 	echo "$build"
 	exit 0
@@ -35,6 +45,8 @@ log=$build/build.log
 	exit 1
 }
 # Old builds of other configs go.
-find "$(latscope_cache)" -maxdepth 1 -name 'gpio-kernel-*' ! -path "$build" -exec rm -rf {} +
+find "$(latscope_cache)" -maxdepth 1 -name "gpio-kernel-*" ! -name "gpio-kernel-preempt-*" \
+	! -name "gpio-kernel-rt-*" -exec rm -rf {} +
+find "$(latscope_cache)" -maxdepth 1 -name "gpio-kernel-$flavour-*" ! -path "$build" -exec rm -rf {} +
 touch "$build/.done"
 echo "$build"

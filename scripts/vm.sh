@@ -3,8 +3,9 @@
 # initramfs holding latscope.ko built against that kernel's headers and the
 # ABI test, and runs it. Usage: scripts/vm.sh SERIES FLAVOUR [test|demo]
 #   e.g. scripts/vm.sh 6.12 rt-amd64 test
-# scripts/vm.sh gpio amd64 boots the GPIO test kernel (scripts/gpio-kernel.sh,
-# gpio-sim built in) instead and runs tests/vm/gpio_test.sh.
+# scripts/vm.sh gpio amd64|rt-amd64 boots the GPIO test kernel
+# (scripts/gpio-kernel.sh preempt|rt, gpio-sim built in) instead and runs
+# tests/vm/gpio_test.sh.
 # Prints the VM's report; exits 0 only if the VM says rc=0.
 set -euo pipefail
 
@@ -15,8 +16,11 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 series=$1 flavour=$2 mode=${3:-test}
 cache=$(latscope_cache)
 if [ "$series" = gpio ]; then
-	kdir=$("$top/scripts/gpio-kernel.sh")
-	release=$(cat "$kdir/include/config/kernel.release")-gpio
+	case $flavour in
+	rt-amd64) kdir=$("$top/scripts/gpio-kernel.sh" rt) ;;
+	*) kdir=$("$top/scripts/gpio-kernel.sh" preempt) ;;
+	esac
+	release=$(cat "$kdir/include/config/kernel.release")-gpio-$flavour
 	vmlinuz=$kdir/arch/x86/boot/bzImage
 	mode=${3:-gpio}
 else

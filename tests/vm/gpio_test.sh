@@ -24,6 +24,12 @@ fi
 IN=0
 ACK=1
 OUT=2
+# gpio-sim raises its interrupts from irq_work: in hard irq, except on
+# PREEMPT_RT, where irq_work runs in a per-CPU thread.
+case $(uname -v) in
+*PREEMPT_RT*) stamp=thread ;;
+*) stamp=hardirq ;;
+esac
 
 pull() { echo "pull-$2" >"$sim/sim_gpio$1/pull"; }
 val() { cat "$sim/sim_gpio$1/value"; }
@@ -90,10 +96,14 @@ remote() {
 }
 
 remote gpio-remote-kernel -k rising-edge 10 --irq-prio 95
-# The thread that delivered the interrupt, if any, ran at FIFO 95.
-if [ "$(jget gpio-remote-kernel.json arrival_in_thread)" = true ]; then
-	has "--irq-prio: thread raised" gpio-remote-kernel.out "ran at SCHED_FIFO 95 for the run"
+# The thread that delivered the interrupt, if any, ran at FIFO 95 for the
+# run and has its own priority back.
+if [ $stamp = thread ]; then
+	has "--irq-prio: thread raised" gpio-remote-kernel.out "irq_work/[0-9]* ran at SCHED_FIFO 95 for the run"
 	is "--irq-prio: in the JSON" "$(jget gpio-remote-kernel.json irq_thread_raised_to)" 95
+	tpid=$(jget gpio-remote-kernel.json irq_thread_pid)
+	prio=$(awk '{ print $18 }' "/proc/$tpid/stat")
+	if [ "$prio" != -96 ]; then ok "--irq-prio: priority given back"; else nok "--irq-prio: priority given back" "still FIFO 95"; fi
 else
 	has "--irq-prio: says there is no thread" gpio-remote-kernel.out "no IRQ thread to raise"
 fi
@@ -114,10 +124,18 @@ loopback() {
 	cycles=$(jget "$name.json" cycles)
 	if [ "${cycles:-0}" -gt 50 ]; then ok "$name: samples"; else nok "$name: samples" "$cycles"; fi
 	is "$name: an ack per sample" "$(jget "$name.json" acks)" "$cycles"
-	is "$name: no pulse lost" "$(jget "$name.json" lost)" 0
+	# A pulse counts as lost after a second without its edge: a whole
+	# second's stall of the emulated CPUs on a loaded host can do that,
+	# a loopback path that drops edges does it all the time.
+	events=$(jget "$name.json" events)
+	lost=$(jget "$name.json" lost)
+	if [ $((lost * 20)) -le "$events" ]; then ok "$name: pulses lost: $lost of $events"; else nok "$name: pulses lost" "$lost of $events"; fi
+	overruns=$(jget "$name.json" overruns)
+	d=$((events - cycles - overruns))
+	if [ $d -ge 0 ] && [ $d -le 1 ]; then ok "$name: samples + overruns = events"; else nok "$name: samples + overruns = events" "$cycles + $overruns vs $events"; fi
 	is "$name: no stray edge" "$(jget "$name.json" spurious)" 0
 	is "$name: pulse-out chip sleeps" "$(jget "$name.json" pulse_out_cansleep)" true
-	is "$name: arrival in hard irq" "$(jget "$name.json" arrival_in_hardirq)" true
+	is "$name: arrival stamped in $stamp" "$(jget "$name.json" arrival_in_$stamp)" true
 	has "$name: IRQ split line" "$name.out" '^IRQ| irq part:'
 	has "$name: GPIO line" "$name.out" "^GPIO| loopback, pulse-out $chip,$OUT -> pulse-in $chip,$IN (rising-edge)"
 	plot_adds_up "$name: plot cells add up" "$name.plot"
