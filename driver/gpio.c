@@ -12,8 +12,8 @@
  *
  * The arrival is stamped by a handler requested with IRQF_NO_THREAD, so
  * it runs in hard irq on PREEMPT_RT too unless the GPIO chip itself
- * delivers its interrupts from a thread (nested irq chips, gpio-sim's
- * irq_work on PREEMPT_RT): the result says which it was.
+ * delivers its interrupts from a thread (nested irq chips such as I2C
+ * expanders): the result says which it was.
  */
 #include <linux/device.h>
 #include <linux/gpio/consumer.h>
@@ -85,7 +85,9 @@ int latscope_gpio_setup_check(const struct latscope_setup *setup)
 			 setup->period_ns > LATSCOPE_MAX_PERIOD_NS))
 		return -EINVAL;
 	if (gs->flags & LATSCOPE_GPIO_FROM_DT)
-		return memchr_inv(&gs->pulse_in, 0, 3 * sizeof(gs->pulse_in)) ?
+		return latscope_gpio_line_used(&gs->pulse_in) || gs->pulse_in.__reserved ||
+		       latscope_gpio_line_used(&gs->ack_out) || gs->ack_out.__reserved ||
+		       latscope_gpio_line_used(&gs->pulse_out) || gs->pulse_out.__reserved ?
 		       -EINVAL : 0;
 	ret = latscope_gpio_line_check(&gs->pulse_in);
 	if (!ret)
@@ -235,6 +237,8 @@ struct latscope_gpio *latscope_gpio_get(const struct latscope_setup *setup)
 	return g;
 }
 
+static void latscope_gpio_raise(struct work_struct *work);
+
 /* Clears the figures of a run; nothing is running. */
 void latscope_gpio_reset(struct latscope_gpio *g)
 {
@@ -253,6 +257,7 @@ void latscope_gpio_reset(struct latscope_gpio *g)
 	memset(g->thread_comm, 0, sizeof(g->thread_comm));
 	g->thread_policy = 0;
 	g->thread_rtprio = 0;
+	INIT_WORK(&g->raise_work, latscope_gpio_raise);
 }
 
 /*
@@ -509,7 +514,6 @@ static int latscope_gpio_start(struct latscope_session *s)
 	int ret;
 
 	latscope_gpio_reset(g);
-	INIT_WORK(&g->raise_work, latscope_gpio_raise);
 	ret = request_any_context_irq(g->irq, latscope_gpio_irq,
 				      IRQF_NO_THREAD | latscope_gpio_trigger(g->edge),
 				      "latscope", s);

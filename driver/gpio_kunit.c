@@ -35,6 +35,13 @@ static struct latscope_setup latscope_gpio_base(u32 mode)
 	return setup;
 }
 
+static void latscope_gpio_no_lines(struct latscope_setup *setup)
+{
+	memset(&setup->gpio.pulse_in, 0, sizeof(setup->gpio.pulse_in));
+	memset(&setup->gpio.ack_out, 0, sizeof(setup->gpio.ack_out));
+	memset(&setup->gpio.pulse_out, 0, sizeof(setup->gpio.pulse_out));
+}
+
 struct latscope_gpio_case {
 	const char *desc;
 	u32 mode;
@@ -56,8 +63,7 @@ GPIO_MUTATION(mode_unknown, setup->gpio.mode = LATSCOPE_GPIO_REMOTE + 1)
 GPIO_MUTATION(edge_none, setup->gpio.edge = 0)
 GPIO_MUTATION(edge_unknown, setup->gpio.edge = LATSCOPE_EDGE_BOTH + 1)
 GPIO_MUTATION(flags_unknown, setup->gpio.flags = LATSCOPE_GPIO_FROM_DT << 1)
-GPIO_MUTATION(from_dt, setup->gpio.flags = LATSCOPE_GPIO_FROM_DT;
-	      memset(&setup->gpio.pulse_in, 0, 3 * sizeof(setup->gpio.pulse_in)))
+GPIO_MUTATION(from_dt, setup->gpio.flags = LATSCOPE_GPIO_FROM_DT; latscope_gpio_no_lines(setup))
 GPIO_MUTATION(from_dt_with_line, setup->gpio.flags = LATSCOPE_GPIO_FROM_DT)
 GPIO_MUTATION(thread_prio_99, setup->gpio.irq_thread_priority = 99)
 GPIO_MUTATION(thread_prio_100, setup->gpio.irq_thread_priority = 100)
@@ -154,7 +160,7 @@ static void latscope_gpio_no_dt_device(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, s);
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, latscope_kunit_destroy, s), 0);
 	setup.gpio.flags = LATSCOPE_GPIO_FROM_DT;
-	memset(&setup.gpio.pulse_in, 0, 3 * sizeof(setup.gpio.pulse_in));
+	latscope_gpio_no_lines(&setup);
 	KUNIT_EXPECT_EQ(test, latscope_session_setup(s, &setup), -ENODEV);
 	KUNIT_EXPECT_EQ(test, s->state, LATSCOPE_IDLE);
 	KUNIT_EXPECT_NULL(test, s->gpio);
@@ -314,6 +320,38 @@ static void latscope_gpio_remote(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, s->gpio->spurious, 0ULL);
 }
 
+/*
+ * Arrivals stamped in a thread (here the test's own, as a threaded GPIO
+ * chip would call the handler): that thread runs at the asked priority
+ * for the run, and has its own back after the stop.
+ */
+static void latscope_gpio_thread_raised(struct kunit *test)
+{
+	struct latscope_session *s = latscope_gpio_synthetic(test, LATSCOPE_GPIO_REMOTE,
+							     LATSCOPE_EDGE_RISING);
+	struct latscope_gpio *g = s->gpio;
+	unsigned int policy = current->policy, rtprio = current->rt_priority;
+	struct latscope_gpio_result out = {};
+
+	g->thread_prio = 42;
+	latscope_gpio_arrival(s, s->t0 + NS_PER_MS);
+	flush_work(&g->raise_work);
+	KUNIT_EXPECT_TRUE(test, atomic_read(&g->paths) & LATSCOPE_GPIO_IN_THREAD);
+	KUNIT_EXPECT_FALSE(test, atomic_read(&g->paths) & LATSCOPE_GPIO_IN_HARDIRQ);
+	KUNIT_EXPECT_EQ(test, g->thread_pid, task_pid_nr(current));
+	KUNIT_EXPECT_TRUE(test, atomic_read(&g->paths) & LATSCOPE_GPIO_THREAD_RAISED);
+	KUNIT_EXPECT_EQ(test, current->policy, (unsigned int)SCHED_FIFO);
+	KUNIT_EXPECT_EQ(test, current->rt_priority, 42U);
+
+	latscope_gpio_source.stop(s);
+	KUNIT_EXPECT_EQ(test, current->policy, policy);
+	KUNIT_EXPECT_EQ(test, current->rt_priority, rtprio);
+	KUNIT_EXPECT_NULL(test, g->thread);
+	latscope_gpio_export(g, &out);
+	KUNIT_EXPECT_EQ(test, out.irq_thread_policy, policy);
+	KUNIT_EXPECT_STREQ(test, out.irq_thread_comm, current->comm);
+}
+
 static struct kunit_case latscope_gpio_test_cases[] = {
 	KUNIT_CASE_PARAM(latscope_gpio_validation, latscope_gpio_gen_params),
 	KUNIT_CASE(latscope_gpio_missing_chip),
@@ -322,6 +360,7 @@ static struct kunit_case latscope_gpio_test_cases[] = {
 	KUNIT_CASE(latscope_gpio_lost_pulse),
 	KUNIT_CASE(latscope_gpio_edges),
 	KUNIT_CASE(latscope_gpio_remote),
+	KUNIT_CASE(latscope_gpio_thread_raised),
 	{}
 };
 
