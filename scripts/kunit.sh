@@ -39,6 +39,8 @@ grep -q 'latscope/' "$src/drivers/misc/Makefile" ||
 key=$(sha256sum <"$top/driver/.kunitconfig" | cut -c1-12)
 build=$(latscope_cache)/kunit-x86_64-$key
 mkdir -p "$build"
+# Builds for configs the tree no longer has are about 1 GiB each.
+find "$(latscope_cache)" -maxdepth 1 -name 'kunit-x86_64-*' ! -path "$build" -exec rm -rf {} +
 
 cd "$src"
 # Raw console to a log, then parsed: a lockdep, KASAN or WARN splat does not
