@@ -17,7 +17,7 @@ PREFIX ?= /usr/local
 SERIES ?= 6.12
 FLAVOUR ?= amd64
 
-.PHONY: all module cli check demo install deps kunit build-matrix checkpatch \
+.PHONY: all module cli check demo install deps kunit build-matrix checkpatch dt-check \
 	vm-test vm-test-one vm-gpio clean
 
 all: module cli
@@ -59,6 +59,9 @@ vm-test-one: deps
 vm-gpio: deps
 	scripts/vm.sh gpio amd64 gpio
 	scripts/vm.sh gpio rt-amd64 gpio
+
+dt-check: deps
+	tests/dt/run.sh
 
 install: module cli
 	$(MAKE) -C userspace install PREFIX=$(PREFIX)

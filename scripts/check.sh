@@ -1,8 +1,10 @@
 #!/bin/bash
 # Runs every test latscope has, stage by stage, with the time each took:
 # packages, checkpatch, the W=1 + sparse build matrix, the KUnit suite, the
-# host build of the test program, the ABI and CLI tests in a VM of each
-# kernel of the matrix, and the GPIO suite in a VM of the gpio-sim kernel. Ends with "check: N passed, N failed"; non-zero on any failure.
+# host build of the test program, the Raspberry Pi overlay checks, the ABI
+# and CLI tests in a VM of each kernel of the matrix, and the GPIO suite in
+# a VM of the gpio-sim kernel. Ends with "check: N passed, N failed";
+# non-zero on any failure.
 # Run as root on Debian 12 (it installs what is missing).
 set -uo pipefail
 
@@ -53,6 +55,7 @@ stage "build matrix (W=1, sparse)" "$top/scripts/build-matrix.sh"
 stage "KUnit (x86_64 QEMU, 2 CPUs)" "$top/scripts/kunit.sh"
 stage "CLI unit tests" bash "$top/tests/unit/run.sh"
 stage "uapi header in userspace (-Werror, -m64/-m32 layout)" host_build
+stage "Raspberry Pi overlay (dtc, fdtoverlay on Debian's arm64 DTBs)" bash "$top/tests/dt/run.sh"
 for entry in "${LATSCOPE_MATRIX[@]}"; do
 	# shellcheck disable=SC2086
 	stage "VM ABI test $entry" "$top/scripts/vm.sh" $entry test

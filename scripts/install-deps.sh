@@ -11,6 +11,7 @@ want=(
 	build-essential gcc-multilib bc bison flex libelf-dev libssl-dev python3 xz-utils
 	sparse linux-source-6.12 qemu-system-x86 busybox-static cpio
 	linux-headers-amd64 linux-headers-rt-amd64 gnuplot-nox rt-tests
+	device-tree-compiler python3-libfdt
 )
 
 missing=()
