@@ -56,22 +56,28 @@ def phandles(fdt):
     return out
 
 
+def props(fdt, path):
+    """{name: bytes} of a node's properties."""
+    out = {}
+    off = fdt.first_property_offset(fdt.path_offset(path), [libfdt.FDT_ERR_NOTFOUND])
+    while off >= 0:
+        prop = fdt.get_property_by_offset(off)
+        out[prop.name] = bytes(prop)
+        off = fdt.next_property_offset(off, [libfdt.FDT_ERR_NOTFOUND])
+    return out
+
+
 def overrides(fdt):
     """{parameter: [(phandle, "text")]}: a phandle, then a NUL-ended string."""
     table = {}
-    off = fdt.path_offset("/__overrides__")
-    prop_off = fdt.first_property_offset(off, [libfdt.FDT_ERR_NOTFOUND])
-    while prop_off >= 0:
-        prop = fdt.get_property_by_offset(prop_off)
-        raw = bytes(prop)
+    for name, raw in props(fdt, "/__overrides__").items():
         entries = []
         while raw:
             ph = int.from_bytes(raw[:4], "big")
             end = raw.index(b"\0", 4)
             entries.append((ph, raw[4:end].decode()))
             raw = raw[end + 1:]
-        table[prop.name] = entries
-        prop_off = fdt.next_property_offset(prop_off, [libfdt.FDT_ERR_NOTFOUND])
+        table[name] = entries
     return table
 
 
@@ -96,13 +102,7 @@ EXPECTED = {
 
 
 def check_overrides(ov):
-    symbols = {}
-    off = ov.path_offset("/__symbols__")
-    prop_off = ov.first_property_offset(off, [libfdt.FDT_ERR_NOTFOUND])
-    while prop_off >= 0:
-        prop = ov.get_property_by_offset(prop_off)
-        symbols[prop.name] = bytes(prop)[:-1].decode()
-        prop_off = ov.next_property_offset(prop_off, [libfdt.FDT_ERR_NOTFOUND])
+    symbols = {k: v[:-1].decode() for k, v in props(ov, "/__symbols__").items()}
     by_phandle = phandles(ov)
     table = overrides(ov)
     check("overrides: exactly the documented parameters",
