@@ -17,7 +17,7 @@ PREFIX ?= /usr/local
 SERIES ?= 6.12
 FLAVOUR ?= amd64
 
-.PHONY: all module cli check demo install deps kunit build-matrix checkpatch dt-check \
+.PHONY: all module cli check demo install deps kunit build-matrix checkpatch dt-check pi-vm \
 	vm-test vm-test-one vm-gpio clean
 
 all: module cli
@@ -62,6 +62,9 @@ vm-gpio: deps
 
 dt-check: deps
 	tests/dt/run.sh
+
+pi-vm: deps
+	scripts/pi-vm.sh
 
 install: module cli
 	$(MAKE) -C userspace install PREFIX=$(PREFIX)

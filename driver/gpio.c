@@ -477,6 +477,21 @@ static int latscope_gpio_pulse_fn(void *data)
 	return 0;
 }
 
+/*
+ * Puts pulse-out at its idle level, whatever a previous run or a stop in
+ * the middle of a pulse left there, so the first pulse makes its edge.
+ * Nothing drives it concurrently: the timer and the pulse thread are not
+ * running.
+ */
+static void latscope_gpio_idle(struct latscope_gpio *g)
+{
+	if (!g->out)
+		return;
+	g->level = !g->pulse_level;
+	g->driven = g->level;
+	gpiod_set_raw_value_cansleep(g->out, g->level);
+}
+
 static int latscope_gpio_pulse_start(struct latscope_session *s)
 {
 	struct task_struct *t;
@@ -514,6 +529,9 @@ static int latscope_gpio_start(struct latscope_session *s)
 	int ret;
 
 	latscope_gpio_reset(g);
+	/* Before the irq: an edge this makes is nobody's arrival. */
+	if (g->mode == LATSCOPE_GPIO_LOOPBACK)
+		latscope_gpio_idle(g);
 	ret = request_any_context_irq(g->irq, latscope_gpio_irq,
 				      IRQF_NO_THREAD | latscope_gpio_trigger(g->edge),
 				      "latscope", s);
@@ -552,6 +570,8 @@ static void latscope_gpio_stop(struct latscope_session *s)
 		free_irq(g->irq, s);
 		g->irq_requested = false;
 	}
+	if (g->mode == LATSCOPE_GPIO_LOOPBACK)
+		latscope_gpio_idle(g);
 	latscope_gpio_restore(g);
 }
 

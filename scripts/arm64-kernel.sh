@@ -1,9 +1,11 @@
 #!/bin/bash
-# Fetches Debian 12's newest arm64 6.12 kernel package with an APT
-# configuration of its own (architecture arm64, state in the cache), so
-# the machine's dpkg setup is not touched, and unpacks it once per
-# version. Prints the unpacked tree (its usr/lib/linux-image-*/broadcom
-# holds the Raspberry Pi DTBs).
+# Fetches Debian 12's newest arm64 6.12 kernel package, its headers'
+# Module.symvers and busybox-static for arm64, with an APT configuration of
+# its own (architecture arm64, state in the cache) so the machine's dpkg
+# setup is not touched, and unpacks them once per kernel version. Prints
+# the unpacked tree: boot/vmlinuz-*, boot/config-*,
+# usr/lib/linux-image-*/broadcom/*.dtb (the Raspberry Pi DTBs),
+# Module.symvers and bin/busybox.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=scripts/lib.sh
@@ -37,9 +39,23 @@ tree=$(latscope_cache)/arm64-${pkg#linux-image-}
 if [ ! -f "$tree/.done" ]; then
 	rm -rf "$tree"
 	mkdir -p "$tree"
-	(cd "$apt_dir/debs" && rm -f ./*.deb && apt-get download -qq "$pkg" 2>/dev/null)
+	release=${pkg#linux-image-}
+	release=${release%-unsigned}
+	headers=linux-headers-$release
+	(cd "$apt_dir/debs" && rm -f ./*.deb &&
+		apt-get download -qq "$pkg" "$headers" busybox-static 2>/dev/null)
 	dpkg-deb --fsys-tarfile "$apt_dir"/debs/"$pkg"_*.deb |
 		tar -C "$tree" -x --wildcards './usr/lib/linux-image-*' './boot/*'
+	dpkg-deb --fsys-tarfile "$apt_dir"/debs/"$headers"_*.deb |
+		tar -C "$tree" -x --wildcards --no-anchored 'Module.symvers'
+	find "$tree/usr/src" -name Module.symvers -exec mv {} "$tree/Module.symvers" \;
+	rm -rf "$tree/usr/src"
+	dpkg-deb --fsys-tarfile "$apt_dir"/debs/busybox-static_*.deb |
+		tar -C "$tree" -x ./bin/busybox
+	[ -f "$tree/Module.symvers" ] && [ -x "$tree/bin/busybox" ] || {
+		echo "arm64-kernel: $headers or busybox-static lacks what is needed" >&2
+		exit 1
+	}
 	rm -f "$apt_dir"/debs/*.deb
 	# Other versions' trees are stale.
 	find "$(latscope_cache)" -maxdepth 1 -name 'arm64-6.12.*' ! -path "$tree" -exec rm -rf {} +

@@ -1,6 +1,7 @@
 #!/bin/bash
 # Builds latscope.ko with W=1 against every kernel of the matrix (Debian 12's
-# 6.1 and 6.12, mainline and PREEMPT_RT) and runs sparse (C=2) on each.
+# 6.1 and 6.12, mainline and PREEMPT_RT, and the arm64 6.12 one, cross)
+# and runs sparse (C=2) on each.
 # Fails on any compiler or sparse warning. Objects go to the cache, so the
 # work tree stays clean.
 set -euo pipefail
@@ -33,4 +34,11 @@ for entry in "${LATSCOPE_MATRIX[@]}"; do
 		fail=1
 	fi
 done
+# Debian's arm64 6.12 kernel, the one the Raspberry Pi checks boot.
+if ko=$("$top/scripts/arm64-module.sh"); then
+	echo "ok   arm64 $(modinfo -F vermagic "$ko" | cut -d' ' -f1) (cross, W=1, sparse)"
+else
+	echo "FAIL arm64 cross-build"
+	fail=1
+fi
 exit $fail

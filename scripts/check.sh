@@ -3,7 +3,8 @@
 # packages, checkpatch, the W=1 + sparse build matrix, the KUnit suite, the
 # host build of the test program, the Raspberry Pi overlay checks, the ABI
 # and CLI tests in a VM of each kernel of the matrix, and the GPIO suite in
-# a VM of the gpio-sim kernel. Ends with "check: N passed, N failed";
+# a VM of the gpio-sim kernel, and Debian's arm64 kernel on an emulated
+# Raspberry Pi 3 with the overlay. Ends with "check: N passed, N failed";
 # non-zero on any failure.
 # Run as root on Debian 12 (it installs what is missing).
 set -uo pipefail
@@ -42,10 +43,12 @@ host_build() {
 	out=$(latscope_cache)
 	gcc -std=c11 -O2 -Wall -Wextra -Werror -pthread "$inc" \
 		"$top/tests/vm/abi_test.c" -o "$out/abi_test-host" || return 1
-	for m in -m64 -m32; do
-		gcc $m -std=c11 -Wall -Wextra -Werror "$inc" "$top/tests/abi_layout.c" \
-			-o "$out/abi_layout$m" && "$out/abi_layout$m" || return 1
-		echo "ABI layout $m: ok"
+	for m in 64 32; do
+		# shellcheck disable=SC2046
+		gcc $(latscope_mflags $m) -std=c11 -Wall -Wextra -Werror "$inc" \
+			"$top/tests/abi_layout.c" -o "$out/abi_layout-m$m" &&
+			"$out/abi_layout-m$m" || return 1
+		echo "ABI layout -m$m: ok"
 	done
 }
 
@@ -66,6 +69,7 @@ for flavour in preempt rt; do
 done
 stage "VM GPIO test (gpio-sim, PREEMPT)" "$top/scripts/vm.sh" gpio amd64 gpio
 stage "VM GPIO test (gpio-sim, PREEMPT_RT)" "$top/scripts/vm.sh" gpio rt-amd64 gpio
+stage "emulated Raspberry Pi 3 (arm64 6.12, overlay, raspi3b)" "$top/scripts/pi-vm.sh"
 
 [ $failed -eq 0 ] || echo "failed stages: ${failures[*]}"
 echo "check: $passed passed, $failed failed"

@@ -51,5 +51,13 @@ latscope_headers_dir() {
 	echo "$best"
 }
 
+# Flags for -m32/-m64 test programs. Debian's gcc-multilib conflicts with
+# the arm64 cross compiler the Raspberry Pi checks need; without it the
+# 32-bit build lacks only its /usr/include/asm link, and the x86 asm headers
+# there serve both widths.
+latscope_mflags() {
+	echo "-m$1 -idirafter /usr/include/x86_64-linux-gnu"
+}
+
 # The kernel matrix every change is built and tested against.
 LATSCOPE_MATRIX=("6.1 amd64" "6.1 rt-amd64" "6.12 amd64" "6.12 rt-amd64")

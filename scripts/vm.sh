@@ -67,7 +67,8 @@ chmod +x "$root/init"
 cp "$work/mod/latscope.ko" "$root/"
 # The same test as a 32-bit program exercises the compat ioctl path.
 for m in 64 32; do
-	gcc -m$m -std=c11 -static -O2 -Wall -Wextra -Werror -pthread \
+	# shellcheck disable=SC2046
+	gcc $(latscope_mflags $m) -std=c11 -static -O2 -Wall -Wextra -Werror -pthread \
 		-I"$top/driver/include/uapi" "$top/tests/vm/abi_test.c" -o "$root/abi_test$m"
 done
 # The CLI, static, and its in-VM test.

@@ -70,6 +70,24 @@ static void print_percentiles(FILE *f, const char *prefix,
 	fputc('\n', f);
 }
 
+/* The GPIO| lines: the lines and edge, then acks, losses and paths. */
+static void print_gpio(FILE *f, const struct ls_report *r)
+{
+	const struct ls_params *p = r->params;
+	const struct latscope_gpio_result *g;
+	char line[512];
+
+	if (!p->gpio || r->nr_cpus != 1)
+		return;
+	g = &r->cpu[0].res.gpio;
+	ls_gpio_describe(p, line, sizeof(line));
+	fprintf(f, "GPIO| %s\n", line);
+	ls_gpio_paths(p, g, line, sizeof(line));
+	fprintf(f, "GPIO| %llu acks, %llu pulses lost, %llu stray edges; %s\n",
+		(unsigned long long)g->acks, (unsigned long long)g->lost,
+		(unsigned long long)g->spurious, line);
+}
+
 void ls_print_summary(FILE *f, const struct ls_report *r)
 {
 	const struct ls_params *p = r->params;
@@ -80,6 +98,8 @@ void ls_print_summary(FILE *f, const struct ls_report *r)
 
 	if (!r->total.samples) {
 		fprintf(f, "RTS| no sample was measured\n");
+		/* Lost pulses and no arrival: what a miswired board shows. */
+		print_gpio(f, r);
 		return;
 	}
 	ls_summarize(&r->total, r->total_cells, cells, cell_ns, &sum);
@@ -106,16 +126,7 @@ void ls_print_summary(FILE *f, const struct ls_report *r)
 				(unsigned long long)r->cpu[i].res.overruns);
 		}
 	}
-	if (p->gpio && r->nr_cpus == 1) {
-		const struct latscope_gpio_result *g = &r->cpu[0].res.gpio;
-
-		ls_gpio_describe(p, line, sizeof(line));
-		fprintf(f, "GPIO| %s\n", line);
-		ls_gpio_paths(p, g, line, sizeof(line));
-		fprintf(f, "GPIO| %llu acks, %llu pulses lost, %llu stray edges; %s\n",
-			(unsigned long long)g->acks, (unsigned long long)g->lost,
-			(unsigned long long)g->spurious, line);
-	}
+	print_gpio(f, r);
 	if (r->total.underflow || r->total.overflow || r->total_dropped)
 		fprintf(f, "LOS| %llu below 0 us, %llu past the %u us histogram, %llu per-second records dropped\n",
 			(unsigned long long)r->total.underflow,

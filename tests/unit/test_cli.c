@@ -340,6 +340,37 @@ static void test_plot(void)
 	free(buf);
 }
 
+/* No sample at all (a miswired GPIO board): the GPIO| lines still say why. */
+static void test_summary_no_sample(void)
+{
+	struct ls_params p;
+	struct ls_sysinfo si;
+	struct ls_cpu_result cpu;
+	struct ls_report r;
+	char err[256], *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	check(parse("-k -I gpiochip0,24 -O gpiochip0,23 --pulse-out gpiochip0,25", &p, err) ==
+	      LS_PARSE_RUN, "no sample: options", "%s", err);
+	memset(&si, 0, sizeof(si));
+	memset(&r, 0, sizeof(r));
+	memset(&cpu, 0, sizeof(cpu));
+	cpu.res.gpio.lost = 3;
+	cpu.res.gpio.irq = 42;
+	r.params = &p;
+	r.sys = &si;
+	r.nr_cpus = 1;
+	r.cpu = &cpu;
+	ls_print_summary(f, &r);
+	fclose(f);
+	check(strstr(buf, "RTS| no sample was measured\n") &&
+	      strstr(buf, "GPIO| loopback, pulse-out gpiochip0,25 -> pulse-in gpiochip0,24") &&
+	      strstr(buf, "GPIO| 0 acks, 3 pulses lost, 0 stray edges; no arrival seen, irq 42\n"),
+	      "no sample: GPIO lines still printed", "%s", buf);
+	free(buf);
+}
+
 static void test_json(const char *path)
 {
 	struct ls_params p;
@@ -364,6 +395,7 @@ int main(int argc, char **argv)
 	test_lines();
 	test_stats();
 	test_plot();
+	test_summary_no_sample();
 	if (argc > 1)
 		test_json(argv[1]);
 	printf("cli unit: %d passed, %d failed\n", passed, failed);

@@ -1,0 +1,56 @@
+#!/bin/bash
+# Boots Debian 12's arm64 6.12 kernel on an emulated Raspberry Pi 3
+# (qemu-system-aarch64 -M raspi3b, TCG) with bcm2837-rpi-3-b.dtb plus the
+# latscope-gpio overlay as loopback_pin leaves it, and runs
+# tests/vm/pi_test.sh there with the cross-built module and CLI. Neither
+# poweroff nor reboot ends QEMU on that machine: this script stops it once
+# the end marker is on the console. Exits 0 only if the VM says rc=0.
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=scripts/lib.sh
+. "$top/scripts/lib.sh"
+
+tree=$("$top/scripts/arm64-kernel.sh")
+work=$(latscope_cache)/pi-vm
+rm -rf "$work"
+mkdir -p "$work"
+ko=$("$top/scripts/arm64-module.sh" "$work/mod")
+
+# The base DTB with the overlay applied, loopback fragments switched on.
+sed 's/__overlay__/__live__/; s/__dormant__/__overlay__/; s/__live__/__dormant__/' \
+	"$top/dts-overlays/latscope-gpio-overlay.dts" >"$work/loopback.dts"
+dtc -@ -q -I dts -O dtb -o "$work/latscope-gpio.dtbo" "$work/loopback.dts"
+fdtoverlay -i "$(echo "$tree"/usr/lib/linux-image-*/broadcom/bcm2837-rpi-3-b.dtb)" \
+	-o "$work/pi3.dtb" "$work/latscope-gpio.dtbo"
+
+root=$work/root
+mkdir -p "$root"/{bin,dev,proc,sys,tmp}
+cp "$tree/bin/busybox" "$root/bin/busybox"
+cp "$top/tests/vm/init" "$root/init"
+cp "$ko" "$root/latscope.ko"
+cp "$top/tests/vm/lib.sh" "$root/vm_lib.sh"
+cp "$top/tests/vm/pi_test.sh" "$root/pi_test.sh"
+# The CLI, static, for arm64; built in place like vm.sh's and cleaned.
+make -s -C "$top/userspace" clean
+make -s -C "$top/userspace" CC=aarch64-linux-gnu-gcc LDFLAGS=-static latscope
+mv "$top/userspace/latscope" "$root/bin/latscope"
+make -s -C "$top/userspace" clean
+(cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) >"$work/initrd.gz"
+
+log=$work/console.log
+qemu-system-aarch64 -M raspi3b -accel tcg -nographic -no-reboot \
+	-kernel "$(echo "$tree"/boot/vmlinuz-*)" -dtb "$work/pi3.dtb" \
+	-initrd "$work/initrd.gz" \
+	-append "console=ttyAMA0 panic=-1 quiet lsmode=pi" >"$log" 2>&1 &
+qemu=$!
+for _ in $(seq 600); do
+	grep -q 'LATSCOPE-VM-END' "$log" 2>/dev/null && break
+	kill -0 $qemu 2>/dev/null || break
+	sleep 1
+done
+kill $qemu 2>/dev/null || true
+wait $qemu 2>/dev/null || true
+tr -d '\r' <"$log" | sed -n '/LATSCOPE-VM-BEGIN/,/LATSCOPE-VM-END/p' |
+	sed 's/.*LATSCOPE-VM-BEGIN/LATSCOPE-VM-BEGIN/'
+grep -q 'LATSCOPE-VM-BEGIN' "$log" || { echo "pi-vm: the kernel never ran our init:"; tail -n 30 "$log"; }
+grep -q 'LATSCOPE-VM-END rc=0' "$log"
