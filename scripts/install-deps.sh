@@ -11,7 +11,7 @@ want=(
 	build-essential gcc-12-multilib libc6-dev-i386 bc bison flex libelf-dev libssl-dev python3 xz-utils
 	sparse linux-source-6.12 qemu-system-x86 busybox-static cpio
 	linux-headers-amd64 linux-headers-rt-amd64 gnuplot-nox rt-tests
-	device-tree-compiler python3-libfdt qemu-system-arm gcc-aarch64-linux-gnu libc6-dev-arm64-cross
+	device-tree-compiler python3-libfdt python3-venv qemu-system-arm gcc-aarch64-linux-gnu libc6-dev-arm64-cross
 )
 
 missing=()

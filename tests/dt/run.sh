@@ -1,7 +1,9 @@
 #!/bin/bash
 # Device-tree checks: every overlay compiles with dtc -@ and no warning,
 # and latscope-gpio.dtbo applies to Debian's Raspberry Pi DTBs with the
-# lines, pinctrl and parameters it documents (tests/dt/check_overlay.py).
+# lines, pinctrl and parameters it documents (tests/dt/check_overlay.py);
+# the merged trees and the binding's example validate against the
+# "latscope,gpio" binding (tests/dt/binding.sh).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 # shellcheck source=scripts/lib.sh
@@ -28,4 +30,6 @@ tree=$("$top/scripts/arm64-kernel.sh")
 /usr/bin/python3 "$top/tests/dt/check_overlay.py" "$work/latscope-gpio.dtbo" \
 	"$work/latscope-gpio-loopback.dtbo" \
 	"$(echo "$tree"/usr/lib/linux-image-*/broadcom)" "$work" || status=1
+# The trees check_overlay.py merged, against the binding.
+"$top/tests/dt/binding.sh" "$work" "$work"/bcm27*.dtb "$work"/bcm28*.dtb || status=1
 exit $status
