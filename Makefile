@@ -17,7 +17,7 @@ PREFIX ?= /usr/local
 SERIES ?= 6.12
 FLAVOUR ?= amd64
 
-.PHONY: all module cli check demo install deps kunit build-matrix checkpatch dt-check pi-vm \
+.PHONY: all module cli check demo install deps kunit build-matrix checkpatch dtbo dt-check pi-vm \
 	vm-test vm-test-one vm-gpio clean
 
 all: module cli
@@ -59,6 +59,12 @@ vm-test-one: deps
 vm-gpio: deps
 	scripts/vm.sh gpio amd64 gpio
 	scripts/vm.sh gpio rt-amd64 gpio
+
+# The Raspberry Pi overlay: copy it to /boot/firmware/overlays (README).
+dtbo: dts-overlays/latscope-gpio.dtbo
+
+dts-overlays/%.dtbo: dts-overlays/%-overlay.dts
+	dtc -@ -I dts -O dtb -o $@ $<
 
 dt-check: deps
 	tests/dt/run.sh
