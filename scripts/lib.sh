@@ -59,5 +59,12 @@ latscope_mflags() {
 	echo "-m$1 -idirafter /usr/include/x86_64-linux-gnu"
 }
 
+# The Raspberry Pi overlay as its loopback_pin parameter leaves it on a Pi:
+# fragments 0 and 1 off, the dormant 2 and 3 on. Prints the source.
+latscope_loopback_overlay() {
+	sed 's/__overlay__/__live__/; s/__dormant__/__overlay__/; s/__live__/__dormant__/' \
+		"$1/dts-overlays/latscope-gpio-overlay.dts"
+}
+
 # The kernel matrix every change is built and tested against.
 LATSCOPE_MATRIX=("6.1 amd64" "6.1 rt-amd64" "6.12 amd64" "6.12 rt-amd64")

@@ -17,8 +17,7 @@ mkdir -p "$work"
 ko=$("$top/scripts/arm64-module.sh" "$work/mod")
 
 # The base DTB with the overlay applied, loopback fragments switched on.
-sed 's/__overlay__/__live__/; s/__dormant__/__overlay__/; s/__live__/__dormant__/' \
-	"$top/dts-overlays/latscope-gpio-overlay.dts" >"$work/loopback.dts"
+latscope_loopback_overlay "$top" >"$work/loopback.dts"
 dtc -@ -q -I dts -O dtb -o "$work/latscope-gpio.dtbo" "$work/loopback.dts"
 fdtoverlay -i "$(echo "$tree"/usr/lib/linux-image-*/broadcom/bcm2837-rpi-3-b.dtb)" \
 	-o "$work/pi3.dtb" "$work/latscope-gpio.dtbo"

@@ -24,7 +24,7 @@ for src in "$top"/dts-overlays/*-overlay.dts; do
 	fi
 done
 # What loopback_pin does on a Pi: fragments 0 and 1 off, 2 and 3 on.
-sed 's/__overlay__/__live__/; s/__dormant__/__overlay__/; s/__live__/__dormant__/' "$top/dts-overlays/latscope-gpio-overlay.dts" >"$work/loopback.dts"
+latscope_loopback_overlay "$top" >"$work/loopback.dts"
 dtc -@ -q -I dts -O dtb -o "$work/latscope-gpio-loopback.dtbo" "$work/loopback.dts"
 tree=$("$top/scripts/arm64-kernel.sh")
 /usr/bin/python3 "$top/tests/dt/check_overlay.py" "$work/latscope-gpio.dtbo" \
