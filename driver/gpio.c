@@ -45,6 +45,12 @@ static bool latscope_gpio_line_used(const struct latscope_gpio_line *line)
 	return line->chip[0] || line->offset;
 }
 
+/* Not given at all: no chip, offset 0, reserved 0. */
+static bool latscope_gpio_line_empty(const struct latscope_gpio_line *line)
+{
+	return !latscope_gpio_line_used(line) && !line->__reserved;
+}
+
 static bool latscope_gpio_line_same(const struct latscope_gpio_line *a,
 				    const struct latscope_gpio_line *b)
 {
@@ -85,10 +91,9 @@ int latscope_gpio_setup_check(const struct latscope_setup *setup)
 			 setup->period_ns > LATSCOPE_MAX_PERIOD_NS))
 		return -EINVAL;
 	if (gs->flags & LATSCOPE_GPIO_FROM_DT)
-		return latscope_gpio_line_used(&gs->pulse_in) || gs->pulse_in.__reserved ||
-		       latscope_gpio_line_used(&gs->ack_out) || gs->ack_out.__reserved ||
-		       latscope_gpio_line_used(&gs->pulse_out) || gs->pulse_out.__reserved ?
-		       -EINVAL : 0;
+		return latscope_gpio_line_empty(&gs->pulse_in) &&
+		       latscope_gpio_line_empty(&gs->ack_out) &&
+		       latscope_gpio_line_empty(&gs->pulse_out) ? 0 : -EINVAL;
 	ret = latscope_gpio_line_check(&gs->pulse_in);
 	if (!ret)
 		ret = latscope_gpio_line_check(&gs->ack_out);
@@ -96,8 +101,7 @@ int latscope_gpio_setup_check(const struct latscope_setup *setup)
 		ret = latscope_gpio_line_check(&gs->pulse_out);
 	if (ret)
 		return ret;
-	if (!loopback && (latscope_gpio_line_used(&gs->pulse_out) ||
-			  gs->pulse_out.__reserved))
+	if (!loopback && !latscope_gpio_line_empty(&gs->pulse_out))
 		return -EINVAL;
 	if (latscope_gpio_line_same(&gs->pulse_in, &gs->ack_out) ||
 	    (loopback && (latscope_gpio_line_same(&gs->pulse_in, &gs->pulse_out) ||
