@@ -482,18 +482,15 @@ static int latscope_gpio_pulse_fn(void *data)
 }
 
 /*
- * Puts pulse-out at its idle level, whatever a previous run or a stop in
- * the middle of a pulse left there, so the first pulse makes its edge.
- * Nothing drives it concurrently: the timer and the pulse thread are not
- * running.
+ * Puts pulse-out at its idle level, the one latscope_gpio_reset() assumes,
+ * whatever a previous run or a stop in the middle of a pulse left there,
+ * so the first pulse makes its edge. Nothing drives it concurrently: the
+ * timer and the pulse thread are not running.
  */
 static void latscope_gpio_idle(struct latscope_gpio *g)
 {
-	if (!g->out)
-		return;
-	g->level = !g->pulse_level;
-	g->driven = g->level;
-	gpiod_set_raw_value_cansleep(g->out, g->level);
+	if (g->out)
+		gpiod_set_raw_value_cansleep(g->out, !g->pulse_level);
 }
 
 static int latscope_gpio_pulse_start(struct latscope_session *s)
