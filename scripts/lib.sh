@@ -59,6 +59,19 @@ latscope_mflags() {
 	echo "-m$1 -idirafter /usr/include/x86_64-linux-gnu"
 }
 
+# Builds the CLI static into DEST (make arguments after it, e.g. CC=), in
+# userspace/ and cleaned before and after, so no object of another build
+# or architecture is reused or left behind. Usage: TOP DEST [ARG...]
+latscope_static_cli() {
+	local top=$1 dest=$2
+
+	shift 2
+	make -s -C "$top/userspace" clean
+	make -s -C "$top/userspace" LDFLAGS=-static "$@" latscope
+	mv "$top/userspace/latscope" "$dest"
+	make -s -C "$top/userspace" clean
+}
+
 # The Raspberry Pi overlay as its loopback_pin parameter leaves it on a Pi:
 # fragments 0 and 1 off, the dormant 2 and 3 on. Prints the source.
 latscope_loopback_overlay() {

@@ -29,11 +29,7 @@ cp "$top/tests/vm/init" "$root/init"
 cp "$ko" "$root/latscope.ko"
 cp "$top/tests/vm/lib.sh" "$root/vm_lib.sh"
 cp "$top/tests/vm/pi_test.sh" "$root/pi_test.sh"
-# The CLI, static, for arm64; built in place like vm.sh's and cleaned.
-make -s -C "$top/userspace" clean
-make -s -C "$top/userspace" CC=aarch64-linux-gnu-gcc LDFLAGS=-static latscope
-mv "$top/userspace/latscope" "$root/bin/latscope"
-make -s -C "$top/userspace" clean
+latscope_static_cli "$top" "$root/bin/latscope" CC=aarch64-linux-gnu-gcc
 (cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) >"$work/initrd.gz"
 
 log=$work/console.log

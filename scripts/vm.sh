@@ -72,10 +72,7 @@ for m in 64 32; do
 		-I"$top/driver/include/uapi" "$top/tests/vm/abi_test.c" -o "$root/abi_test$m"
 done
 # The CLI, static, and its in-VM test.
-make -s -C "$top/userspace" clean
-make -s -C "$top/userspace" LDFLAGS=-static latscope
-mv "$top/userspace/latscope" "$root/bin/latscope"
-make -s -C "$top/userspace" clean
+latscope_static_cli "$top" "$root/bin/latscope"
 cp "$top/tests/vm/cli_test.sh" "$root/cli_test.sh"
 cp "$top/tests/vm/lib.sh" "$root/vm_lib.sh"
 cp "$top/tests/vm/gpio_test.sh" "$root/gpio_test.sh"
