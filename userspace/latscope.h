@@ -20,7 +20,7 @@
 /* Exit codes, documented in --help and latscope(1). */
 enum ls_exit {
 	LS_EXIT_OK		= 0,
-	LS_EXIT_RUNTIME		= 1,	/* the device failed during the run */
+	LS_EXIT_RUNTIME		= 1,	/* the device failed, or a file was not written */
 	LS_EXIT_USAGE		= 2,	/* bad option or option value */
 	LS_EXIT_SETUP		= 3,	/* device, permission, CPU, file */
 	LS_EXIT_ABORT		= 102,	/* -A threshold crossed (as latmus) */
@@ -180,6 +180,8 @@ int ls_write_output(const char *path, int (*write)(FILE *, const struct ls_repor
 		    const struct ls_report *r, char *err, size_t errlen);
 
 /* run.c */
+int ls_check_driver(const struct latscope_info *info, bool gpio, char *err,
+		    size_t errlen);
 int ls_run(const struct ls_params *p, struct ls_report *r, char *err,
 	   size_t errlen);
 

@@ -475,7 +475,8 @@ void ls_usage(FILE *f)
 "     --help               this text\n"
 "     --version            the program's version\n"
 "\n"
-"Exit status: 0 success, 1 device failure during the run, 2 usage error,\n"
+"Exit status: 0 success, 1 device failure during the run or a file that could\n"
+"not be written (it is then printed on stdout), 2 usage error,\n"
 "3 setup failure (no /dev/latscope, permission, CPU, ABI, output file),\n"
 "102 -A threshold crossed, 103 inconsistent results, 104 -b threshold crossed.\n",
 	      f);

@@ -280,6 +280,23 @@ static int start_thread(pthread_t *t, void *(*fn)(void *), void *arg,
 
 /* ---- sessions ---- */
 
+/* Refuses a driver this latscope cannot talk to, naming both versions. */
+int ls_check_driver(const struct latscope_info *info, bool gpio, char *err,
+		    size_t errlen)
+{
+	if (info->abi_version != LATSCOPE_ABI_VERSION) {
+		fail(err, errlen, "the loaded driver %.32s speaks ABI %u, this latscope needs %u: load the matching latscope.ko",
+		     info->version, info->abi_version, LATSCOPE_ABI_VERSION);
+		return -1;
+	}
+	if (gpio && info->setup_size < sizeof(struct latscope_setup)) {
+		fail(err, errlen, "the loaded driver %.32s has no GPIO source (setup size %u, need %zu): load the matching latscope.ko",
+		     info->version, info->setup_size, sizeof(struct latscope_setup));
+		return -1;
+	}
+	return 0;
+}
+
 static int open_session(struct cpu_run *c, const struct ls_params *p,
 			char *err, size_t errlen)
 {
@@ -310,16 +327,8 @@ static int open_session(struct cpu_run *c, const struct ls_params *p,
 		     DEVICE, strerror(errno));
 		return -1;
 	}
-	if (info.abi_version != LATSCOPE_ABI_VERSION) {
-		fail(err, errlen, "the loaded driver speaks ABI %u, this latscope needs %u: load the matching latscope.ko",
-		     info.abi_version, LATSCOPE_ABI_VERSION);
+	if (ls_check_driver(&info, p->gpio, err, errlen))
 		return -1;
-	}
-	if (p->gpio && info.setup_size < sizeof(setup)) {
-		fail(err, errlen, "the loaded driver %s has no GPIO source: load the matching latscope.ko",
-		     info.version);
-		return -1;
-	}
 	if (p->gpio && ls_gpio_setup(p, &setup, err, errlen))
 		return -1;
 	if (ioctl(c->fd, LATSCOPE_IOC_SETUP, &setup)) {

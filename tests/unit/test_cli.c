@@ -386,6 +386,33 @@ static void test_json(const char *path)
 		fclose(f);
 }
 
+static void test_driver_check(void)
+{
+	struct latscope_info info = {
+		.abi_version = LATSCOPE_ABI_VERSION,
+		.setup_size = sizeof(struct latscope_setup),
+		.version = "9.9",
+	};
+	char err[256] = "", want[256];
+
+	check(!ls_check_driver(&info, true, err, sizeof(err)), "driver: matching ABI", "%s", err);
+	info.abi_version = LATSCOPE_ABI_VERSION + 1;
+	check(ls_check_driver(&info, false, err, sizeof(err)) == -1, "driver: other ABI refused", "accepted");
+	snprintf(want, sizeof(want),
+		 "the loaded driver 9.9 speaks ABI %u, this latscope needs %u: load the matching latscope.ko",
+		 LATSCOPE_ABI_VERSION + 1, LATSCOPE_ABI_VERSION);
+	check_str(err, want, "driver: ABI mismatch message");
+	info.abi_version = LATSCOPE_ABI_VERSION;
+	info.setup_size = 88;	/* a timer-only driver's setup, before the GPIO fields */
+	check(!ls_check_driver(&info, false, err, sizeof(err)), "driver: timer run on a short setup", "%s", err);
+	check(ls_check_driver(&info, true, err, sizeof(err)) == -1, "driver: GPIO run on a short setup refused",
+	      "accepted");
+	snprintf(want, sizeof(want),
+		 "the loaded driver 9.9 has no GPIO source (setup size 88, need %zu): load the matching latscope.ko",
+		 sizeof(struct latscope_setup));
+	check_str(err, want, "driver: no GPIO source message");
+}
+
 int main(int argc, char **argv)
 {
 	test_options();
@@ -396,6 +423,7 @@ int main(int argc, char **argv)
 	test_stats();
 	test_plot();
 	test_summary_no_sample();
+	test_driver_check();
 	if (argc > 1)
 		test_json(argv[1]);
 	printf("cli unit: %d passed, %d failed\n", passed, failed);

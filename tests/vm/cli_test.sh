@@ -101,6 +101,22 @@ latscope -T 1 >bad.out 2>&1
 expect_rc "no device: setup error" $? 3
 has "no device: says to load it" bad.out 'no /dev/latscope: load the driver first'
 mv /dev/latscope.away /dev/latscope
+# A full disk: the files that cannot be written go to stdout instead, the
+# old plot file stays whole, and no temporary file is left.
+mkdir -p /full && mount -t tmpfs -o size=64k tmpfs /full
+echo old >/full/kept.plot
+dd if=/dev/zero of=/full/fill bs=4k 2>/dev/null
+latscope -i -T 2 -g /full/kept.plot --force --json /full/new.json >full.out 2>full.err
+expect_rc "full disk: runtime error" $? 1
+has "full disk: names the file and the cause" full.err 'cannot write /full/kept.plot: No space left on device'
+has "full disk: summary printed" full.out '^RTS|'
+sed -n '\|^=== latscope: /full/kept.plot could not|,\|^=== latscope: end of /full/kept.plot|p' full.out >rescued.plot
+plot_adds_up "full disk: the plot is on stdout, whole" rescued.plot
+has "full disk: the JSON is on stdout" full.out '^=== latscope: end of /full/new.json ===$'
+[ "$(cat /full/kept.plot)" = old ] && ok "full disk: old plot kept" || nok "full disk: old plot kept" "$(head -c 80 /full/kept.plot)"
+[ -z "$(ls /full | grep -v '^fill$\|^kept.plot$')" ] && ok "full disk: no temporary file" || nok "full disk: no temporary file" "$(ls /full)"
+umount /full
+
 [ -z "$(ls /tmp/*.plot.* /tmp/*.json.* 2>/dev/null)" ] && ok "no temporary file left" || nok "no temporary file left" "$(ls /tmp)"
 
 echo "cli: $pass passed, $fail failed"
