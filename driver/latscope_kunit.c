@@ -417,6 +417,34 @@ static void latscope_trace_threshold_fires_once(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, res.trace_sample_ns, 700LL);
 }
 
+/*
+ * What one irq-context sample costs the measurement path (statistics,
+ * histogram, per-second record): 200000 events at 100 kHz, timed with
+ * interrupts off. The figure is printed, not asserted: under an emulator
+ * it is not the hardware's.
+ */
+static void latscope_sample_cost(struct kunit *test)
+{
+	u64 period = 10 * NS_PER_US, n = 200000, i, ideal, t;
+	struct latscope_session *s = latscope_synthetic(test, LATSCOPE_CTX_IRQ, period);
+	struct latscope_result res;
+	unsigned long flags;
+
+	local_irq_save(flags);
+	t = ktime_get_ns();
+	for (i = 0, ideal = s->t0; i < n; i++, ideal += period)
+		latscope_event(s, ideal, ideal + (i % 1000) * 10, 0);
+	t = ktime_get_ns() - t;
+	local_irq_restore(flags);
+	latscope_measure_flush(s);
+	s->state = LATSCOPE_STOPPED;
+
+	res = latscope_kunit_result(test, s);
+	KUNIT_EXPECT_EQ(test, res.latency.samples, n - div64_u64(s->warmup_end - s->t0, period));
+	kunit_info(test, "per-sample cost: %llu ns (%llu events in %llu ns)\n",
+		   div64_u64(t, n), n, t);
+}
+
 static struct kunit_case latscope_timeline_cases[] = {
 	KUNIT_CASE(latscope_warmup_rounds_up),
 	KUNIT_CASE(latscope_missed_periods_are_overruns),
@@ -427,6 +455,7 @@ static struct kunit_case latscope_timeline_cases[] = {
 	KUNIT_CASE(latscope_bulk_one_record_per_second),
 	KUNIT_CASE(latscope_bulk_drops_counted),
 	KUNIT_CASE(latscope_trace_threshold_fires_once),
+	KUNIT_CASE(latscope_sample_cost),
 	{}
 };
 
