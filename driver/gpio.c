@@ -83,7 +83,8 @@ int latscope_gpio_setup_check(const struct latscope_setup *setup)
 	    gs->irq_thread_priority > LATSCOPE_MAX_PRIORITY ||
 	    gs->__reserved[0] || gs->__reserved[1])
 		return -EINVAL;
-	if (gs->edge < LATSCOPE_EDGE_RISING || gs->edge > LATSCOPE_EDGE_BOTH)
+	if (gs->edge > LATSCOPE_EDGE_BOTH ||
+	    (!gs->edge && !(gs->flags & LATSCOPE_GPIO_FROM_DT)))
 		return -EINVAL;
 	if (!loopback && setup->period_ns)
 		return -EINVAL;
@@ -108,6 +109,23 @@ int latscope_gpio_setup_check(const struct latscope_setup *setup)
 			  latscope_gpio_line_same(&gs->ack_out, &gs->pulse_out))))
 		return -EINVAL;
 	return 0;
+}
+
+/* latscope,edge's values, in enum latscope_gpio_edge order from 1. */
+static const char *const latscope_edge_names[] = { "rising", "falling", "both" };
+
+/* The enum latscope_gpio_edge of a latscope,edge value, or -EINVAL. */
+int latscope_gpio_edge_parse(const char *name)
+{
+	int i = match_string(latscope_edge_names, ARRAY_SIZE(latscope_edge_names), name);
+
+	return i < 0 ? -EINVAL : i + LATSCOPE_EDGE_RISING;
+}
+
+/* The latscope,edge value of a valid enum latscope_gpio_edge. */
+const char *latscope_gpio_edge_name(u32 edge)
+{
+	return latscope_edge_names[edge - LATSCOPE_EDGE_RISING];
 }
 
 /* A run-time line for gpiod_get(): chip label and offset under @con_id. */
@@ -234,9 +252,11 @@ struct latscope_gpio *latscope_gpio_get(const struct latscope_setup *setup)
 		return ERR_PTR(ret);
 	}
 	g->mode = gs->mode;
-	g->edge = gs->edge;
+	/* Edge 0 (device tree only): the one latscope_dt_borrow() set. */
+	if (gs->edge)
+		g->edge = gs->edge;
 	g->thread_prio = gs->irq_thread_priority;
-	g->pulse_level = gs->edge != LATSCOPE_EDGE_FALLING;
+	g->pulse_level = g->edge != LATSCOPE_EDGE_FALLING;
 	g->out_cansleep = g->out && gpiod_cansleep(g->out);
 	return g;
 }
@@ -594,6 +614,7 @@ void latscope_gpio_export(const struct latscope_gpio *g,
 	memcpy(out->irq_thread_comm, g->thread_comm, sizeof(out->irq_thread_comm));
 	out->irq_thread_policy = g->thread_policy;
 	out->irq_thread_rtprio = g->thread_rtprio;
+	out->edge = g->edge;
 }
 
 const struct latscope_source latscope_gpio_source = {

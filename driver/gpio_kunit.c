@@ -65,6 +65,8 @@ GPIO_MUTATION(edge_unknown, setup->gpio.edge = LATSCOPE_EDGE_BOTH + 1)
 GPIO_MUTATION(flags_unknown, setup->gpio.flags = LATSCOPE_GPIO_FROM_DT << 1)
 GPIO_MUTATION(from_dt, setup->gpio.flags = LATSCOPE_GPIO_FROM_DT; latscope_gpio_no_lines(setup))
 GPIO_MUTATION(from_dt_with_line, setup->gpio.flags = LATSCOPE_GPIO_FROM_DT)
+GPIO_MUTATION(from_dt_edge_none, gpio_from_dt(setup); setup->gpio.edge = 0)
+GPIO_MUTATION(from_dt_edge_unknown, gpio_from_dt(setup); setup->gpio.edge = LATSCOPE_EDGE_BOTH + 1)
 GPIO_MUTATION(thread_prio_99, setup->gpio.irq_thread_priority = 99)
 GPIO_MUTATION(thread_prio_100, setup->gpio.irq_thread_priority = 100)
 GPIO_MUTATION(reserved_set, setup->gpio.__reserved[1] = 1)
@@ -101,6 +103,9 @@ static const struct latscope_gpio_case latscope_gpio_cases[] = {
 	GPIO_ENTRY(from_dt, L, 0),
 	GPIO_ENTRY(from_dt, R, 0),
 	GPIO_ENTRY(from_dt_with_line, R, -EINVAL),
+	GPIO_ENTRY(from_dt_edge_none, L, 0),
+	GPIO_ENTRY(from_dt_edge_none, R, 0),
+	GPIO_ENTRY(from_dt_edge_unknown, R, -EINVAL),
 	GPIO_ENTRY(thread_prio_99, R, 0),
 	GPIO_ENTRY(thread_prio_100, L, -EINVAL),
 	GPIO_ENTRY(reserved_set, R, -EINVAL),
@@ -352,10 +357,33 @@ static void latscope_gpio_thread_raised(struct kunit *test)
 	KUNIT_EXPECT_STREQ(test, out.irq_thread_comm, current->comm);
 }
 
+/* latscope,edge's values, and the edge a run reports. */
+static void latscope_gpio_edge_names(struct kunit *test)
+{
+	struct latscope_session *s;
+	struct latscope_gpio_result out = { };
+	static const char *const bad[] = { "Rising", "rising-edge", "", "none" };
+	int i;
+
+	KUNIT_EXPECT_EQ(test, latscope_gpio_edge_parse("rising"), LATSCOPE_EDGE_RISING);
+	KUNIT_EXPECT_EQ(test, latscope_gpio_edge_parse("falling"), LATSCOPE_EDGE_FALLING);
+	KUNIT_EXPECT_EQ(test, latscope_gpio_edge_parse("both"), LATSCOPE_EDGE_BOTH);
+	for (i = 0; i < ARRAY_SIZE(bad); i++)
+		KUNIT_EXPECT_EQ_MSG(test, latscope_gpio_edge_parse(bad[i]), -EINVAL,
+				    "\"%s\"", bad[i]);
+	for (i = LATSCOPE_EDGE_RISING; i <= LATSCOPE_EDGE_BOTH; i++)
+		KUNIT_EXPECT_EQ(test, latscope_gpio_edge_parse(latscope_gpio_edge_name(i)), i);
+
+	s = latscope_gpio_synthetic(test, LATSCOPE_GPIO_REMOTE, LATSCOPE_EDGE_FALLING);
+	latscope_gpio_export(s->gpio, &out);
+	KUNIT_EXPECT_EQ(test, out.edge, LATSCOPE_EDGE_FALLING);
+}
+
 static struct kunit_case latscope_gpio_test_cases[] = {
 	KUNIT_CASE_PARAM(latscope_gpio_validation, latscope_gpio_gen_params),
 	KUNIT_CASE(latscope_gpio_missing_chip),
 	KUNIT_CASE(latscope_gpio_no_dt_device),
+	KUNIT_CASE(latscope_gpio_edge_names),
 	KUNIT_CASE(latscope_gpio_one_pulse_in_flight),
 	KUNIT_CASE(latscope_gpio_lost_pulse),
 	KUNIT_CASE(latscope_gpio_edges),

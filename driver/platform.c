@@ -5,6 +5,8 @@
  * ack-out-gpios and, for loopback, pulse-out-gpios. Probing requests the
  * lines, so gpioinfo shows them held by latscope from boot; a GPIO
  * session that asks for LATSCOPE_GPIO_FROM_DT borrows them for its run.
+ * The optional latscope,edge ("rising", the default, "falling" or "both")
+ * is the edge of a session that does not choose one.
  *
  * The lines live in a refcounted holder: unbinding the device while a
  * session has them leaves them with the session until it ends.
@@ -16,6 +18,7 @@
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/platform_device.h>
+#include <linux/property.h>
 #include <linux/slab.h>
 
 #include "compat.h"
@@ -26,6 +29,7 @@ struct latscope_dt_lines {
 	struct gpio_desc *in;
 	struct gpio_desc *ack;
 	struct gpio_desc *out;		/* NULL without pulse-out-gpios */
+	u32 edge;			/* enum latscope_gpio_edge */
 	bool lent;			/* to a session, under latscope_dt_lock */
 };
 
@@ -66,16 +70,28 @@ int latscope_dt_borrow(struct latscope_gpio *g, bool loopback)
 		g->in = d->in;
 		g->ack = d->ack;
 		g->out = loopback ? d->out : NULL;
+		g->edge = d->edge;
 	}
 	mutex_unlock(&latscope_dt_lock);
 	return ret;
 }
 
-/* Gives the lines back; the last holder frees them. */
+/* pulse-out idles at the level its edge is not made from. */
+static int latscope_dt_idle_level(const struct latscope_dt_lines *d)
+{
+	return d->edge == LATSCOPE_EDGE_FALLING;
+}
+
+/*
+ * Gives the lines back, pulse-out at the device's idle level whatever
+ * edge the session used; the last holder frees them.
+ */
 void latscope_dt_return(struct latscope_gpio *g)
 {
 	struct latscope_dt_lines *d = g->dt;
 
+	if (d->out)
+		gpiod_set_value_cansleep(d->out, latscope_dt_idle_level(d));
 	mutex_lock(&latscope_dt_lock);
 	d->lent = false;
 	mutex_unlock(&latscope_dt_lock);
@@ -86,16 +102,34 @@ void latscope_dt_return(struct latscope_gpio *g)
 	g->out = NULL;
 }
 
+/* latscope,edge, or rising without it. */
+static int latscope_dt_edge(struct device *dev)
+{
+	const char *name;
+	int ret;
+
+	if (device_property_read_string(dev, "latscope,edge", &name))
+		return LATSCOPE_EDGE_RISING;
+	ret = latscope_gpio_edge_parse(name);
+	if (ret < 0)
+		dev_err(dev, "latscope,edge \"%s\" is not rising, falling or both\n", name);
+	return ret;
+}
+
 static int latscope_dt_probe(struct platform_device *pdev)
 {
 	struct device *dev = &pdev->dev;
 	struct latscope_dt_lines *d;
 	int ret;
 
+	ret = latscope_dt_edge(dev);
+	if (ret < 0)
+		return ret;
 	d = kzalloc(sizeof(*d), GFP_KERNEL);
 	if (!d)
 		return -ENOMEM;
 	kref_init(&d->ref);
+	d->edge = ret;
 	d->in = gpiod_get(dev, "pulse-in", GPIOD_IN);
 	if (IS_ERR(d->in)) {
 		ret = dev_err_probe(dev, PTR_ERR(d->in), "pulse-in-gpios\n");
@@ -106,7 +140,8 @@ static int latscope_dt_probe(struct platform_device *pdev)
 		ret = dev_err_probe(dev, PTR_ERR(d->ack), "ack-out-gpios\n");
 		goto put_in;
 	}
-	d->out = gpiod_get_optional(dev, "pulse-out", GPIOD_OUT_LOW);
+	d->out = gpiod_get_optional(dev, "pulse-out", latscope_dt_idle_level(d) ?
+				   GPIOD_OUT_HIGH : GPIOD_OUT_LOW);
 	if (IS_ERR(d->out)) {
 		ret = dev_err_probe(dev, PTR_ERR(d->out), "pulse-out-gpios\n");
 		goto put_ack;
@@ -131,7 +166,8 @@ static int latscope_dt_probe(struct platform_device *pdev)
 	latscope_dt = d;
 	mutex_unlock(&latscope_dt_lock);
 	platform_set_drvdata(pdev, d);
-	dev_info(dev, "pulse-in irq %d, %s\n", ret,
+	dev_info(dev, "pulse-in irq %d, %s edge, %s\n", ret,
+		 latscope_gpio_edge_name(d->edge),
 		 d->out ? "loopback pulse-out present" : "no pulse-out (remote only)");
 	return 0;
 

@@ -1,7 +1,7 @@
 #!/bin/bash
 # Boots Debian 12's arm64 6.12 kernel on an emulated Raspberry Pi 3
 # (qemu-system-aarch64 -M raspi3b, TCG) with bcm2837-rpi-3-b.dtb plus the
-# latscope-gpio overlay as loopback_pin leaves it, and runs
+# latscope-gpio overlay as loopback_pin,edge=falling leave it, and runs
 # tests/vm/pi_test.sh there with the cross-built module and CLI. Neither
 # poweroff nor reboot ends QEMU on that machine: this script stops it once
 # the end marker is on the console. Exits 0 only if the VM says rc=0.
@@ -16,11 +16,14 @@ rm -rf "$work"
 mkdir -p "$work"
 ko=$("$top/scripts/arm64-module.sh" "$work/mod")
 
-# The base DTB with the overlay applied, loopback fragments switched on.
+# The base DTB with the overlay applied, loopback fragments switched on,
+# and edge=falling set as the firmware would (fdtoverlay applies no
+# parameter), so the test sees the driver take the device's edge.
 latscope_loopback_overlay "$top" >"$work/loopback.dts"
 dtc -@ -q -I dts -O dtb -o "$work/latscope-gpio.dtbo" "$work/loopback.dts"
 fdtoverlay -i "$(echo "$tree"/usr/lib/linux-image-*/broadcom/bcm2837-rpi-3-b.dtb)" \
 	-o "$work/pi3.dtb" "$work/latscope-gpio.dtbo"
+fdtput -t s "$work/pi3.dtb" /latscope latscope,edge falling
 
 root=$work/root
 mkdir -p "$root"/{bin,dev,proc,sys,tmp}

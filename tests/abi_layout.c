@@ -51,7 +51,7 @@ AT(latscope_gpio_result, irq_thread_pid, 32);
 AT(latscope_gpio_result, irq_thread_comm, 36);
 AT(latscope_gpio_result, irq_thread_policy, 52);
 AT(latscope_gpio_result, irq_thread_rtprio, 56);
-AT(latscope_gpio_result, __reserved0, 60);
+AT(latscope_gpio_result, edge, 60);
 AT(latscope_gpio_result, __reserved1, 64);
 
 SIZE(latscope_stats, 72);

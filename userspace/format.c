@@ -80,7 +80,7 @@ static void print_gpio(FILE *f, const struct ls_report *r)
 	if (!p->gpio || r->nr_cpus != 1)
 		return;
 	g = &r->cpu[0].res.gpio;
-	ls_gpio_describe(p, line, sizeof(line));
+	ls_gpio_describe(p, g, line, sizeof(line));
 	fprintf(f, "GPIO| %s\n", line);
 	ls_gpio_paths(p, g, line, sizeof(line));
 	fprintf(f, "GPIO| %llu acks, %llu pulses lost, %llu stray edges; %s\n",

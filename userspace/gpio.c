@@ -252,16 +252,28 @@ void ls_gpio_setup_error(const struct ls_params *p, int error, char *err,
 	}
 }
 
+/*
+ * The edge of the run: the one the driver reports in @g (NULL: no result),
+ * else the one asked for; "?" if neither says (--gpio-dt on a driver that
+ * does not report it).
+ */
+const char *ls_gpio_edge_used(const struct ls_params *p,
+			      const struct latscope_gpio_result *g)
+{
+	return ls_edge_name(g && g->edge ? g->edge : p->gpio_edge);
+}
+
 /* "loopback, pulse-out X -> pulse-in Y (rising-edge), ack-out Z" */
-void ls_gpio_describe(const struct ls_params *p, char *buf, size_t len)
+void ls_gpio_describe(const struct ls_params *p, const struct latscope_gpio_result *g,
+		      char *buf, size_t len)
 {
 	if (p->pulse_out.given)
 		snprintf(buf, len, "loopback, pulse-out %s -> pulse-in %s (%s), ack-out %s",
 			 p->pulse_out.spec, p->pulse_in.spec,
-			 ls_edge_name(p->gpio_edge), p->ack_out.spec);
+			 ls_gpio_edge_used(p, g), p->ack_out.spec);
 	else
 		snprintf(buf, len, "remote, pulse-in %s (%s), ack-out %s",
-			 p->pulse_in.spec, ls_edge_name(p->gpio_edge), p->ack_out.spec);
+			 p->pulse_in.spec, ls_gpio_edge_used(p, g), p->ack_out.spec);
 }
 
 static const char *ls_policy_name(unsigned int policy)

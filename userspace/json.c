@@ -122,7 +122,7 @@ static void json_gpio(FILE *f, const struct ls_params *p,
 {
 	fputs("  \"gpio\": {\n", f);
 	json_key_string(f, "    ", "mode", p->pulse_out.given ? "loopback" : "remote", ",\n");
-	json_key_string(f, "    ", "edge", ls_edge_name(p->gpio_edge), ",\n");
+	json_key_string(f, "    ", "edge", ls_gpio_edge_used(p, g), ",\n");
 	json_key_string(f, "    ", "pulse_in", p->pulse_in.spec, ",\n");
 	json_key_string(f, "    ", "ack_out", p->ack_out.spec, ",\n");
 	if (p->pulse_out.given)

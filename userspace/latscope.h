@@ -43,7 +43,7 @@ struct ls_params {
 	struct ls_gpio_spec pulse_in;	/* -I */
 	struct ls_gpio_spec ack_out;	/* -O */
 	struct ls_gpio_spec pulse_out;	/* --pulse-out: loopback */
-	unsigned int gpio_edge;		/* LATSCOPE_EDGE_* */
+	unsigned int gpio_edge;		/* LATSCOPE_EDGE_*, 0: the DT node's */
 	bool oob_note;			/* -Z: asked for out-of-band, got in-band */
 	int irq_thread_prio;		/* --irq-prio, 0: leave it */
 	unsigned int period_us;
@@ -92,7 +92,10 @@ int ls_gpio_setup(const struct ls_params *p, struct latscope_setup *setup,
 int ls_gpio_parse_edge(const char *s, unsigned int *edge);
 void ls_gpio_setup_error(const struct ls_params *p, int error, char *err,
 			 size_t errlen);
-void ls_gpio_describe(const struct ls_params *p, char *buf, size_t len);
+const char *ls_gpio_edge_used(const struct ls_params *p,
+			      const struct latscope_gpio_result *g);
+void ls_gpio_describe(const struct ls_params *p, const struct latscope_gpio_result *g,
+		      char *buf, size_t len);
 void ls_gpio_paths(const struct ls_params *p, const struct latscope_gpio_result *g,
 		   char *buf, size_t len);
 

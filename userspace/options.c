@@ -282,6 +282,7 @@ static int parse_one(int c, const char *arg, struct ls_params *p, char *err,
 	case OPT_GPIO_DT:
 		p->gpio = true;
 		p->gpio_dt = true;
+		p->gpio_edge = 0;	/* the device's latscope,edge */
 		if (arg && ls_gpio_parse_edge(arg, &p->gpio_edge)) {
 			fail(err, errlen, "--gpio-dt=%s: edge '%s' is not rising-edge, falling-edge or both-edges",
 			     arg, arg);
@@ -459,7 +460,8 @@ void ls_usage(FILE *f)
 "  -O --gpio-out=<chip>,<n> GPIO mode: ack-out line, toggled once per answer\n"
 "     --pulse-out=<chip>,<n>  loopback: the line pulsed at each period, wired to -I\n"
 "     --gpio-dt[=<edge>]   GPIO mode on the lines of the device tree's latscope\n"
-"                          node (loopback if it has pulse-out-gpios)\n"
+"                          node (loopback if it has pulse-out-gpios); edge as\n"
+"                          -I [=the node's latscope,edge, else rising-edge]\n"
 "     --irq-prio=<prio>    GPIO mode: run the thread that delivers the pulse-in\n"
 "                          interrupt, if any, at SCHED_FIFO <prio> for the run\n"
 "  -z --inband-gpio=-       remote GPIO mode (a monitor drives -I); '-': no latmon\n"

@@ -48,7 +48,8 @@ static void header(FILE *f, const struct ls_report *r,
 	if (p->gpio) {
 		char line[512];
 
-		ls_gpio_describe(p, line, sizeof(line));
+		ls_gpio_describe(p, r->nr_cpus == 1 ? &r->cpu[0].res.gpio : NULL, line,
+				 sizeof(line));
 		fprintf(f, "# gpio lines: %s\n", line);
 		if (r->nr_cpus == 1) {
 			ls_gpio_paths(p, &r->cpu[0].res.gpio, line, sizeof(line));

@@ -82,7 +82,8 @@ def overrides(fdt):
 
 
 # What each parameter must change: (node label, property, cell index, the
-# default it replaces). Fragment switches are written "+N".
+# default it replaces); cell None: the whole property, a string. Fragment
+# switches are written "+N".
 LOOP = ["-0", "-1", "+2", "+3"]
 EXPECTED = {
     "pulse_in_pin": [("latscope", "pulse-in-gpios", 1, 24),
@@ -98,7 +99,18 @@ EXPECTED = {
                      ("latscope_loop_pins", "brcm,pins", 2, 25)],
     "pull": [("latscope_pins", "brcm,pull", 0, 1),
              ("latscope_loop_pins", "brcm,pull", 0, 1)],
+    "edge": [("latscope", "latscope,edge", None, "rising"),
+             ("latscope_loop", "latscope,edge", None, "rising")],
 }
+
+
+def string(fdt, path, prop):
+    """A one-string property's value, or None."""
+    try:
+        raw = bytes(fdt.getprop(fdt.path_offset(path), prop))
+    except libfdt.FdtException:
+        return None
+    return raw[:-1].decode() if raw.endswith(b"\0") and raw.count(b"\0") == 1 else None
 
 
 def check_overrides(ov):
@@ -116,17 +128,21 @@ def check_overrides(ov):
         check(f"{param}: {len(want)} targets", len(got) == len(want), f"{got}")
         for (label, prop, cell, default), (ph, text) in zip(want, got):
             node = by_phandle.get(ph)
-            name = f"{param} -> {label} {prop}[{cell}]"
+            name = f"{param} -> {label} {prop}" + ("" if cell is None else f"[{cell}]")
             check(f"{name}: right node", node == symbols.get(label),
                   f"phandle {ph} is {node}, {label} is {symbols.get(label)}")
-            check(f"{name}: right property and cell", text == f"{prop}:{4 * cell}",
-                  f"'{text}'")
+            # No ":offset" suffix: dtoverlay writes the parameter as a string.
+            where = prop if cell is None else f"{prop}:{4 * cell}"
+            check(f"{name}: right property and cell", text == where, f"'{text}'")
             if node is None:
                 continue
-            try:
-                value = cells(ov, node, prop)[cell]
-            except (libfdt.FdtException, IndexError):
-                value = None
+            if cell is None:
+                value = string(ov, node, prop)
+            else:
+                try:
+                    value = cells(ov, node, prop)[cell]
+                except (libfdt.FdtException, IndexError):
+                    value = None
             check(f"{name}: default there is {default}", value == default, f"{value}")
 
 
@@ -151,6 +167,8 @@ def check_merged(model, merged, loopback):
           cells(fdt, "/latscope", "pulse-in-gpios") == [gpio_ph, 24, 0])
     check(f"{model}: ack-out is GPIO23 of {gpio}",
           cells(fdt, "/latscope", "ack-out-gpios") == [gpio_ph, 23, 0])
+    edge = string(fdt, "/latscope", "latscope,edge")
+    check(f"{model}: latscope,edge is rising", edge == "rising", f"{edge}")
     has_out = fdt.getprop(off, "pulse-out-gpios", [libfdt.FDT_ERR_NOTFOUND])
     if loopback:
         check(f"{model}: pulse-out is GPIO25 of {gpio}",

@@ -125,6 +125,10 @@ static void test_gpio_options(void)
 	      p.irq_thread_prio == 95, "--irq-prio", "%s", err);
 	check(parse("-k --gpio-dt=falling-edge", &p, err) == LS_PARSE_RUN && p.gpio_dt &&
 	      p.gpio_edge == LATSCOPE_EDGE_FALLING, "--gpio-dt with an edge", "%s", err);
+	check(parse("-k -I a,1,both-edges --gpio-dt", &p, err) == LS_PARSE_ERROR, "--gpio-dt after -I",
+	      "accepted");
+	check(parse("-k --gpio-dt", &p, err) == LS_PARSE_RUN && p.gpio_edge == 0,
+	      "--gpio-dt: the node's edge (0 to the driver)", "%s %u", err, p.gpio_edge);
 
 	static const struct { const char *line, *named; } bad[] = {
 		{ "-I gpiochip0 -O a,1", "'gpiochip0'" },
@@ -371,6 +375,25 @@ static void test_summary_no_sample(void)
 	free(buf);
 }
 
+/* The edge printed is the one the driver says the run used. */
+static void test_gpio_edge_used(void)
+{
+	struct latscope_gpio_result g = { .edge = LATSCOPE_EDGE_FALLING };
+	struct ls_params p;
+	char err[256], line[256];
+
+	check(parse("-k --gpio-dt", &p, err) == LS_PARSE_RUN, "edge used: options", "%s", err);
+	strcpy(p.pulse_in.spec, "latscope:pulse-in");
+	strcpy(p.ack_out.spec, "latscope:ack-out");
+	ls_gpio_describe(&p, &g, line, sizeof(line));
+	check_str(line, "remote, pulse-in latscope:pulse-in (falling-edge), ack-out latscope:ack-out",
+		  "edge used: the device's, from the result");
+	g.edge = 0;	/* a driver that does not report it */
+	check_str(ls_gpio_edge_used(&p, &g), "?", "edge used: unknown");
+	check(parse("-k --gpio-dt=both-edges", &p, err) == LS_PARSE_RUN, "edge used: options", "%s", err);
+	check_str(ls_gpio_edge_used(&p, NULL), "both-edges", "edge used: the one asked for");
+}
+
 static void test_json(const char *path)
 {
 	struct ls_params p;
@@ -424,6 +447,7 @@ int main(int argc, char **argv)
 	test_plot();
 	test_summary_no_sample();
 	test_driver_check();
+	test_gpio_edge_used();
 	if (argc > 1)
 		test_json(argv[1]);
 	printf("cli unit: %d passed, %d failed\n", passed, failed);

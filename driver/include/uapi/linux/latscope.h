@@ -105,7 +105,11 @@ struct latscope_gpio_line {
  */
 struct latscope_gpio_setup {
 	__u32 mode;		/* enum latscope_gpio_mode */
-	__u32 edge;		/* enum latscope_gpio_edge, no default */
+	/*
+	 * enum latscope_gpio_edge. 0 only with LATSCOPE_GPIO_FROM_DT: the
+	 * device's latscope,edge property, rising if it has none.
+	 */
+	__u32 edge;
 	__u32 flags;		/* LATSCOPE_GPIO_*, others rejected */
 	/*
 	 * 1..99: if arrivals are stamped in a thread (the GPIO chip
@@ -191,7 +195,7 @@ struct latscope_gpio_result {
 	char irq_thread_comm[16];	/* its name, NUL-terminated */
 	__u32 irq_thread_policy;	/* its scheduling before the run ... */
 	__u32 irq_thread_rtprio;	/* ... restored after it */
-	__u32 __reserved0;
+	__u32 edge;		/* enum latscope_gpio_edge the run used */
 	__u64 __reserved1;
 };
 
