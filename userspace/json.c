@@ -143,6 +143,33 @@ static void json_gpio(FILE *f, const struct ls_params *p,
 		g->paths & LATSCOPE_GPIO_ACK_CANSLEEP ? "true" : "false");
 }
 
+/*
+ * The timeline, all CPUs merged: one row per bucket of bucket_s seconds,
+ * latencies in microseconds, null where a bucket has no sample.
+ */
+static void json_timeline(FILE *f, const struct ls_timeline *t)
+{
+	unsigned int i;
+
+	fprintf(f, "  \"timeline\": {\n    \"bucket_s\": %u,\n    \"max_points\": %u,\n",
+		t->bucket_s, LS_TIMELINE_POINTS);
+	fputs("    \"columns\": [\"second\", \"samples\", \"overruns\", \"min\", \"avg\", \"max\"],\n", f);
+	fputs("    \"points\": [", f);
+	for (i = 0; i < t->n; i++) {
+		const struct ls_point *pt = &t->pt[i];
+
+		fprintf(f, "%s\n      [%llu, %llu, %llu, ", i ? "," : "",
+			(unsigned long long)pt->second, (unsigned long long)pt->samples,
+			(unsigned long long)pt->overruns);
+		if (pt->samples)
+			fprintf(f, "%.3f, %.3f, %.3f]", US(pt->min_ns),
+				US((double)pt->sum_ns / (double)pt->samples), US(pt->max_ns));
+		else
+			fputs("null, null, null]", f);
+	}
+	fputs(t->n ? "\n    ]\n  },\n" : "]\n  },\n", f);
+}
+
 int ls_write_json(FILE *f, const struct ls_report *r)
 {
 	const struct ls_params *p = r->params;
@@ -186,6 +213,8 @@ int ls_write_json(FILE *f, const struct ls_report *r)
 		(unsigned long long)r->total_dropped);
 	if (p->gpio && r->nr_cpus == 1)
 		json_gpio(f, p, &r->cpu[0].res.gpio);
+	if (r->timeline)
+		json_timeline(f, r->timeline);
 	fputs("  \"total\": {\n", f);
 	json_stats(f, "    ", &r->total, r->total_cells, p->hist_cells);
 	fputs("  },\n  \"thread\": {\n", f);

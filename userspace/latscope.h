@@ -141,6 +141,25 @@ struct ls_sysinfo {
 void ls_sysinfo_read(struct ls_sysinfo *si, int first_cpu);
 int ls_default_cpu(const cpu_set_t *isolated);
 
+/* timeline.c: per-second records, merged into at most a fixed count. */
+#define LS_TIMELINE_POINTS	4096
+
+struct ls_point {
+	__u64 second;			/* first second of the bucket */
+	__u64 samples, overruns;
+	__s64 min_ns, max_ns;		/* meaningless without samples */
+	__s64 sum_ns;
+};
+
+struct ls_timeline {
+	unsigned int bucket_s;		/* seconds per point, a power of 2 */
+	unsigned int n;
+	struct ls_point pt[LS_TIMELINE_POINTS];
+};
+
+void ls_timeline_init(struct ls_timeline *t);
+void ls_timeline_add(struct ls_timeline *t, const struct latscope_bulk *b);
+
 /* The whole run, read by the printers and writers. */
 struct ls_report {
 	const struct ls_params *params;
@@ -158,6 +177,7 @@ struct ls_report {
 	__u64 *total_cells;		/* merged latency histogram */
 	__u64 total_overruns;
 	__u64 total_dropped;
+	struct ls_timeline *timeline;	/* all CPUs merged, second by second */
 	int exit_code;
 };
 

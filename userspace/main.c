@@ -43,6 +43,7 @@ static void free_report(struct ls_report *r)
 		free(r->cpu[i].cells);
 	free(r->cpu);
 	free(r->total_cells);
+	free(r->timeline);
 }
 
 /*

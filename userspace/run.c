@@ -49,6 +49,7 @@ struct run {
 	bool all_isolated;
 	atomic_int exit_code;		/* set by the logger: -A, -b, weird */
 	atomic_bool stopping;		/* the main thread is stopping the run */
+	struct ls_timeline *timeline;	/* the logger's until it is joined */
 	/* Logger figures, in ns. */
 	unsigned long long rounds;
 	unsigned long long overruns;
@@ -179,6 +180,7 @@ static void log_ready_seconds(struct run *run, bool drain)
 			c->queued--;
 		}
 		m.avg_ns = m.samples ? sum / (__s64)m.samples : 0;
+		ls_timeline_add(run->timeline, &m);
 		if (m.samples)
 			log_second(run, &m);
 		else
@@ -484,10 +486,13 @@ int ls_run(const struct ls_params *p, struct ls_report *r, char *err,
 	run.cpus = calloc(run.nr, sizeof(*run.cpus));
 	r->cpu = calloc(run.nr, sizeof(*r->cpu));
 	r->total_cells = calloc(p->hist_cells, sizeof(__u64));
-	if (!run.cpus || !r->cpu || !r->total_cells) {
+	r->timeline = malloc(sizeof(*r->timeline));
+	if (!run.cpus || !r->cpu || !r->total_cells || !r->timeline) {
 		fail(err, errlen, "out of memory for %d CPUs", run.nr);
 		goto out;
 	}
+	ls_timeline_init(r->timeline);
+	run.timeline = r->timeline;
 	for (c = 0, i = 0; c < CPU_SETSIZE; c++) {
 		if (!CPU_ISSET(c, &set))
 			continue;

@@ -394,16 +394,64 @@ static void test_gpio_edge_used(void)
 	check_str(ls_gpio_edge_used(&p, NULL), "both-edges", "edge used: the one asked for");
 }
 
+static void second(struct ls_timeline *t, __u64 s, __u64 samples, __u64 overruns,
+		   __s64 min, __s64 avg, __s64 max)
+{
+	struct latscope_bulk b = {
+		.second = s, .samples = samples, .overruns = overruns,
+		.min_ns = min, .avg_ns = avg, .max_ns = max,
+	};
+
+	ls_timeline_add(t, &b);
+}
+
+static void test_timeline(void)
+{
+	static struct ls_timeline t;
+	__u64 s;
+
+	ls_timeline_init(&t);
+	second(&t, 0, 1000, 0, 2000, 3000, 9000);
+	second(&t, 1, 0, 3, 0, 0, 0);		/* a stalled second: overruns only */
+	second(&t, 4, 500, 1, 1000, 4000, 20000);	/* seconds 2-3 dropped */
+	check(t.bucket_s == 1 && t.n == 3 && t.pt[1].second == 1 && t.pt[2].second == 4,
+	      "timeline: one point a second, gaps kept", "bucket %u, %u points", t.bucket_s, t.n);
+	check(t.pt[1].samples == 0 && t.pt[1].overruns == 3, "timeline: a second without sample",
+	      "%llu samples", (unsigned long long)t.pt[1].samples);
+
+	/* 24 hours: 86400 s fit 4096 points once they are 32 s wide. */
+	ls_timeline_init(&t);
+	for (s = 0; s < 86400; s++)
+		second(&t, s, 1000, s % 7 == 0, 1000 + (__s64)s % 50, 2000, 3000 + (__s64)s);
+	check(t.bucket_s == 32 && t.n == 2700, "timeline: 24 h in 2700 points of 32 s",
+	      "bucket %u, %u points", t.bucket_s, t.n);
+	/* Seconds 32-63: 50 is the one whose min is 1000; 35, 42 ... 63 overran. */
+	check(t.pt[1].second == 32 && t.pt[1].samples == 32000 && t.pt[1].min_ns == 1000 &&
+	      t.pt[1].max_ns == 3063 && t.pt[1].sum_ns == 32 * 2000 * 1000 && t.pt[1].overruns == 5,
+	      "timeline: a merged point", "second %llu, %llu samples, min %lld max %lld overruns %llu",
+	      (unsigned long long)t.pt[1].second, (unsigned long long)t.pt[1].samples,
+	      (long long)t.pt[1].min_ns, (long long)t.pt[1].max_ns,
+	      (unsigned long long)t.pt[1].overruns);
+	check(t.pt[t.n - 1].second == 86400 - 32 && t.pt[t.n - 1].max_ns == 3000 + 86399,
+	      "timeline: the last point", "second %llu max %lld",
+	      (unsigned long long)t.pt[t.n - 1].second, (long long)t.pt[t.n - 1].max_ns);
+}
+
 static void test_json(const char *path)
 {
 	struct ls_params p;
 	struct ls_sysinfo si;
 	struct ls_cpu_result cpu[2];
 	__u64 cells[2][20], total[10];
+	static struct ls_timeline t;
 	struct ls_report r;
 	FILE *f = fopen(path, "w");
 
 	sample_report(&r, &p, &si, cpu, cells, total);
+	ls_timeline_init(&t);
+	second(&t, 0, 100, 0, 1000, 1500, 50000);
+	second(&t, 1, 0, 2, 0, 0, 0);
+	r.timeline = &t;
 	check(f && !ls_write_json(f, &r), "json written", " ");
 	if (f)
 		fclose(f);
@@ -448,6 +496,7 @@ int main(int argc, char **argv)
 	test_summary_no_sample();
 	test_driver_check();
 	test_gpio_edge_used();
+	test_timeline();
 	if (argc > 1)
 		test_json(argv[1]);
 	printf("cli unit: %d passed, %d failed\n", passed, failed);

@@ -58,6 +58,17 @@ for path in jsons:
                   (t["events"], expected))
         check(t["cycles"] + t["overruns"] <= t["events"] + 1,
               f"{path.name}: thread {n} samples + overruns <= events")
+    # The timeline is the per-second records: without a dropped record,
+    # they hold every sample, the worst one, and one point a second.
+    points = doc["timeline"]["points"]
+    if doc["bulk_dropped"] == 0 and doc["total"]["samples"]:
+        check(sum(p[1] for p in points) == doc["total"]["samples"],
+              f"{path.name}: timeline samples add up", (len(points), doc["total"]["samples"]))
+        check(max(p[5] for p in points if p[1]) == doc["total"]["max"],
+              f"{path.name}: timeline has the worst sample")
+        check(doc["timeline"]["bucket_s"] == 1 and
+              abs(len(points) - doc["duration_ns"] / 1e9) <= 1.5,
+              f"{path.name}: a timeline point a second", (len(points), doc["duration_ns"]))
     context = doc["settings"]["context"]
     check(context.removeprefix("gpio-") in path.stem or context == "user",
           f"{path.name}: context {context}")
