@@ -8,7 +8,8 @@
 #   make demo            boot a VM, load the module, measure 10 s
 #   make install         install latscope.ko, the CLI, its man page and the
 #                        uapi header on this board
-#   make kunit | build-matrix | checkpatch | vm-test | vm-gpio   one stage of check
+#   make kunit | build-matrix | checkpatch | vm-test | vm-gpio | report-test
+#                        one stage of check
 #   make vm-test-one SERIES=6.12 FLAVOUR=rt-amd64      one kernel of the matrix
 
 KRELEASE ?= $(shell uname -r)
@@ -17,7 +18,7 @@ PREFIX ?= /usr/local
 SERIES ?= 6.12
 FLAVOUR ?= amd64
 
-.PHONY: all module cli check demo install deps kunit build-matrix checkpatch dtbo dt-check pi-vm \
+.PHONY: all module cli check demo install deps kunit build-matrix checkpatch dtbo dt-check pi-vm report-test \
 	vm-test vm-test-one vm-gpio clean
 
 all: module cli
@@ -68,6 +69,9 @@ dts-overlays/%.dtbo: dts-overlays/%-overlay.dts
 
 dt-check: deps
 	tests/dt/run.sh
+
+report-test: deps
+	tests/report/run.sh
 
 pi-vm: deps
 	scripts/pi-vm.sh

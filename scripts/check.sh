@@ -57,6 +57,7 @@ stage "checkpatch --strict" "$top/scripts/checkpatch.sh"
 stage "build matrix (W=1, sparse)" "$top/scripts/build-matrix.sh"
 stage "KUnit (x86_64 QEMU, 2 CPUs)" "$top/scripts/kunit.sh"
 stage "CLI unit tests" bash "$top/tests/unit/run.sh"
+stage "latscope-report on fixtures (tables, PNG, SVG)" bash "$top/tests/report/run.sh"
 stage "uapi header in userspace (-Werror, -m64/-m32 layout)" host_build
 stage "Raspberry Pi overlay (dtc, fdtoverlay on Debian's arm64 DTBs)" bash "$top/tests/dt/run.sh"
 for entry in "${LATSCOPE_MATRIX[@]}"; do

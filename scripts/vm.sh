@@ -125,5 +125,12 @@ if [ "$mode" = demo ]; then
 		plot '$files/demo.plot' with histeps title 'samples'"
 	exit 0
 fi
-# JSON parsed back, plot files read by gnuplot as they are.
-python3 "$top/tests/vm/check_files.py" "$files"
+# JSON parsed back, plot files read by gnuplot as they are, and
+# latscope-report's tables and images made from this run's JSON files.
+status=0
+python3 "$top/tests/vm/check_files.py" "$files" || status=1
+rm -rf "$work/report-check"
+mkdir -p "$work/report-check"
+python3 "$top/tests/report/check_report.py" "$top/userspace/latscope-report" \
+	"$work/report-check" "$files"/*.json || status=1
+exit $status
