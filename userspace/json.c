@@ -143,6 +143,27 @@ static void json_gpio(FILE *f, const struct ls_params *p,
 		g->paths & LATSCOPE_GPIO_ACK_CANSLEEP ? "true" : "false");
 }
 
+/* The load: preset name, CPUs, exact commands, tool versions. */
+static void json_stress(FILE *f, const struct ls_stress *st)
+{
+	int i;
+
+	fputs("  \"stress\": {\n", f);
+	json_key_string(f, "    ", "name", st->ncmds ? st->name : "none", ",\n");
+	json_key_string(f, "    ", "cpus", st->ncmds ? st->cpus : "", ",\n");
+	fputs("    \"commands\": [", f);
+	for (i = 0; i < st->ncmds; i++) {
+		fputs(i ? ", " : "", f);
+		json_string(f, st->cmd[i]);
+	}
+	fputs("],\n    \"tools\": {", f);
+	for (i = 0; i < st->ntools; i++) {
+		fprintf(f, "%s\"%s\": ", i ? ", " : " ", st->tool[i]);
+		json_string(f, st->version[i]);
+	}
+	fputs(st->ntools ? " }\n  },\n" : "}\n  },\n", f);
+}
+
 /*
  * The timeline, all CPUs merged: one row per bucket of bucket_s seconds,
  * latencies in microseconds, null where a bucket has no sample.
@@ -213,6 +234,7 @@ int ls_write_json(FILE *f, const struct ls_report *r)
 		(unsigned long long)r->total_dropped);
 	if (p->gpio && r->nr_cpus == 1)
 		json_gpio(f, p, &r->cpu[0].res.gpio);
+	json_stress(f, &r->stress);
 	if (r->timeline)
 		json_timeline(f, r->timeline);
 	fputs("  \"total\": {\n", f);

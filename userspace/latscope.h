@@ -46,6 +46,8 @@ struct ls_params {
 	unsigned int gpio_edge;		/* LATSCOPE_EDGE_*, 0: the DT node's */
 	bool oob_note;			/* -Z: asked for out-of-band, got in-band */
 	int irq_thread_prio;		/* --irq-prio, 0: leave it */
+	const char *stress;		/* --stress preset, NULL: none */
+	const char *stress_cmd;		/* --stress-cmd */
 	unsigned int period_us;
 	int priority;
 	cpu_set_t cpus;			/* measured CPUs; empty: default */
@@ -141,6 +143,37 @@ struct ls_sysinfo {
 void ls_sysinfo_read(struct ls_sysinfo *si, int first_cpu);
 int ls_default_cpu(const cpu_set_t *isolated);
 
+/* stress.c: the load a run is measured under. */
+#define LS_STRESS_MAX	8
+
+struct ls_preset {
+	const char *name;
+	const char *cmds[LS_STRESS_MAX];	/* NULL-ended; %N: load CPUs */
+	const char *tools[LS_STRESS_MAX];	/* NULL-ended */
+};
+
+struct ls_stress {
+	char name[32];			/* preset, or "custom" */
+	int ncmds;
+	char cmd[LS_STRESS_MAX][640];
+	int ntools;
+	char tool[LS_STRESS_MAX][32];
+	char version[LS_STRESS_MAX][128];
+	char cpus[256];			/* where the load runs */
+	pid_t pid[LS_STRESS_MAX];	/* 0 once reaped */
+	int status[LS_STRESS_MAX];	/* wait status, once reaped */
+	int running;
+	int alive_at_stop;
+};
+
+const struct ls_preset *ls_stress_preset(const char *name);
+void ls_stress_names(char *buf, size_t len);
+int ls_stress_prepare(const struct ls_params *p, int ncpus, struct ls_stress *st,
+		      char *err, size_t errlen);
+int ls_stress_start(struct ls_stress *st, const cpu_set_t *cpus, char *err,
+		    size_t errlen);
+void ls_stress_stop(struct ls_stress *st);
+
 /* timeline.c: per-second records, merged into at most a fixed count. */
 #define LS_TIMELINE_POINTS	4096
 
@@ -178,6 +211,7 @@ struct ls_report {
 	__u64 total_overruns;
 	__u64 total_dropped;
 	struct ls_timeline *timeline;	/* all CPUs merged, second by second */
+	struct ls_stress stress;	/* the load, started or not */
 	int exit_code;
 };
 

@@ -22,6 +22,8 @@ enum {
 	OPT_PULSE_OUT,
 	OPT_GPIO_DT,
 	OPT_IRQ_PRIO,
+	OPT_STRESS,
+	OPT_STRESS_CMD,
 };
 
 static const char short_opts[] = "p:P:c:T:g:H:ikuA:qv::l:b:I:O:z:Z:";
@@ -48,6 +50,8 @@ static const struct option long_opts[] = {
 	{ "pulse-out",		required_argument,	NULL, OPT_PULSE_OUT },
 	{ "gpio-dt",		optional_argument,	NULL, OPT_GPIO_DT },
 	{ "irq-prio",		required_argument,	NULL, OPT_IRQ_PRIO },
+	{ "stress",		required_argument,	NULL, OPT_STRESS },
+	{ "stress-cmd",		required_argument,	NULL, OPT_STRESS_CMD },
 	{ "cpus",		required_argument,	NULL, OPT_CPUS },
 	{ "json",		required_argument,	NULL, OPT_JSON },
 	{ "force",		no_argument,		NULL, OPT_FORCE },
@@ -294,6 +298,24 @@ static int parse_one(int c, const char *arg, struct ls_params *p, char *err,
 			goto bad;
 		p->irq_thread_prio = v;
 		return 0;
+	case OPT_STRESS:
+		if (!ls_stress_preset(arg)) {
+			char names[128];
+
+			ls_stress_names(names, sizeof(names));
+			fail(err, errlen, "--stress %s: no such preset (presets: %s)", arg, names);
+			return -1;
+		}
+		p->stress = arg;
+		return 0;
+	case OPT_STRESS_CMD:
+		if (!arg[0] || strlen(arg) >= sizeof(((struct ls_stress *)0)->cmd[0])) {
+			fail(err, errlen, "--stress-cmd: give a command of 1 to %zu characters",
+			     sizeof(((struct ls_stress *)0)->cmd[0]) - 1);
+			return -1;
+		}
+		p->stress_cmd = arg;
+		return 0;
 	case 'z':
 	case 'Z':
 		p->gpio = true;
@@ -427,6 +449,10 @@ enum ls_parse ls_parse_args(int argc, char **argv, struct ls_params *p,
 	}
 	if (p->gpio && check_gpio(p, err, errlen))
 		return LS_PARSE_ERROR;
+	if (p->stress && p->stress_cmd) {
+		fail(err, errlen, "--stress %s and --stress-cmd: give one load, not both", p->stress);
+		return LS_PARSE_ERROR;
+	}
 	if (p->irq_thread_prio && !p->gpio) {
 		fail(err, errlen, "--irq-prio applies to GPIO mode (-I, -O or --gpio-dt)");
 		return LS_PARSE_ERROR;
@@ -452,6 +478,9 @@ void ls_usage(FILE *f)
 "  -P --priority=<prio>     responder SCHED_FIFO priority, 1 to 99 [=90]\n"
 "  -c --cpu=<n>             measure on CPU n [=first isolated, else last online]\n"
 "     --cpus=<list>|all     measure on several CPUs at once, e.g. 1,3-5\n"
+"     --stress=<preset>    run a load during the run, off the measured CPUs:\n"
+"                          none, grinder, neighbour or classic (man latscope)\n"
+"     --stress-cmd=<cmd>   run 'sh -c <cmd>' as the load instead\n"
 "  -T --timeout=<t>[smhd]   stop after <t> (warm-up not counted) [=until Ctrl-C]\n"
 "  -A --maxlat-abort=<us>   stop if a latency exceeds <us>, exit 102\n"
 "  -b --breaktrace=<us>     stop ftrace at the first latency above <us>, exit 104\n"

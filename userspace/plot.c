@@ -19,6 +19,22 @@ static void hhmmss(FILE *f, const char *what, unsigned long long s)
 		(s / 60) % 60, s % 60);
 }
 
+/* The load: preset, where it ran, its exact commands, its tools' versions. */
+static void plot_load(FILE *f, const struct ls_stress *st)
+{
+	int i;
+
+	if (!st->ncmds) {
+		fprintf(f, "# load: none\n");
+		return;
+	}
+	fprintf(f, "# load: %s, on CPU%s\n", st->name, st->cpus);
+	for (i = 0; i < st->ncmds; i++)
+		fprintf(f, "# load command: %s\n", st->cmd[i]);
+	for (i = 0; i < st->ntools; i++)
+		fprintf(f, "# load tool: %s\n", st->version[i]);
+}
+
 static void header(FILE *f, const struct ls_report *r,
 		   const struct ls_summary *sum)
 {
@@ -45,6 +61,7 @@ static void header(FILE *f, const struct ls_report *r,
 	if (si->clocksource[0])
 		fprintf(f, "# clocksource: %s\n", si->clocksource);
 	fprintf(f, "# context: %s\n", ls_run_context(p));
+	plot_load(f, &r->stress);
 	if (p->gpio) {
 		char line[512];
 

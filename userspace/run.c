@@ -17,6 +17,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -280,6 +281,25 @@ static int start_thread(pthread_t *t, void *(*fn)(void *), void *arg,
 	return ret;
 }
 
+/* ---- the load ---- */
+
+/* Stops the load (once) and says if a command of it ended on its own. */
+static void stop_load(struct ls_stress *st)
+{
+	int i;
+
+	if (!st->running)
+		return;
+	ls_stress_stop(st);
+	for (i = 0; i < st->ncmds && st->alive_at_stop < st->ncmds; i++)
+		if (!WIFSIGNALED(st->status[i]) ||
+		    (WTERMSIG(st->status[i]) != SIGTERM && WTERMSIG(st->status[i]) != SIGKILL))
+			fprintf(stderr, "latscope: the load command '%s' ended during the run (%s %d): part of the run was not under load\n",
+				st->cmd[i], WIFSIGNALED(st->status[i]) ? "signal" : "exit status",
+				WIFSIGNALED(st->status[i]) ? WTERMSIG(st->status[i]) :
+				WEXITSTATUS(st->status[i]));
+}
+
 /* ---- sessions ---- */
 
 /* Refuses a driver this latscope cannot talk to, naming both versions. */
@@ -473,7 +493,7 @@ int ls_run(const struct ls_params *p, struct ls_report *r, char *err,
 	int i, c, sig, cstate_fd = -1, ret = LS_EXIT_SETUP;
 	pthread_t logger;
 	bool has_logger = false;
-	cpu_set_t set, others;
+	cpu_set_t set, others, load;
 	sigset_t sigs;
 
 	atomic_init(&run.exit_code, LS_EXIT_OK);
@@ -482,6 +502,19 @@ int ls_run(const struct ls_params *p, struct ls_report *r, char *err,
 	if (pick_cpus(p, r->sys, &set, err, errlen))
 		return LS_EXIT_SETUP;
 	ls_format_cpu_list(&set, run.cpu_list, sizeof(run.cpu_list));
+	/* The logger and the load stay off the measured CPUs when there are others. */
+	CPU_ZERO(&others);
+	if (!sched_getaffinity(0, sizeof(others), &others))
+		for (c = 0; c < CPU_SETSIZE; c++)
+			if (CPU_ISSET(c, &set))
+				CPU_CLR(c, &others);
+	load = others;
+	if (!CPU_COUNT(&load) && sched_getaffinity(0, sizeof(load), &load))
+		CPU_ZERO(&load);
+	if (ls_stress_prepare(p, CPU_COUNT(&load) ? CPU_COUNT(&load) : 1, &r->stress,
+			      err, errlen))
+		return LS_EXIT_SETUP;
+	ls_format_cpu_list(&load, r->stress.cpus, sizeof(r->stress.cpus));
 	run.nr = CPU_COUNT(&set);
 	run.cpus = calloc(run.nr, sizeof(*run.cpus));
 	r->cpu = calloc(run.nr, sizeof(*r->cpu));
@@ -514,6 +547,11 @@ int ls_run(const struct ls_params *p, struct ls_report *r, char *err,
 	for (i = 0; i < run.nr; i++)
 		if (open_session(&run.cpus[i], p, err, errlen))
 			goto out;
+	/* The load runs through the warm-up, so the warm-up sees it. */
+	if (ls_stress_start(&r->stress, &load, err, errlen))
+		goto out;
+	if (r->stress.ncmds && p->verbosity > 0)
+		fprintf(stderr, "load '%s' started on CPU%s\n", r->stress.name, r->stress.cpus);
 	if (mlockall(MCL_CURRENT | MCL_FUTURE) && p->verbosity > 0)
 		fprintf(stderr, "warning: mlockall: %s, page faults may add latency\n",
 			strerror(errno));
@@ -552,12 +590,6 @@ int ls_run(const struct ls_params *p, struct ls_report *r, char *err,
 		}
 		run.cpus[i].has_responder = true;
 	}
-	/* The logger stays off the measured CPUs when there are others. */
-	CPU_ZERO(&others);
-	if (!sched_getaffinity(0, sizeof(others), &others))
-		for (c = 0; c < CPU_SETSIZE; c++)
-			if (CPU_ISSET(c, &set))
-				CPU_CLR(c, &others);
 	if (start_thread(&logger, logger_fn, &run, SCHED_OTHER, 0, &others)) {
 		fail(err, errlen, "cannot start the logger thread");
 		goto stop;
@@ -575,6 +607,7 @@ stop:
 			fprintf(stderr, "CPU%d went offline during the run\n", run.cpus[i].cpu);
 			ret = LS_EXIT_RUNTIME;
 		}
+	stop_load(&r->stress);
 	for (i = 0; i < run.nr; i++) {
 		if (!run.cpus[i].has_responder)
 			continue;
@@ -598,6 +631,7 @@ stop:
 		fill_report(&run, r);
 	}
 out:
+	stop_load(&r->stress);
 	if (cstate_fd >= 0)
 		close(cstate_fd);
 	for (i = 0; run.cpus && i < run.nr; i++)

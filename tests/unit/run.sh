@@ -12,7 +12,7 @@ cc -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -Werror -pthread \
 	-I"$top/driver/include/uapi" "$top/tests/unit/test_cli.c" \
 	"$top/userspace/liblatscope-cli.a" -lm -o "$out/test_cli"
 status=0
-"$out/test_cli" "$out/report.json" || status=1
+"$out/test_cli" "$out/report.json" "$top/userspace/latscope.1" "$out" || status=1
 
 python3 - "$out/report.json" <<'PY' || status=1
 import json, sys

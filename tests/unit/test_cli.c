@@ -5,10 +5,13 @@
  * histogram, the plot file and the JSON file (written to argv[1], parsed
  * back by tests/unit/run.sh). Ends with "N passed, N failed".
  */
+#include <errno.h>
 #include <math.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../../userspace/latscope.h"
 
@@ -437,6 +440,116 @@ static void test_timeline(void)
 	      (unsigned long long)t.pt[t.n - 1].second, (long long)t.pt[t.n - 1].max_ns);
 }
 
+/* --stress parsing, and every preset command written out in the man page. */
+static void test_stress(const char *man_path)
+{
+	static const char *const presets[] = { "none", "grinder", "neighbour", "classic" };
+	struct ls_params p;
+	char err[256], cmd[700], man[65536];
+	size_t n, i, k;
+	FILE *f;
+
+	check(parse("--stress grinder", &p, err) == LS_PARSE_RUN && !strcmp(p.stress, "grinder"),
+	      "--stress grinder", "%s", err);
+	check(parse("--stress-cmd yes", &p, err) == LS_PARSE_RUN && !strcmp(p.stress_cmd, "yes"),
+	      "--stress-cmd", "%s", err);
+	check(parse("--stress heavy", &p, err) == LS_PARSE_ERROR &&
+	      strstr(err, "--stress heavy: no such preset (presets: none, grinder, neighbour, classic)"),
+	      "--stress: an unknown preset named", "%s", err);
+	check(parse("--stress none --stress-cmd yes", &p, err) == LS_PARSE_ERROR &&
+	      strstr(err, "not both"), "--stress and --stress-cmd", "%s", err);
+
+	f = fopen(man_path, "r");
+	n = f ? fread(man, 1, sizeof(man) - 1, f) : 0;
+	man[n] = '\0';
+	if (f)
+		fclose(f);
+	check(n > 0, "man page read", "%s", man_path);
+	for (i = 0; i < sizeof(presets) / sizeof(presets[0]); i++) {
+		const struct ls_preset *pr = ls_stress_preset(presets[i]);
+
+		check(pr != NULL, "preset exists", "%s", presets[i]);
+		for (k = 0; pr && k < LS_STRESS_MAX && pr->cmds[k]; k++) {
+			const char *s = pr->cmds[k];
+			size_t o = 0;
+
+			/* %N reads N in the man page, %% reads %. */
+			for (; *s && o + 1 < sizeof(cmd); s++) {
+				if (s[0] == '%' && (s[1] == 'N' || s[1] == '%'))
+					s++;
+				cmd[o++] = *s;
+			}
+			cmd[o] = '\0';
+			check(strstr(man, cmd) != NULL, "preset command in latscope.1", "%s: %s",
+			      presets[i], cmd);
+		}
+	}
+}
+
+static pid_t read_pid(const char *path)
+{
+	FILE *f;
+	int pid = 0, tries;
+
+	for (tries = 0; tries < 200 && !pid; tries++) {
+		f = fopen(path, "r");
+		if (!f || fscanf(f, "%d", &pid) != 1)
+			pid = 0;
+		if (f)
+			fclose(f);
+		if (!pid)
+			usleep(10000);
+	}
+	return pid;
+}
+
+/*
+ * A load that escapes its process group (setsid) and one that keeps
+ * running after its shell is gone: stopping it leaves neither behind.
+ * The load runs at SCHED_OTHER on the CPUs it was given.
+ */
+static void test_stress_lifecycle(const char *dir)
+{
+	struct ls_params p;
+	struct ls_stress st;
+	char cmd[700], err[256], a[200], b[200];
+	cpu_set_t cpus, got;
+	pid_t pa, pb;
+
+	snprintf(a, sizeof(a), "%.150s/escaped.pid", dir);
+	snprintf(b, sizeof(b), "%.150s/shell.pid", dir);
+	snprintf(cmd, sizeof(cmd),
+		 "setsid sh -c 'echo $$ >%s; exec sleep 60' & sh -c 'echo $$ >%s; exec sleep 60' & wait",
+		 a, b);
+	ls_params_init(&p);
+	p.stress_cmd = cmd;
+	check(!ls_stress_prepare(&p, 1, &st, err, sizeof(err)) && st.ncmds == 1 &&
+	      !strcmp(st.name, "custom"), "stress: custom load prepared", "%s", err);
+	CPU_ZERO(&cpus);
+	CPU_SET(0, &cpus);
+	check(!ls_stress_start(&st, &cpus, err, sizeof(err)), "stress: started", "%s", err);
+	pa = read_pid(a);
+	pb = read_pid(b);
+	check(pa > 0 && pb > 0 && !kill(pa, 0) && !kill(pb, 0), "stress: both processes run",
+	      "%d %d", pa, pb);
+	check(pa > 0 && sched_getscheduler(pa) == SCHED_OTHER, "stress: SCHED_OTHER", "%d",
+	      pa > 0 ? sched_getscheduler(pa) : -1);
+	check(pa > 0 && !sched_getaffinity(pa, sizeof(got), &got) && CPU_EQUAL(&got, &cpus),
+	      "stress: on the CPUs given", "%d CPUs", CPU_COUNT(&got));
+	ls_stress_stop(&st);
+	check(pa > 0 && kill(pa, 0) && errno == ESRCH, "stress: the escaped process is gone", "%d", pa);
+	check(pb > 0 && kill(pb, 0) && errno == ESRCH, "stress: the shell's child is gone", "%d", pb);
+	check(!st.running && st.alive_at_stop == 1, "stress: stopped once", "%d", st.alive_at_stop);
+	ls_stress_stop(&st);	/* a second stop does nothing */
+
+	p.stress_cmd = NULL;
+	p.stress = "grinder";
+	setenv("PATH", dir, 1);	/* no hackbench there */
+	check(ls_stress_prepare(&p, 1, &st, err, sizeof(err)) == -1 &&
+	      !strcmp(err, "--stress grinder needs hackbench, which is not in PATH: install rt-tests"),
+	      "stress: a missing tool named", "%s", err);
+}
+
 static void test_json(const char *path)
 {
 	struct ls_params p;
@@ -499,6 +612,10 @@ int main(int argc, char **argv)
 	test_timeline();
 	if (argc > 1)
 		test_json(argv[1]);
+	if (argc > 2)
+		test_stress(argv[2]);
+	if (argc > 3)
+		test_stress_lifecycle(argv[3]);
 	printf("cli unit: %d passed, %d failed\n", passed, failed);
 	return failed ? 1 : 0;
 }
