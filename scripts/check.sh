@@ -70,6 +70,10 @@ for flavour in preempt rt; do
 done
 stage "VM GPIO test (gpio-sim, PREEMPT)" "$top/scripts/vm.sh" gpio amd64 gpio
 stage "VM GPIO test (gpio-sim, PREEMPT_RT)" "$top/scripts/vm.sh" gpio rt-amd64 gpio
+for flavour in amd64 rt-amd64; do
+	stage "VM stress presets 6.12 $flavour (load placement, cleanup on every exit)" \
+		"$top/scripts/vm.sh" 6.12 $flavour stress
+done
 stage "emulated Raspberry Pi 3 (arm64 6.12, overlay, raspi3b)" "$top/scripts/pi-vm.sh"
 
 [ $failed -eq 0 ] || echo "failed stages: ${failures[*]}"

@@ -10,7 +10,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 want=(
 	build-essential gcc-12-multilib libc6-dev-i386 bc bison flex libelf-dev libssl-dev python3 xz-utils
 	sparse linux-source-6.12 qemu-system-x86 busybox-static cpio
-	linux-headers-amd64 linux-headers-rt-amd64 gnuplot-nox rt-tests python3-matplotlib
+	linux-headers-amd64 linux-headers-rt-amd64 gnuplot-nox rt-tests python3-matplotlib stress-ng iputils-ping
 	device-tree-compiler python3-libfdt python3-venv qemu-system-arm gcc-aarch64-linux-gnu libc6-dev-arm64-cross
 )
 

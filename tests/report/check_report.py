@@ -44,7 +44,8 @@ def expected_row(doc):
     for p in PERCENTILES:
         v = values[max(1, math.ceil(len(values) * p / 100.0)) - 1]
         pcts.append(f">{total['max']:.3f}" if v == math.inf else f"{v:.3f}")
-    return ([doc["sysinfo"]["release"], doc["sysinfo"]["preemption"], "none",
+    return ([doc["sysinfo"]["release"], doc["sysinfo"]["preemption"],
+             doc.get("stress", {}).get("name", "none"),
              doc["settings"]["context"], str(len(values)), f"{doc['duration_ns'] / 1e9:.1f}"] +
             [f"{total[k]:.3f}" for k in ("min", "avg", "max", "stddev")] +
             pcts + [str(doc["overruns"])])

@@ -1,0 +1,112 @@
+# shellcheck shell=sh
+# latscope's loads inside the test VM (busybox sh, 2 CPUs): each preset
+# and --stress-cmd runs while latscope measures CPU1; during the run the
+# load's processes must exist, all at SCHED_OTHER and on CPU0 only; after
+# every way out (timeout, SIGINT, SIGTERM, -A, a runtime error) none of
+# them may be left. Ends with "stress: N passed, N failed".
+. /vm_lib.sh
+# The real hackbench, stress-ng and ping, not busybox's applets.
+export PATH=/usr/bin:/bin:/sbin:/usr/sbin
+ip link set lo up
+
+# "pid comm policy" of every descendant of $1 (no comm here has a space).
+descendants() {
+	for f in /proc/[0-9]*/stat; do cat "$f" 2>/dev/null; echo; done |
+		awk -v root="$1" 'NF > 40 { ppid[$1] = $4; comm[$1] = $2; pol[$1] = $41 }
+		END { for (p in ppid) { q = ppid[p]; n = 0
+			while (q > 1 && q != root && n++ < 64) q = ppid[q]
+			if (q == root) print p, comm[p], pol[p] } }'
+}
+
+# The load's processes by name, wherever they are now.
+leftovers() {
+	for f in /proc/[0-9]*/stat; do cat "$f" 2>/dev/null; echo; done |
+		awk '$2 ~ /^\((hackbench|dd|stress-ng|stress-ng-.*|ping|find|sleep)\)$/ { print $1, $2 }'
+}
+
+# Runs latscope in the background with $@, looks at its load after 3 s.
+# Sets $lspid and writes the load's "pid comm policy" lines to /tmp/load.
+start_run() {
+	latscope -k -c 1 -p 2000 "$@" >/tmp/run.out 2>&1 &
+	lspid=$!
+	sleep 3
+	descendants "$lspid" | grep -v " (latscope) " >/tmp/load
+}
+
+load_ok() { # name, comm expected among the load's processes
+	if grep -q "($2)" /tmp/load; then ok "$1: $2 runs"; else nok "$1: $2 runs" "$(cat /tmp/load)"; fi
+	if awk '$3 != 0 { bad = 1 } END { exit bad }' /tmp/load; then
+		ok "$1: all SCHED_OTHER"
+	else
+		nok "$1: all SCHED_OTHER" "$(cat /tmp/load)"
+	fi
+	off=
+	for pid in $(awk '{ print $1 }' /tmp/load); do
+		cpus=$(awk '/^Cpus_allowed_list/ { print $2 }' /proc/"$pid"/status 2>/dev/null)
+		[ -z "$cpus" ] || [ "$cpus" = 0 ] || off="$off $pid:$cpus"
+	done
+	if [ -z "$off" ]; then ok "$1: all on CPU0"; else nok "$1: all on CPU0" "$off"; fi
+}
+
+none_left() { # name
+	sleep 1
+	left=$(leftovers)
+	if [ -z "$left" ]; then ok "$1: nothing of the load left"; else nok "$1: nothing of the load left" "$left"; fi
+}
+
+# Each preset, to its timeout.
+for preset in grinder neighbour classic; do
+	start_run -T 5 --stress $preset --json /tmp/$preset.json -g /tmp/$preset.plot
+	case $preset in
+	grinder) load_ok $preset hackbench; load_ok $preset dd ;;
+	neighbour) load_ok $preset stress-ng ;;
+	classic) load_ok $preset ping; load_ok $preset dd; load_ok $preset hackbench ;;
+	esac
+	wait "$lspid"
+	expect_rc "$preset: run ends at its timeout" $? 0
+	none_left "$preset"
+	has "$preset: plot header names the load" /tmp/$preset.plot "^# load: $preset, on CPU0"
+	has "$preset: plot header has the commands" /tmp/$preset.plot "^# load command: "
+	has "$preset: JSON names the load" /tmp/$preset.json "\"name\": \"$preset\""
+	dump "$preset.json" /tmp/$preset.json
+done
+
+latscope -k -c 1 -T 2 --stress none --json /tmp/none.json >/dev/null 2>&1
+expect_rc "none: runs" $? 0
+has "none: JSON says none" /tmp/none.json '"name": "none"'
+
+start_run -T 5 --stress-cmd 'exec sleep 1000'
+load_ok "--stress-cmd" sleep
+wait "$lspid"
+expect_rc "--stress-cmd: run ends" $? 0
+none_left "--stress-cmd"
+
+# Every other way out, with grinder.
+for sig in INT TERM; do
+	start_run --stress grinder
+	kill -"$sig" "$lspid"
+	wait "$lspid"
+	expect_rc "SIG$sig: clean exit" $? 0
+	has "SIG$sig: summary printed" /tmp/run.out "^RTS|"
+	none_left "SIG$sig"
+done
+start_run -T 30 -A 1 --stress grinder
+wait "$lspid"
+expect_rc "-A 1: threshold exit" $? 102
+none_left "-A 1"
+start_run -T 30 --stress grinder
+echo 0 >/sys/devices/system/cpu/cpu1/online
+wait "$lspid"
+expect_rc "CPU offline: runtime error" $? 1
+echo 1 >/sys/devices/system/cpu/cpu1/online
+none_left "CPU offline"
+
+# A tool that is not there: refused before anything starts.
+PATH=/bin latscope -k -c 1 -T 2 --stress neighbour >/tmp/bad.out 2>&1
+expect_rc "no stress-ng: setup error" $? 3
+has "no stress-ng: says what to install" /tmp/bad.out "needs stress-ng, which is not in PATH: install stress-ng"
+latscope --stress heavy >/tmp/bad.out 2>&1
+expect_rc "unknown preset: usage error" $? 2
+
+echo "stress: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
