@@ -11,6 +11,7 @@
 #   make kunit | build-matrix | checkpatch | vm-test | vm-gpio | report-test
 #                        one stage of check
 #   make vm-test-one SERIES=6.12 FLAVOUR=rt-amd64      one kernel of the matrix
+#   make compare         mainline vs PREEMPT_RT under load in the VM, reported
 
 KRELEASE ?= $(shell uname -r)
 KDIR ?= /lib/modules/$(KRELEASE)/build
@@ -18,7 +19,7 @@ PREFIX ?= /usr/local
 SERIES ?= 6.12
 FLAVOUR ?= amd64
 
-.PHONY: all module cli check demo install deps kunit build-matrix checkpatch dtbo dt-check pi-vm report-test \
+.PHONY: all module cli check demo install deps kunit build-matrix checkpatch dtbo dt-check pi-vm report-test compare \
 	vm-test vm-test-one vm-gpio clean
 
 all: module cli
@@ -72,6 +73,10 @@ dt-check: deps
 
 report-test: deps
 	tests/report/run.sh
+
+# The README's mainline vs PREEMPT_RT comparison (emulated), into docs/comparison.
+compare: deps cli
+	scripts/compare.sh
 
 pi-vm: deps
 	scripts/pi-vm.sh

@@ -2,7 +2,8 @@
 # Boots one Debian 12 kernel of the matrix under QEMU (TCG) with a busybox
 # initramfs holding latscope.ko built against that kernel's headers and the
 # ABI test, and runs it. Usage: scripts/vm.sh SERIES FLAVOUR [test|demo|stress]
-#   (stress: tests/vm/stress_test.sh, the --stress loads)
+#   (stress: tests/vm/stress_test.sh, the --stress loads; compare: one
+#   side of scripts/compare.sh, its JSON left in the work dir's files/)
 #   e.g. scripts/vm.sh 6.12 rt-amd64 test
 # scripts/vm.sh gpio amd64|rt-amd64 boots the GPIO test kernel
 # (scripts/gpio-kernel.sh preempt|rt, gpio-sim built in) instead and runs
@@ -100,7 +101,8 @@ log=$work/console-$mode.log
 boot() {
 	timeout 600 qemu-system-x86_64 -accel tcg -smp 2 -m 512 -nographic -no-reboot \
 		-kernel "$vmlinuz" -initrd "$work/initrd.gz" \
-		-append "console=ttyS0 panic=-1 quiet lsmode=$mode" >"$log" 2>&1 || true
+		-append "console=ttyS0 panic=-1 quiet lsmode=$mode lssecs=${LATSCOPE_COMPARE_SECONDS:-60}" \
+		>"$log" 2>&1 || true
 }
 boot
 # A kernel that dies before our init runs never saw latscope: TCG has been
@@ -124,6 +126,9 @@ tr -d '\r' <"$log" | awk -v dir="$files" '
 	/^LATSCOPE-FILE-BEGIN / { f = dir "/" $2; next }
 	/^LATSCOPE-FILE-END/ { close(f); f = ""; next }
 	f { print > f }'
+if [ "$mode" = compare ]; then
+	exit 0
+fi
 if [ "$mode" = demo ]; then
 	echo
 	echo "The histogram ($work/files/demo.plot), count on a log scale:"

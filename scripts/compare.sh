@@ -1,0 +1,24 @@
+#!/bin/bash
+# The README's comparison: Debian 12's 6.12 mainline (PREEMPT_DYNAMIC) and
+# PREEMPT_RT kernels in the test VM (QEMU TCG, 2 CPUs: emulated, not real
+# hardware), each measuring the kernel context on CPU1 for
+# LATSCOPE_COMPARE_SECONDS (60) under --stress grinder, then
+# latscope-report on both. Usage: scripts/compare.sh [OUTDIR]
+# (default docs/comparison: the two JSON files, the plots and the tables).
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=scripts/lib.sh
+. "$top/scripts/lib.sh"
+
+out=${1:-$top/docs/comparison}
+mkdir -p "$out"
+for flavour in amd64 rt-amd64; do
+	"$top/scripts/vm.sh" 6.12 "$flavour" compare | grep -E '^(RTS|ok|not ok)' || true
+	release=$(basename "$(latscope_headers_dir 6.12 "$flavour")")
+	release=${release#linux-headers-}
+	cp "$(latscope_cache)/vm/$release/files/compare.json" "$out/6.12-$flavour.json"
+done
+"$top/userspace/latscope-report" -o "$out" \
+	--label "6.12 mainline (PREEMPT_DYNAMIC), grinder, emulated" \
+	--label "6.12 PREEMPT_RT, grinder, emulated" \
+	"$out/6.12-amd64.json" "$out/6.12-rt-amd64.json"
