@@ -8,6 +8,7 @@
 #include <linux/fs.h>
 #include <linux/hrtimer.h>
 #include <linux/miscdevice.h>
+#include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/poll.h>
 #include <linux/uaccess.h>
@@ -63,34 +64,50 @@ static long latscope_ioc_setup(struct latscope_session *s,
 	return latscope_session_setup(s, &setup);
 }
 
+/* Copies @res and, if the caller gave room for it, the histogram out. */
+static long latscope_result_out(struct latscope_result __user *arg, u32 usize,
+				struct latscope_result *res, u64 ubuf,
+				u64 usize_hist, const u64 *cells)
+{
+	size_t needed = (size_t)res->hist_count * res->hist_cells * sizeof(u64);
+	long ret = 0;
+
+	res->histogram = ubuf;
+	res->histogram_size = needed;
+	if (ubuf && usize_hist < needed)
+		ret = -ENOSPC;
+	else if (ubuf && copy_to_user(u64_to_user_ptr(ubuf), cells, needed))
+		return -EFAULT;
+	if (copy_to_user(arg, res, min_t(size_t, usize, sizeof(*res))))
+		return -EFAULT;
+	return ret;
+}
+
+/* GET_RESULT, or SNAPSHOT if @snapshot: the session may be running. */
 static long latscope_ioc_result(struct latscope_session *s,
-				struct latscope_result __user *arg)
+				struct latscope_result __user *arg,
+				bool snapshot)
 {
 	struct latscope_result res = {};
-	u64 ubuf, usize_hist;
+	u64 ubuf, usize_hist, *copy = NULL;
 	const u64 *cells;
-	size_t needed;
 	u32 usize;
-	int ret;
+	long ret;
 
 	if (get_user(usize, &arg->size) || get_user(ubuf, &arg->histogram) ||
 	    get_user(usize_hist, &arg->histogram_size))
 		return -EFAULT;
 	if (usize < offsetofend(struct latscope_result, irq))
 		return -EINVAL;
-	ret = latscope_session_result(s, &res, &cells);
-	if (ret)
-		return ret;
-
-	needed = (size_t)res.hist_count * res.hist_cells * sizeof(u64);
-	res.histogram = ubuf;
-	res.histogram_size = needed;
-	if (ubuf && usize_hist < needed)
-		ret = -ENOSPC;
-	else if (ubuf && copy_to_user(u64_to_user_ptr(ubuf), cells, needed))
-		return -EFAULT;
-	if (copy_to_user(arg, &res, min_t(size_t, usize, sizeof(res))))
-		return -EFAULT;
+	if (!snapshot) {
+		ret = latscope_session_result(s, &res, &cells);
+		return ret ? ret : latscope_result_out(arg, usize, &res, ubuf, usize_hist, cells);
+	}
+	/* A histogram copied while the session writes it: to a buffer first. */
+	ret = latscope_session_snapshot(s, &res, ubuf ? &copy : NULL);
+	if (!ret)
+		ret = latscope_result_out(arg, usize, &res, ubuf, usize_hist, copy);
+	kvfree(copy);
 	return ret;
 }
 
@@ -123,8 +140,10 @@ static long latscope_ioctl(struct file *file, unsigned int cmd,
 		return latscope_session_start(s);
 	case LATSCOPE_IOC_STOP:
 		return latscope_session_stop(s);
+	case LATSCOPE_IOC_SNAPSHOT:
+		return latscope_ioc_result(s, uarg, true);
 	case LATSCOPE_IOC_GET_RESULT:
-		return latscope_ioc_result(s, uarg);
+		return latscope_ioc_result(s, uarg, false);
 	case LATSCOPE_IOC_PULSE:
 		return latscope_ioc_pulse(s, uarg);
 	default:

@@ -14,6 +14,7 @@
 #include <linux/math64.h>
 #include <linux/mutex.h>
 #include <linux/sched.h>
+#include <linux/seqlock.h>
 #include <linux/swait.h>
 #include <linux/types.h>
 #include <linux/wait.h>
@@ -25,8 +26,12 @@
 /* A minute of 1 Hz records: the logger has that long to catch up. */
 #define LATSCOPE_BULK_SLOTS	64
 
-/* Statistics and histogram of one latency. One writer at a time. */
+/*
+ * Statistics and histogram of one latency. One writer at a time; @seq lets
+ * a snapshot taken while it writes see all of one sample or none of it.
+ */
 struct latscope_acc {
+	seqcount_t seq;
 	u64 samples;
 	s64 min;
 	s64 max;
@@ -47,6 +52,8 @@ void latscope_acc_init(struct latscope_acc *acc, u64 *cells, u32 nr_cells,
 void latscope_acc_add(struct latscope_acc *acc, s64 lat, u64 ideal);
 void latscope_acc_export(const struct latscope_acc *acc,
 			 struct latscope_stats *out);
+int latscope_acc_snapshot(struct latscope_acc *acc, struct latscope_stats *out,
+			  u64 *cells);
 
 /* The second being summed up for the next bulk record. */
 struct latscope_second {
@@ -229,6 +236,8 @@ int latscope_session_start(struct latscope_session *s);
 int latscope_session_stop(struct latscope_session *s);
 int latscope_session_result(struct latscope_session *s,
 			    struct latscope_result *res, const u64 **cells);
+int latscope_session_snapshot(struct latscope_session *s,
+			      struct latscope_result *res, u64 **cells);
 int latscope_session_pulse(struct latscope_session *s,
 			   struct latscope_pulse *pulse);
 struct task_struct *latscope_fifo_kthread(struct latscope_session *s,

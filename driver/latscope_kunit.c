@@ -13,6 +13,7 @@
 #include <linux/kthread.h>
 #include <linux/limits.h>
 #include <linux/math64.h>
+#include <linux/mm.h>
 #include <linux/timekeeping.h>
 
 #include "latscope.h"
@@ -139,6 +140,69 @@ static void latscope_ring_full_counts_drops(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, latscope_ring_empty(ring));
 }
 
+#define SNAP_CELLS	256
+
+struct latscope_snap_writer {
+	struct latscope_acc acc;
+	u64 cells[SNAP_CELLS];
+	bool stop;
+};
+
+/* Adds samples as fast as it can, some in no cell, until told to stop. */
+static int latscope_snap_write(void *data)
+{
+	struct latscope_snap_writer *w = data;
+	s64 lat = 0;
+
+	while (!READ_ONCE(w->stop)) {
+		latscope_acc_add(&w->acc, lat % (SNAP_CELLS * 1100) - 100, 0);
+		lat += 7919;
+		if (!(lat & 0xffff))
+			cond_resched();
+	}
+	return 0;
+}
+
+/*
+ * Snapshots taken while another CPU adds samples: each one's histogram,
+ * underflow and overflow add up to its sample count.
+ */
+static void latscope_snapshot_consistent(struct kunit *test)
+{
+	struct latscope_snap_writer *w = kunit_kzalloc(test, sizeof(*w), GFP_KERNEL);
+	u64 *cells = kunit_kcalloc(test, SNAP_CELLS, sizeof(u64), GFP_KERNEL);
+	int taken = 0, busy = 0, bad = 0, i, c;
+	struct latscope_stats st;
+	struct task_struct *t;
+	u64 total, last = 0;
+
+	KUNIT_ASSERT_NOT_NULL(test, w);
+	KUNIT_ASSERT_NOT_NULL(test, cells);
+	latscope_acc_init(&w->acc, w->cells, SNAP_CELLS, 1000);
+	t = kthread_run(latscope_snap_write, w, "latscope-snap");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+	for (i = 0; i < 2000; i++) {
+		if (latscope_acc_snapshot(&w->acc, &st, cells)) {
+			busy++;
+			continue;
+		}
+		taken++;
+		for (c = 0, total = st.underflow + st.overflow; c < SNAP_CELLS; c++)
+			total += cells[c];
+		bad += total != st.samples || st.samples < last;
+		last = st.samples;
+		if (!(i % 100))
+			cond_resched();
+	}
+	WRITE_ONCE(w->stop, true);
+	kthread_stop(t);
+	kunit_info(test, "%d snapshots, %d overtaken, samples written %llu\n",
+		   taken, busy, w->acc.samples);
+	KUNIT_EXPECT_GT(test, taken, 0);
+	KUNIT_EXPECT_EQ(test, bad, 0);
+	KUNIT_EXPECT_GT(test, last, 0ULL);
+}
+
 static struct kunit_case latscope_stats_cases[] = {
 	KUNIT_CASE(latscope_hist_cell_bounds),
 	KUNIT_CASE(latscope_negative_only),
@@ -146,6 +210,7 @@ static struct kunit_case latscope_stats_cases[] = {
 	KUNIT_CASE(latscope_square_cross_terms),
 	KUNIT_CASE(latscope_export_empty),
 	KUNIT_CASE(latscope_ring_full_counts_drops),
+	KUNIT_CASE_SLOW(latscope_snapshot_consistent),
 	{}
 };
 
@@ -633,6 +698,22 @@ static void latscope_check_stats(struct kunit *test, const struct latscope_stats
 	KUNIT_EXPECT_EQ(test, total, st->samples);
 }
 
+/* A snapshot of the running session: allowed, flagged, consistent. */
+static void latscope_check_snapshot(struct kunit *test, struct latscope_session *s)
+{
+	struct latscope_result res = {};
+	const u64 *none;
+	u64 *cells = NULL;
+
+	KUNIT_EXPECT_EQ(test, latscope_session_result(s, &res, &none), -EBUSY);
+	KUNIT_ASSERT_EQ(test, latscope_session_snapshot(s, &res, &cells), 0);
+	KUNIT_EXPECT_TRUE(test, res.flags & LATSCOPE_RESULT_SNAPSHOT);
+	latscope_check_stats(test, &res.latency, cells, res.hist_cells);
+	if (res.hist_count == 2)
+		latscope_check_stats(test, &res.irq, cells + res.hist_cells, res.hist_cells);
+	kvfree(cells);
+}
+
 /* Runs @s for RUN_MS and checks the event count against the timeline. */
 static struct latscope_result latscope_run(struct kunit *test,
 					   struct latscope_session *s)
@@ -643,6 +724,7 @@ static struct latscope_result latscope_run(struct kunit *test,
 
 	KUNIT_EXPECT_EQ(test, latscope_session_start(s), 0);
 	msleep(RUN_MS);
+	latscope_check_snapshot(test, s);
 	stop_before = ktime_get_ns();
 	KUNIT_EXPECT_EQ(test, latscope_session_stop(s), 0);
 	stop_after = ktime_get_ns();

@@ -303,22 +303,12 @@ int latscope_session_stop(struct latscope_session *s)
 	return ret;
 }
 
-/* Fills @res (but @res->histogram*) and points @cells at the histogram. */
-int latscope_session_result(struct latscope_session *s,
-			    struct latscope_result *res, const u64 **cells)
+/* Everything of @res but the statistics and the histogram. */
+static void latscope_result_fill(struct latscope_session *s,
+				 struct latscope_result *res)
 {
 	const struct latscope_setup *setup = &s->setup;
-	int ret = 0;
 
-	mutex_lock(&s->lock);
-	if (s->state == LATSCOPE_IDLE) {
-		ret = -EINVAL;
-		goto out;
-	}
-	if (s->state == LATSCOPE_RUNNING) {
-		ret = -EBUSY;
-		goto out;
-	}
 	res->size = sizeof(*res);
 	res->flags = s->result_flags;
 	if (atomic_read(&s->trace_fired))
@@ -332,15 +322,78 @@ int latscope_session_result(struct latscope_session *s,
 	res->priority = setup->priority;
 	res->warmup_ns = setup->warmup_ns;
 	res->start_ns = s->t0;
-	res->events = s->events;
+	/* Written from the measurement path while a snapshot reads them. */
+	res->events = READ_ONCE(s->events);
 	res->overruns = atomic64_read(&s->overruns);
-	res->bulk_dropped = s->ring.dropped;
-	res->trace_sample_ns = s->trace_sample;
-	latscope_acc_export(&s->lat, &res->latency);
-	latscope_acc_export(&s->irq, &res->irq);
+	res->bulk_dropped = READ_ONCE(s->ring.dropped);
+	res->trace_sample_ns = READ_ONCE(s->trace_sample);
 	if (s->gpio)
 		latscope_gpio_export(s->gpio, &res->gpio);
+}
+
+/* Fills @res (but @res->histogram*) and points @cells at the histogram. */
+int latscope_session_result(struct latscope_session *s,
+			    struct latscope_result *res, const u64 **cells)
+{
+	int ret = 0;
+
+	mutex_lock(&s->lock);
+	if (s->state == LATSCOPE_IDLE) {
+		ret = -EINVAL;
+		goto out;
+	}
+	if (s->state == LATSCOPE_RUNNING) {
+		ret = -EBUSY;
+		goto out;
+	}
+	latscope_result_fill(s, res);
+	latscope_acc_export(&s->lat, &res->latency);
+	latscope_acc_export(&s->irq, &res->irq);
 	*cells = s->cells;
+out:
+	mutex_unlock(&s->lock);
+	return ret;
+}
+
+/*
+ * As latscope_session_result(), in any state but idle: while the session
+ * runs, each statistics block is consistent with its own histogram (copied
+ * to a buffer *@cells allocated here, for the caller to kvfree(), if @cells
+ * is not NULL), and the other counters are a few events apart at most.
+ * -EAGAIN if a histogram could not be copied between two samples.
+ */
+int latscope_session_snapshot(struct latscope_session *s,
+			      struct latscope_result *res, u64 **cells)
+{
+	u64 *copy = NULL;
+	u32 n;
+	int ret;
+
+	mutex_lock(&s->lock);
+	if (s->state == LATSCOPE_IDLE) {
+		ret = -EINVAL;
+		goto out;
+	}
+	latscope_result_fill(s, res);
+	res->flags |= LATSCOPE_RESULT_SNAPSHOT;
+	n = res->hist_cells;
+	if (cells) {
+		copy = kvmalloc_array((size_t)res->hist_count * n, sizeof(*copy), GFP_KERNEL);
+		if (!copy) {
+			ret = -ENOMEM;
+			goto out;
+		}
+	}
+	ret = latscope_acc_snapshot(&s->lat, &res->latency, copy);
+	if (!ret)
+		ret = latscope_acc_snapshot(&s->irq, &res->irq,
+					    copy && res->hist_count > 1 ? copy + n : NULL);
+	if (ret) {
+		kvfree(copy);
+		copy = NULL;
+	}
+	if (cells)
+		*cells = copy;
 out:
 	mutex_unlock(&s->lock);
 	return ret;

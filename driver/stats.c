@@ -15,6 +15,7 @@ void latscope_acc_init(struct latscope_acc *acc, u64 *cells, u32 nr_cells,
 		       u32 cell_ns)
 {
 	memset(acc, 0, sizeof(*acc));
+	seqcount_init(&acc->seq);
 	acc->min = S64_MAX;
 	acc->max = S64_MIN;
 	acc->cells = cells;
@@ -46,6 +47,8 @@ void latscope_acc_add(struct latscope_acc *acc, s64 lat, u64 ideal)
 {
 	u64 mag = lat < 0 ? -(u64)lat : (u64)lat;
 
+	/* raw_: the kernel and user responders write with preemption on. */
+	raw_write_seqcount_begin(&acc->seq);
 	acc->samples++;
 	acc->sum += lat;
 	latscope_add_square(&acc->sum_sq_lo, &acc->sum_sq_hi, mag);
@@ -61,6 +64,7 @@ void latscope_acc_add(struct latscope_acc *acc, s64 lat, u64 ideal)
 		acc->overflow++;
 	else
 		acc->cells[div_u64((u64)lat, acc->cell_ns)]++;
+	raw_write_seqcount_end(&acc->seq);
 }
 
 void latscope_acc_export(const struct latscope_acc *acc,
@@ -78,6 +82,36 @@ void latscope_acc_export(const struct latscope_acc *acc,
 	out->peak_ns = acc->peak;
 	out->underflow = acc->underflow;
 	out->overflow = acc->overflow;
+}
+
+/* Attempts at a snapshot before giving up on a writer that is too busy. */
+#define LATSCOPE_SNAPSHOT_TRIES	64
+
+/*
+ * Exports @acc and copies its histogram to @cells (if not NULL) while its
+ * writer may be running: retried until no sample landed during the copy.
+ * Returns -EAGAIN if every attempt was overtaken (a histogram too big to
+ * copy between two samples).
+ */
+int latscope_acc_snapshot(struct latscope_acc *acc, struct latscope_stats *out,
+			  u64 *cells)
+{
+	unsigned int seq;
+	int i;
+
+	for (i = 0; i < LATSCOPE_SNAPSHOT_TRIES; i++) {
+		seq = raw_read_seqcount(&acc->seq);
+		if (seq & 1) {
+			cpu_relax();
+			continue;
+		}
+		latscope_acc_export(acc, out);
+		if (cells)
+			memcpy(cells, acc->cells, acc->nr_cells * sizeof(*cells));
+		if (!read_seqcount_retry(&acc->seq, seq))
+			return 0;
+	}
+	return -EAGAIN;
 }
 
 void latscope_ring_reset(struct latscope_ring *ring)

@@ -171,6 +171,7 @@ struct latscope_stats {
 /* struct latscope_result.flags */
 #define LATSCOPE_RESULT_TRACE_FIRED	_BITUL(0)	/* threshold crossed */
 #define LATSCOPE_RESULT_CPU_OFFLINE	_BITUL(1)	/* ended by hotplug */
+#define LATSCOPE_RESULT_SNAPSHOT	_BITUL(2)	/* from SNAPSHOT */
 
 /* struct latscope_gpio_result.paths: how the GPIO events were handled. */
 #define LATSCOPE_GPIO_IN_HARDIRQ	_BITUL(0)	/* arrival stamped in hard irq */
@@ -202,6 +203,13 @@ struct latscope_gpio_result {
 /*
  * LATSCOPE_IOC_GET_RESULT argument. Allowed once the session was set up,
  * and not while it runs (-EBUSY).
+ *
+ * LATSCOPE_IOC_SNAPSHOT takes the same argument and is allowed while the
+ * session runs too (for checkpoints of long runs): each statistics block
+ * is consistent with its histogram, the event and overrun counters may be
+ * a few events apart from them, and LATSCOPE_RESULT_SNAPSHOT is set. It
+ * fails with EAGAIN if the histogram could not be copied between two
+ * samples (a big histogram at a short period): try again later.
  *
  * In: @size, @histogram (user address of a __u64 array, or 0 for totals
  * only) and @histogram_size (its size in bytes). Out: everything else, and
@@ -291,5 +299,6 @@ struct latscope_info {
 #define LATSCOPE_IOC_STOP	_IO(LATSCOPE_IOC_MAGIC, 3)
 #define LATSCOPE_IOC_GET_RESULT	_IOWR(LATSCOPE_IOC_MAGIC, 4, struct latscope_result)
 #define LATSCOPE_IOC_PULSE	_IOWR(LATSCOPE_IOC_MAGIC, 5, struct latscope_pulse)
+#define LATSCOPE_IOC_SNAPSHOT	_IOWR(LATSCOPE_IOC_MAGIC, 6, struct latscope_result)
 
 #endif /* _UAPI_LINUX_LATSCOPE_H */
