@@ -203,6 +203,8 @@ int ls_write_json(FILE *f, const struct ls_report *r)
 	json_time(f, "start_time", r->started);
 	json_time(f, "end_time", r->ended);
 	fprintf(f, "  \"return_code\": %d,\n", r->exit_code);
+	/* true: a --checkpoint copy, written while the run went on. */
+	fprintf(f, "  \"checkpoint\": %s,\n", r->checkpoint ? "true" : "false");
 	fputs("  \"sysinfo\": {\n", f);
 	json_key_string(f, "    ", "sysname", si->sysname, ",\n");
 	json_key_string(f, "    ", "nodename", si->nodename, ",\n");

@@ -48,6 +48,7 @@ struct ls_params {
 	int irq_thread_prio;		/* --irq-prio, 0: leave it */
 	const char *stress;		/* --stress preset, NULL: none */
 	const char *stress_cmd;		/* --stress-cmd */
+	unsigned long long checkpoint_s;	/* --checkpoint, 0: none */
 	unsigned int period_us;
 	int priority;
 	cpu_set_t cpus;			/* measured CPUs; empty: default */
@@ -213,6 +214,7 @@ struct ls_report {
 	struct ls_timeline *timeline;	/* all CPUs merged, second by second */
 	struct ls_stress stress;	/* the load, started or not */
 	int exit_code;
+	bool checkpoint;		/* written while the run goes on */
 };
 
 /* format.c: latmus's lines, exactly. Each returns the line's length. */
@@ -235,6 +237,7 @@ int ls_write_json(FILE *f, const struct ls_report *r);
 int ls_check_output(const char *path, bool force, char *err, size_t errlen);
 int ls_write_output(const char *path, int (*write)(FILE *, const struct ls_report *),
 		    const struct ls_report *r, char *err, size_t errlen);
+int ls_write_files(const struct ls_report *r, bool rescue);
 
 /* run.c */
 int ls_check_driver(const struct latscope_info *info, bool gpio, char *err,

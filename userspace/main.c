@@ -46,37 +46,6 @@ static void free_report(struct ls_report *r)
 	free(r->timeline);
 }
 
-/*
- * Writes the plot and JSON files. One that cannot be written (full disk,
- * removed directory) is printed on standard output instead, between marker
- * lines, so that what was measured is not lost.
- */
-static int write_outputs(const struct ls_params *p, const struct ls_report *r)
-{
-	const struct {
-		const char *path;
-		int (*write)(FILE *f, const struct ls_report *r);
-	} out[] = {
-		{ p->plot_path, ls_write_plot },
-		{ p->json_path, ls_write_json },
-	};
-	char err[512];
-	size_t i;
-	int ret = 0;
-
-	for (i = 0; i < sizeof(out) / sizeof(out[0]); i++) {
-		if (!out[i].path || !ls_write_output(out[i].path, out[i].write, r, err, sizeof(err)))
-			continue;
-		fprintf(stderr, "latscope: %s; it follows on standard output instead\n", err);
-		printf("=== latscope: %s could not be written, its content follows ===\n", out[i].path);
-		out[i].write(stdout, r);
-		printf("=== latscope: end of %s ===\n", out[i].path);
-		fflush(stdout);
-		ret = -1;
-	}
-	return ret;
-}
-
 int main(int argc, char **argv)
 {
 	struct ls_report report = { 0 };
@@ -135,7 +104,7 @@ int main(int argc, char **argv)
 	if (ret == LS_EXIT_BREAKTRACE)
 		print_breaktrace(&report);
 	fflush(stdout);
-	if (write_outputs(&p, &report) && ret == LS_EXIT_OK)
+	if (ls_write_files(&report, true) && ret == LS_EXIT_OK)
 		ret = LS_EXIT_RUNTIME;
 	free_report(&report);
 	return ret;

@@ -4,6 +4,7 @@
  * options, same letters, meanings and defaults, plus latscope's own. No
  * side effects: every bad value comes back as one message naming it.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -24,6 +25,7 @@ enum {
 	OPT_IRQ_PRIO,
 	OPT_STRESS,
 	OPT_STRESS_CMD,
+	OPT_CHECKPOINT,
 };
 
 static const char short_opts[] = "p:P:c:T:g:H:ikuA:qv::l:b:I:O:z:Z:";
@@ -52,6 +54,7 @@ static const struct option long_opts[] = {
 	{ "irq-prio",		required_argument,	NULL, OPT_IRQ_PRIO },
 	{ "stress",		required_argument,	NULL, OPT_STRESS },
 	{ "stress-cmd",		required_argument,	NULL, OPT_STRESS_CMD },
+	{ "checkpoint",		required_argument,	NULL, OPT_CHECKPOINT },
 	{ "cpus",		required_argument,	NULL, OPT_CPUS },
 	{ "json",		required_argument,	NULL, OPT_JSON },
 	{ "force",		no_argument,		NULL, OPT_FORCE },
@@ -298,6 +301,16 @@ static int parse_one(int c, const char *arg, struct ls_params *p, char *err,
 			goto bad;
 		p->irq_thread_prio = v;
 		return 0;
+	case OPT_CHECKPOINT: {
+		char buf[32];
+
+		/* A bare number is minutes; 30s, 5m, 2h as -T. */
+		snprintf(buf, sizeof(buf), "%s%s", arg,
+			 arg[0] && isdigit((unsigned char)arg[strlen(arg) - 1]) ? "m" : "");
+		if (ls_parse_duration(buf, &p->checkpoint_s) || !p->checkpoint_s)
+			goto bad;
+		return 0;
+	}
 	case OPT_STRESS:
 		if (!ls_stress_preset(arg)) {
 			char names[128];
@@ -351,6 +364,7 @@ bad:
 	     c == 'H' ? "-H/--histogram (1 to 65536 cells)" :
 	     c == 'A' ? "-A/--maxlat-abort (microseconds, at least 1)" :
 	     c == 'b' ? "-b/--breaktrace (microseconds, at least 1)" :
+	     c == OPT_CHECKPOINT ? "--checkpoint (minutes, or 30s, 5m, 2h)" :
 	     c == 'l' ? "-l/--lines (0 or more)" : "-v/--verbose (0 to 9)");
 	return -1;
 }
@@ -449,6 +463,11 @@ enum ls_parse ls_parse_args(int argc, char **argv, struct ls_params *p,
 	}
 	if (p->gpio && check_gpio(p, err, errlen))
 		return LS_PARSE_ERROR;
+	if (p->checkpoint_s && !(p->plot_path && strcmp(p->plot_path, "-")) &&
+	    !(p->json_path && strcmp(p->json_path, "-"))) {
+		fail(err, errlen, "--checkpoint rewrites the -g or --json file during the run: give one of them a file name");
+		return LS_PARSE_ERROR;
+	}
 	if (p->stress && p->stress_cmd) {
 		fail(err, errlen, "--stress %s and --stress-cmd: give one load, not both", p->stress);
 		return LS_PARSE_ERROR;
@@ -500,6 +519,8 @@ void ls_usage(FILE *f)
 "  -g --plot=<file>         write the histogram for gnuplot ('-': stdout)\n"
 "     --json=<file>         write the whole result as JSON ('-': stdout)\n"
 "     --force               overwrite an existing plot or JSON file\n"
+"     --checkpoint=<time>   rewrite the -g and --json files every <time> during\n"
+"                          the run (minutes, or 30s, 5m, 2h)\n"
 "  -l --lines=<n>           repeat the RTH header every <n> lines, 0: once [=21]\n"
 "  -q --quiet               print the summary only\n"
 "  -v --verbose[=<level>]   more output (split, percentiles per CPU) [=2]\n"

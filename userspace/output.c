@@ -6,6 +6,7 @@
  * crash never leaves half a file where a good one was.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <fcntl.h>
 #include <libgen.h>
 #include <stdlib.h>
@@ -80,4 +81,42 @@ int ls_write_output(const char *path, int (*write)(FILE *, const struct ls_repor
 		return -1;
 	}
 	return 0;
+}
+
+/*
+ * Writes the plot and JSON files. With @rescue, one that cannot be written
+ * (full disk, removed directory) is printed on standard output instead,
+ * between marker lines, so that what was measured is not lost; without
+ * (a checkpoint), the error is only reported.
+ */
+int ls_write_files(const struct ls_report *r, bool rescue)
+{
+	const struct ls_params *p = r->params;
+	const struct {
+		const char *path;
+		int (*write)(FILE *f, const struct ls_report *r);
+	} out[] = {
+		{ p->plot_path, ls_write_plot },
+		{ p->json_path, ls_write_json },
+	};
+	char err[512];
+	size_t i;
+	int ret = 0;
+
+	for (i = 0; i < sizeof(out) / sizeof(out[0]); i++) {
+		if (!out[i].path || !ls_write_output(out[i].path, out[i].write, r, err, sizeof(err)))
+			continue;
+		if (!rescue) {
+			fprintf(stderr, "latscope: checkpoint: %s; the run goes on\n", err);
+			ret = -1;
+			continue;
+		}
+		fprintf(stderr, "latscope: %s; it follows on standard output instead\n", err);
+		printf("=== latscope: %s could not be written, its content follows ===\n", out[i].path);
+		out[i].write(stdout, r);
+		printf("=== latscope: end of %s ===\n", out[i].path);
+		fflush(stdout);
+		ret = -1;
+	}
+	return ret;
 }

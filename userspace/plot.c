@@ -60,6 +60,8 @@ static void header(FILE *f, const struct ls_report *r,
 		fprintf(f, "# sampling period: %u microseconds\n", p->period_us);
 	if (si->clocksource[0])
 		fprintf(f, "# clocksource: %s\n", si->clocksource);
+	if (r->checkpoint)
+		fprintf(f, "# checkpoint: written while the run went on; the run's own end rewrites this file\n");
 	fprintf(f, "# context: %s\n", ls_run_context(p));
 	plot_load(f, &r->stress);
 	if (p->gpio) {

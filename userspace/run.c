@@ -51,6 +51,9 @@ struct run {
 	atomic_int exit_code;		/* set by the logger: -A, -b, weird */
 	atomic_bool stopping;		/* the main thread is stopping the run */
 	struct ls_timeline *timeline;	/* the logger's until it is joined */
+	pthread_mutex_t tl_lock;	/* timeline: logger vs checkpoint */
+	struct ls_report snap;		/* --checkpoint's copy of the run */
+	bool snap_off;			/* the driver cannot take snapshots */
 	/* Logger figures, in ns. */
 	unsigned long long rounds;
 	unsigned long long overruns;
@@ -181,7 +184,9 @@ static void log_ready_seconds(struct run *run, bool drain)
 			c->queued--;
 		}
 		m.avg_ns = m.samples ? sum / (__s64)m.samples : 0;
+		pthread_mutex_lock(&run->tl_lock);
 		ls_timeline_add(run->timeline, &m);
+		pthread_mutex_unlock(&run->tl_lock);
 		if (m.samples)
 			log_second(run, &m);
 		else
@@ -364,27 +369,148 @@ static int open_session(struct cpu_run *c, const struct ls_params *p,
 	return 0;
 }
 
-static int collect(struct cpu_run *c, struct ls_cpu_result *out, unsigned int cells,
-		   char *err, size_t errlen)
+/* GET_RESULT or SNAPSHOT (@cmd) into @out, whose cells are allocated. */
+static int read_result(struct cpu_run *c, struct ls_cpu_result *out, unsigned int cells,
+		       unsigned long cmd)
 {
 	struct latscope_result *res = &out->res;
 
 	out->cpu = c->cpu;
 	out->isolated = c->isolated;
+	memset(res, 0, sizeof(*res));
+	res->size = sizeof(*res);
+	res->histogram = (uintptr_t)out->cells;
+	res->histogram_size = 2 * (size_t)cells * sizeof(__u64);
+	return ioctl(c->fd, cmd, res) ? -errno : 0;
+}
+
+static int collect(struct cpu_run *c, struct ls_cpu_result *out, unsigned int cells,
+		   char *err, size_t errlen)
+{
+	int ret;
+
 	out->cells = calloc(2 * (size_t)cells, sizeof(__u64));
 	if (!out->cells) {
 		fail(err, errlen, "out of memory for CPU%d's histogram", c->cpu);
 		return -1;
 	}
-	memset(res, 0, sizeof(*res));
-	res->size = sizeof(*res);
-	res->histogram = (uintptr_t)out->cells;
-	res->histogram_size = 2 * (size_t)cells * sizeof(__u64);
-	if (ioctl(c->fd, LATSCOPE_IOC_GET_RESULT, res)) {
-		fail(err, errlen, "cannot read CPU%d's result: %s", c->cpu, strerror(errno));
+	ret = read_result(c, out, cells, LATSCOPE_IOC_GET_RESULT);
+	if (ret)
+		fail(err, errlen, "cannot read CPU%d's result: %s", c->cpu, strerror(-ret));
+	return ret;
+}
+
+/* ---- checkpoints ---- */
+
+/* Totals of @r's CPUs, and the measured time up to @stopped_ns. */
+static void fill_report(struct ls_report *r, __u64 stopped_ns)
+{
+	unsigned int n = r->params->hist_cells;
+	__u64 warmup_end;
+	int i;
+
+	memset(&r->total, 0, sizeof(r->total));
+	memset(&r->total_irq, 0, sizeof(r->total_irq));
+	memset(r->total_cells, 0, n * sizeof(*r->total_cells));
+	r->total_overruns = 0;
+	r->total_dropped = 0;
+	for (i = 0; i < r->nr_cpus; i++) {
+		const struct latscope_result *res = &r->cpu[i].res;
+
+		ls_merge_stats(&r->total, &res->latency);
+		ls_merge_stats(&r->total_irq, &res->irq);
+		ls_merge_cells(r->total_cells, r->cpu[i].cells, n);
+		r->total_overruns += res->overruns;
+		r->total_dropped += res->bulk_dropped;
+	}
+	r->ended = time(NULL);
+	r->duration_ns = 0;
+	r->peak_s = 0;
+	for (i = 0; i < r->nr_cpus; i++) {
+		const struct latscope_result *res = &r->cpu[i].res;
+
+		warmup_end = res->start_ns + res->warmup_ns;
+		if (stopped_ns > warmup_end && stopped_ns - warmup_end > r->duration_ns)
+			r->duration_ns = stopped_ns - warmup_end;
+		if (res->latency.samples && res->latency.max_ns == r->total.max_ns &&
+		    res->latency.peak_ns >= warmup_end)
+			r->peak_s = (res->latency.peak_ns - warmup_end) / 1000000000ULL;
+	}
+	r->duration_s = (r->duration_ns + 500000000ULL) / 1000000000ULL;
+}
+
+/* The buffers of --checkpoint's copy, taken before memory is locked. */
+static int snap_alloc(struct run *run, const struct ls_report *r)
+{
+	struct ls_report *s = &run->snap;
+	unsigned int n = run->p->hist_cells;
+	int i;
+
+	*s = *r;
+	s->checkpoint = true;
+	s->nr_cpus = run->nr;
+	s->cpu = calloc(run->nr, sizeof(*s->cpu));
+	s->total_cells = calloc(n, sizeof(__u64));
+	s->timeline = malloc(sizeof(*s->timeline));
+	if (!s->cpu || !s->total_cells || !s->timeline)
 		return -1;
+	for (i = 0; i < run->nr; i++) {
+		s->cpu[i].cells = calloc(2 * (size_t)n, sizeof(__u64));
+		if (!s->cpu[i].cells)
+			return -1;
 	}
 	return 0;
+}
+
+static void snap_free(struct run *run)
+{
+	struct ls_report *s = &run->snap;
+	int i;
+
+	for (i = 0; s->cpu && i < run->nr; i++)
+		free(s->cpu[i].cells);
+	free(s->cpu);
+	free(s->total_cells);
+	free(s->timeline);
+	memset(s, 0, sizeof(*s));
+}
+
+/*
+ * Rewrites the plot and JSON files with what the run measured so far, so
+ * that a crash or a power cut keeps it. Errors are said and the run goes
+ * on: the final files are written as usual.
+ */
+static void checkpoint(struct run *run, const struct ls_report *r)
+{
+	struct ls_report *s = &run->snap;
+	int i, ret;
+
+	if (run->snap_off)
+		return;
+	for (i = 0; i < run->nr; i++) {
+		ret = read_result(&run->cpus[i], &s->cpu[i], run->p->hist_cells,
+				  LATSCOPE_IOC_SNAPSHOT);
+		if (ret == -ENOTTY) {
+			fprintf(stderr, "latscope: this latscope.ko cannot read a running session: --checkpoint needs the driver of this latscope\n");
+			run->snap_off = true;
+			return;
+		}
+		if (ret) {
+			fprintf(stderr, "latscope: checkpoint skipped, CPU%d: %s\n", run->cpus[i].cpu,
+				ret == -EAGAIN ? "its histogram changed during every copy" :
+				strerror(-ret));
+			return;
+		}
+	}
+	pthread_mutex_lock(&run->tl_lock);
+	memcpy(s->timeline, r->timeline, sizeof(*s->timeline));
+	pthread_mutex_unlock(&run->tl_lock);
+	s->stress = r->stress;
+	s->c_state_restricted = r->c_state_restricted;
+	s->started = r->started;
+	s->ended = time(NULL);
+	fill_report(s, now_ns());
+	ls_write_files(s, false);
 }
 
 /* Which CPUs to measure, each checked online. */
@@ -438,53 +564,45 @@ static int restrict_c_states(int *fd)
 	return 1;	/* held as long as the file stays open */
 }
 
-/* Waits for the end of the run; returns the signal that ended it. */
-static int wait_for_end(const sigset_t *set, unsigned long long timeout_s)
+/*
+ * Waits for the end of the run, writing a checkpoint every checkpoint_s
+ * seconds past the warm-up meanwhile; returns the signal that ended it.
+ */
+static int wait_for_end(struct run *run, const struct ls_report *r,
+			const sigset_t *set, unsigned long long timeout_s)
 {
+	unsigned long long every = run->p->checkpoint_s;
+	struct timespec next, now, left;
 	int sig = 0;
 
 	if (timeout_s)
 		alarm((unsigned int)(timeout_s + 1));	/* + the 1 s warm-up */
-	while (sigwait(set, &sig))
+	clock_gettime(CLOCK_MONOTONIC, &next);
+	next.tv_sec += (time_t)every + 1;
+	while (every) {
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		left.tv_sec = next.tv_sec - now.tv_sec;
+		left.tv_nsec = next.tv_nsec - now.tv_nsec;
+		if (left.tv_nsec < 0) {
+			left.tv_sec--;
+			left.tv_nsec += 1000000000L;
+		}
+		if (left.tv_sec < 0)
+			left.tv_sec = left.tv_nsec = 0;
+		sig = sigtimedwait(set, NULL, &left);
+		if (sig > 0)
+			break;
+		if (errno == EAGAIN) {
+			checkpoint(run, r);
+			next.tv_sec += (time_t)every;
+		}
+	}
+	while (!every && sigwait(set, &sig))
 		;
 	alarm(0);
 	return sig;
 }
 
-static void fill_report(struct run *run, struct ls_report *r)
-{
-	const struct ls_params *p = run->p;
-	unsigned int n = p->hist_cells;
-	__u64 warmup_end;
-	int i;
-
-	memset(&r->total, 0, sizeof(r->total));
-	memset(&r->total_irq, 0, sizeof(r->total_irq));
-	for (i = 0; i < r->nr_cpus; i++) {
-		const struct latscope_result *res = &r->cpu[i].res;
-
-		ls_merge_stats(&r->total, &res->latency);
-		ls_merge_stats(&r->total_irq, &res->irq);
-		ls_merge_cells(r->total_cells, r->cpu[i].cells, n);
-		r->total_overruns += res->overruns;
-		r->total_dropped += res->bulk_dropped;
-	}
-	r->ended = time(NULL);
-	r->duration_ns = 0;
-	r->peak_s = 0;
-	for (i = 0; i < r->nr_cpus; i++) {
-		const struct latscope_result *res = &r->cpu[i].res;
-
-		warmup_end = res->start_ns + res->warmup_ns;
-		if (run->stopped_ns > warmup_end &&
-		    run->stopped_ns - warmup_end > r->duration_ns)
-			r->duration_ns = run->stopped_ns - warmup_end;
-		if (res->latency.samples && res->latency.max_ns == r->total.max_ns &&
-		    res->latency.peak_ns >= warmup_end)
-			r->peak_s = (res->latency.peak_ns - warmup_end) / 1000000000ULL;
-	}
-	r->duration_s = (r->duration_ns + 500000000ULL) / 1000000000ULL;
-}
 
 int ls_run(const struct ls_params *p, struct ls_report *r, char *err,
 	   size_t errlen)
@@ -497,6 +615,7 @@ int ls_run(const struct ls_params *p, struct ls_report *r, char *err,
 	sigset_t sigs;
 
 	atomic_init(&run.exit_code, LS_EXIT_OK);
+	pthread_mutex_init(&run.tl_lock, NULL);
 	atomic_init(&run.stopping, false);
 	sigemptyset(&sigs);
 	if (pick_cpus(p, r->sys, &set, err, errlen))
@@ -526,6 +645,10 @@ int ls_run(const struct ls_params *p, struct ls_report *r, char *err,
 	}
 	ls_timeline_init(r->timeline);
 	run.timeline = r->timeline;
+	if (p->checkpoint_s && snap_alloc(&run, r)) {
+		fail(err, errlen, "out of memory for the checkpoint's copy of %d CPUs", run.nr);
+		goto out;
+	}
 	for (c = 0, i = 0; c < CPU_SETSIZE; c++) {
 		if (!CPU_ISSET(c, &set))
 			continue;
@@ -596,7 +719,7 @@ int ls_run(const struct ls_params *p, struct ls_report *r, char *err,
 	}
 	has_logger = true;
 
-	sig = wait_for_end(&sigs, p->timeout_s);
+	sig = wait_for_end(&run, r, &sigs, p->timeout_s);
 	ret = sig == SIGUSR1 ? atomic_load(&run.exit_code) : LS_EXIT_OK;
 stop:
 	atomic_store(&run.stopping, true);
@@ -628,7 +751,7 @@ stop:
 				r->nr_cpus = i;
 				break;
 			}
-		fill_report(&run, r);
+		fill_report(r, run.stopped_ns);
 	}
 out:
 	stop_load(&r->stress);
@@ -637,7 +760,9 @@ out:
 	for (i = 0; run.cpus && i < run.nr; i++)
 		if (run.cpus[i].fd >= 0)
 			close(run.cpus[i].fd);
+	snap_free(&run);
 	free(run.cpus);
+	pthread_mutex_destroy(&run.tl_lock);
 	pthread_sigmask(SIG_UNBLOCK, &sigs, NULL);
 	r->exit_code = ret;
 	return ret;

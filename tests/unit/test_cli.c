@@ -456,6 +456,15 @@ static void test_stress(const char *man_path)
 	check(parse("--stress heavy", &p, err) == LS_PARSE_ERROR &&
 	      strstr(err, "--stress heavy: no such preset (presets: none, grinder, neighbour, classic)"),
 	      "--stress: an unknown preset named", "%s", err);
+	check(parse("--checkpoint 5 -g x.plot", &p, err) == LS_PARSE_RUN && p.checkpoint_s == 300,
+	      "--checkpoint in minutes", "%s %llu", err, p.checkpoint_s);
+	check(parse("--checkpoint 30s --json x.json", &p, err) == LS_PARSE_RUN && p.checkpoint_s == 30,
+	      "--checkpoint 30s", "%s %llu", err, p.checkpoint_s);
+	check(parse("--checkpoint 0 -g x.plot", &p, err) == LS_PARSE_ERROR &&
+	      strstr(err, "invalid value '0' for --checkpoint"), "--checkpoint 0", "%s", err);
+	check(parse("--checkpoint 5 -g -", &p, err) == LS_PARSE_ERROR &&
+	      strstr(err, "--checkpoint rewrites the -g or --json file"), "--checkpoint without a file",
+	      "%s", err);
 	check(parse("--stress none --stress-cmd yes", &p, err) == LS_PARSE_ERROR &&
 	      strstr(err, "not both"), "--stress and --stress-cmd", "%s", err);
 

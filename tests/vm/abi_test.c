@@ -93,6 +93,11 @@ struct run {
 	/* responder */
 	__u64 answered;
 	int responder_errno;
+	/* SNAPSHOT halfway through: errno, flags, whether it added up */
+	int snap_errno;
+	__u32 snap_flags;
+	bool snap_adds_up;
+	__u64 snap_samples;
 };
 
 static void *logger(void *arg)
@@ -158,30 +163,6 @@ static void pin_self(uint32_t cpu)
 	sched_setaffinity(0, sizeof(set), &set);
 }
 
-/* Sets up, runs @ms milliseconds and stops one session, with its threads. */
-static int measure(struct run *r, struct latscope_setup *s, int ms)
-{
-	pthread_t log_thread, resp_thread;
-	struct timespec d = { ms / 1000, (ms % 1000) * 1000000L };
-
-	if (try_setup(r->fd, s))
-		return -1;
-	r->context = s->context;
-	pthread_create(&log_thread, NULL, logger, r);
-	if (s->context == LATSCOPE_CTX_USER)
-		pthread_create(&resp_thread, NULL, responder, r);
-	if (ioctl(r->fd, LATSCOPE_IOC_START))
-		return -1;
-	nanosleep(&d, NULL);
-	r->stop = true;
-	if (ioctl(r->fd, LATSCOPE_IOC_STOP))
-		return -1;
-	if (s->context == LATSCOPE_CTX_USER)
-		pthread_join(resp_thread, NULL);
-	pthread_join(log_thread, NULL);
-	return 0;
-}
-
 static __u64 hist_total(const __u64 *cells, uint32_t n,
 			   const struct latscope_stats *st)
 {
@@ -192,6 +173,53 @@ static __u64 hist_total(const __u64 *cells, uint32_t n,
 		total += cells[i];
 	return total;
 }
+
+/* SNAPSHOT of the running session, histogram included. */
+static void snapshot(struct run *r, const struct latscope_setup *s)
+{
+	struct latscope_result res = { .size = sizeof(res) };
+	size_t n = s->hist_cells ? s->hist_cells : 200;
+	__u64 *cells = calloc(2 * n, sizeof(*cells));
+
+	res.histogram = (uintptr_t)cells;
+	res.histogram_size = 2 * n * sizeof(*cells);
+	r->snap_errno = ioctl(r->fd, LATSCOPE_IOC_SNAPSHOT, &res) ? errno : 0;
+	r->snap_flags = res.flags;
+	r->snap_samples = res.latency.samples;
+	r->snap_adds_up = !r->snap_errno && res.latency.samples &&
+			  hist_total(cells, res.hist_cells, &res.latency) == res.latency.samples &&
+			  (res.hist_count == 1 ||
+			   hist_total(cells + res.hist_cells, res.hist_cells, &res.irq) ==
+			   res.irq.samples);
+	free(cells);
+}
+
+/* Sets up, runs @ms milliseconds and stops one session, with its threads. */
+static int measure(struct run *r, struct latscope_setup *s, int ms)
+{
+	pthread_t log_thread, resp_thread;
+	struct timespec d = { ms / 2000, (ms / 2 % 1000) * 1000000L };
+
+	if (try_setup(r->fd, s))
+		return -1;
+	r->context = s->context;
+	pthread_create(&log_thread, NULL, logger, r);
+	if (s->context == LATSCOPE_CTX_USER)
+		pthread_create(&resp_thread, NULL, responder, r);
+	if (ioctl(r->fd, LATSCOPE_IOC_START))
+		return -1;
+	nanosleep(&d, NULL);
+	snapshot(r, s);
+	nanosleep(&d, NULL);
+	r->stop = true;
+	if (ioctl(r->fd, LATSCOPE_IOC_STOP))
+		return -1;
+	if (s->context == LATSCOPE_CTX_USER)
+		pthread_join(resp_thread, NULL);
+	pthread_join(log_thread, NULL);
+	return 0;
+}
+
 
 static const char *const ctx_name[] = { "irq", "kernel", "user" };
 
@@ -209,6 +237,11 @@ static void test_context(struct tally *t, uint32_t context, uint32_t cpu)
 	check(t, !err, name, "errno %d", errno);
 	if (err)
 		goto out;
+
+	snprintf(name, sizeof(name), "%s: SNAPSHOT mid-run adds up", ctx_name[context]);
+	check(t, !r.snap_errno && (r.snap_flags & LATSCOPE_RESULT_SNAPSHOT) && r.snap_adds_up,
+	      name, "errno %d, flags %#x, %llu samples", r.snap_errno, r.snap_flags,
+	      r.snap_samples);
 
 	snprintf(name, sizeof(name), "%s: small histogram buffer", ctx_name[context]);
 	cells = calloc(1, 8);

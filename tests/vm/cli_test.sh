@@ -62,6 +62,23 @@ has "CPU offline mid-run: says so" off.out 'CPU1 went offline during the run'
 has "CPU offline mid-run: summary printed" off.out '^RTS|'
 echo 1 >/sys/devices/system/cpu/cpu1/online
 
+# --checkpoint: files rewritten during the run that add up and outlive
+# a kill -9; a run that ends normally leaves its final files.
+latscope -k -T 60 --checkpoint 2s -g kernel-checkpoint.plot --json kernel-checkpoint.json \
+	>cp.out 2>&1 &
+pid=$!
+sleep 6
+kill -9 $pid
+wait $pid
+plot_adds_up "checkpoint: the plot outlives kill -9, whole" kernel-checkpoint.plot
+has "checkpoint: the plot says so" kernel-checkpoint.plot "^# checkpoint: written while the run went on"
+has "checkpoint: the JSON says so" kernel-checkpoint.json '"checkpoint": true'
+dump kernel-checkpoint.json kernel-checkpoint.json
+latscope -k -T 4 --checkpoint 1s --json cp-final.json >cp.out 2>&1
+expect_rc "checkpoint every second, to the end" $? 0
+has "checkpoint: the final JSON is not a checkpoint" cp-final.json '"checkpoint": false'
+if grep -q "checkpoint" cp.out; then nok "checkpoints all taken" "$(cat cp.out)"; else ok "checkpoints all taken"; fi
+
 latscope -T 60 >k9.out 2>&1 &
 pid=$!
 sleep 2
