@@ -244,5 +244,6 @@ int ls_check_driver(const struct latscope_info *info, bool gpio, char *err,
 		    size_t errlen);
 int ls_run(const struct ls_params *p, struct ls_report *r, char *err,
 	   size_t errlen);
+void ls_report_free(struct ls_report *r);
 
 #endif /* LATSCOPE_CLI_H */

@@ -35,17 +35,6 @@ static void print_breaktrace(const struct ls_report *r)
 	}
 }
 
-static void free_report(struct ls_report *r)
-{
-	int i;
-
-	for (i = 0; r->cpu && i < r->nr_cpus; i++)
-		free(r->cpu[i].cells);
-	free(r->cpu);
-	free(r->total_cells);
-	free(r->timeline);
-}
-
 int main(int argc, char **argv)
 {
 	struct ls_report report = { 0 };
@@ -90,7 +79,7 @@ int main(int argc, char **argv)
 	ret = ls_run(&p, &report, err, sizeof(err));
 	if (ret == LS_EXIT_SETUP) {
 		fprintf(stderr, "latscope: %s\n", err);
-		free_report(&report);
+		ls_report_free(&report);
 		return ret;
 	}
 	if (err[0])
@@ -106,6 +95,6 @@ int main(int argc, char **argv)
 	fflush(stdout);
 	if (ls_write_files(&report, true) && ret == LS_EXIT_OK)
 		ret = LS_EXIT_RUNTIME;
-	free_report(&report);
+	ls_report_free(&report);
 	return ret;
 }

@@ -395,9 +395,28 @@ static int collect(struct cpu_run *c, struct ls_cpu_result *out, unsigned int ce
 		return -1;
 	}
 	ret = read_result(c, out, cells, LATSCOPE_IOC_GET_RESULT);
-	if (ret)
+	if (ret) {
 		fail(err, errlen, "cannot read CPU%d's result: %s", c->cpu, strerror(-ret));
+		free(out->cells);
+		out->cells = NULL;
+	}
 	return ret;
+}
+
+/* Frees the buffers of @r: its CPUs' histograms, totals and timeline. */
+void ls_report_free(struct ls_report *r)
+{
+	int i;
+
+	for (i = 0; r->cpu && i < r->nr_cpus; i++)
+		free(r->cpu[i].cells);
+	free(r->cpu);
+	free(r->total_cells);
+	free(r->timeline);
+	r->cpu = NULL;
+	r->total_cells = NULL;
+	r->timeline = NULL;
+	r->nr_cpus = 0;
 }
 
 /* ---- checkpoints ---- */
@@ -460,19 +479,6 @@ static int snap_alloc(struct run *run, const struct ls_report *r)
 			return -1;
 	}
 	return 0;
-}
-
-static void snap_free(struct run *run)
-{
-	struct ls_report *s = &run->snap;
-	int i;
-
-	for (i = 0; s->cpu && i < run->nr; i++)
-		free(s->cpu[i].cells);
-	free(s->cpu);
-	free(s->total_cells);
-	free(s->timeline);
-	memset(s, 0, sizeof(*s));
 }
 
 /*
@@ -760,7 +766,7 @@ out:
 	for (i = 0; run.cpus && i < run.nr; i++)
 		if (run.cpus[i].fd >= 0)
 			close(run.cpus[i].fd);
-	snap_free(&run);
+	ls_report_free(&run.snap);
 	free(run.cpus);
 	pthread_mutex_destroy(&run.tl_lock);
 	pthread_sigmask(SIG_UNBLOCK, &sigs, NULL);
