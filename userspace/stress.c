@@ -101,23 +101,21 @@ static const struct ls_tool *find_tool(const char *name)
 	return NULL;
 }
 
-/* Whether @name is an executable in $PATH. */
+/* Whether @name is an executable in $PATH (an empty entry is "."). */
 static bool in_path(const char *name)
 {
-	const char *path = getenv("PATH");
-	char dir[4096], file[4200];
-	const char *p, *end;
+	const char *p = getenv("PATH");
+	char file[4200];
+	size_t len;
 
-	for (p = path ? path : "/usr/bin:/bin"; *p; p = *end ? end + 1 : end) {
-		end = strchr(p, ':');
-		if (!end)
-			end = p + strlen(p);
-		snprintf(dir, sizeof(dir), "%.*s", (int)(end - p), p[0] == ':' ? "." : p);
-		snprintf(file, sizeof(file), "%s/%s", dir[0] ? dir : ".", name);
+	for (p = p ? p : "/usr/bin:/bin"; ; p += len + 1) {
+		len = strcspn(p, ":");
+		snprintf(file, sizeof(file), "%.*s/%s", len ? (int)len : 1, len ? p : ".", name);
 		if (!access(file, X_OK))
 			return true;
+		if (!p[len])
+			return false;
 	}
-	return false;
 }
 
 /* The first line @cmd prints, or "unknown". */

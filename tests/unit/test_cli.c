@@ -552,7 +552,11 @@ static void test_stress_lifecycle(const char *dir)
 	ls_stress_stop(&st);	/* a second stop does nothing */
 
 	p.stress_cmd = NULL;
-	p.stress = "grinder";
+	p.stress = "grinder";	/* rt-tests and coreutils are test dependencies */
+	check(!ls_stress_prepare(&p, 3, &st, err, sizeof(err)) && st.ntools == 2 && st.ncmds == 2 &&
+	      !strncmp(st.version[0], "hackbench V", 11) && !strncmp(st.version[1], "dd (coreutils)", 14),
+	      "stress: grinder's tools found, versions read", "%s | %s | %s", err, st.version[0],
+	      st.version[1]);
 	setenv("PATH", dir, 1);	/* no hackbench there */
 	check(ls_stress_prepare(&p, 1, &st, err, sizeof(err)) == -1 &&
 	      !strcmp(err, "--stress grinder needs hackbench, which is not in PATH: install rt-tests"),
