@@ -648,9 +648,13 @@ static void latscope_state_machine(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, latscope_session_start(s), -EINVAL);
 	KUNIT_EXPECT_EQ(test, latscope_session_stop(s), -EINVAL);
 	KUNIT_EXPECT_EQ(test, latscope_session_result(s, &res, &cells), -EINVAL);
+	KUNIT_EXPECT_EQ(test, latscope_session_snapshot(s, &res, NULL), -EINVAL);
 	KUNIT_EXPECT_EQ(test, latscope_session_pulse(s, &pulse), -EINVAL);
 
 	KUNIT_ASSERT_EQ(test, latscope_session_setup(s, &setup), 0);
+	/* Set up, not started: a snapshot is an empty result. */
+	KUNIT_EXPECT_EQ(test, latscope_session_snapshot(s, &res, NULL), 0);
+	KUNIT_EXPECT_EQ(test, res.latency.samples, 0ULL);
 	KUNIT_EXPECT_EQ(test, latscope_session_pulse(s, &pulse), -EINVAL);
 	KUNIT_ASSERT_EQ(test, latscope_session_start(s), 0);
 	KUNIT_EXPECT_EQ(test, latscope_session_start(s), -EINVAL);
