@@ -122,6 +122,15 @@ int latscope_gpio_edge_parse(const char *name)
 	return i < 0 ? -EINVAL : i + LATSCOPE_EDGE_RISING;
 }
 
+/*
+ * The raw level pulse-out idles at for @edge: the one its pulses start
+ * from (high for falling). Rising and both pulse from low.
+ */
+int latscope_gpio_idle_level(u32 edge)
+{
+	return edge == LATSCOPE_EDGE_FALLING;
+}
+
 /* The latscope,edge value of a valid enum latscope_gpio_edge. */
 const char *latscope_gpio_edge_name(u32 edge)
 {
@@ -156,7 +165,7 @@ static int latscope_gpio_request_all(struct latscope_gpio *g,
 				     struct device *dev)
 {
 	bool loopback = gs->mode == LATSCOPE_GPIO_LOOPBACK;
-	enum gpiod_flags idle = gs->edge == LATSCOPE_EDGE_FALLING ?
+	enum gpiod_flags idle = latscope_gpio_idle_level(gs->edge) ?
 				GPIOD_OUT_HIGH : GPIOD_OUT_LOW;
 
 	g->in = latscope_gpio_request(dev, "pulse-in", "latscope pulse-in",
@@ -256,7 +265,7 @@ struct latscope_gpio *latscope_gpio_get(const struct latscope_setup *setup)
 	if (gs->edge)
 		g->edge = gs->edge;
 	g->thread_prio = gs->irq_thread_priority;
-	g->pulse_level = g->edge != LATSCOPE_EDGE_FALLING;
+	g->pulse_level = !latscope_gpio_idle_level(g->edge);
 	g->out_cansleep = g->out && gpiod_cansleep(g->out);
 	return g;
 }

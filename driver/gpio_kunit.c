@@ -190,7 +190,7 @@ static struct latscope_session *latscope_gpio_synthetic(struct kunit *test,
 	KUNIT_ASSERT_NOT_NULL(test, g);
 	g->mode = mode;
 	g->edge = edge;
-	g->pulse_level = edge != LATSCOPE_EDGE_FALLING;
+	g->pulse_level = !latscope_gpio_idle_level(edge);
 	s->gpio = g;		/* freed with the session */
 	if (mode == LATSCOPE_GPIO_REMOTE)
 		s->setup.period_ns = 0;

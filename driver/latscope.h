@@ -166,6 +166,7 @@ struct latscope_gpio *latscope_gpio_get(const struct latscope_setup *setup);
 void latscope_gpio_release(struct latscope_gpio *g);
 int latscope_gpio_edge_parse(const char *name);
 const char *latscope_gpio_edge_name(u32 edge);
+int latscope_gpio_idle_level(u32 edge);
 void latscope_gpio_reset(struct latscope_gpio *g);
 int latscope_gpio_step(struct latscope_session *s, u64 ideal, bool send);
 void latscope_gpio_arrival(struct latscope_session *s, u64 arrival);

@@ -76,10 +76,14 @@ int latscope_dt_borrow(struct latscope_gpio *g, bool loopback)
 	return ret;
 }
 
-/* pulse-out idles at the level its edge is not made from. */
-static int latscope_dt_idle_level(const struct latscope_dt_lines *d)
+/*
+ * pulse-out at the device's idle level, raw as the GPIO source drives it
+ * (an active-low specifier does not invert the electrical edge).
+ */
+static void latscope_dt_idle(struct latscope_dt_lines *d)
 {
-	return d->edge == LATSCOPE_EDGE_FALLING;
+	if (d->out)
+		gpiod_set_raw_value_cansleep(d->out, latscope_gpio_idle_level(d->edge));
 }
 
 /*
@@ -90,8 +94,7 @@ void latscope_dt_return(struct latscope_gpio *g)
 {
 	struct latscope_dt_lines *d = g->dt;
 
-	if (d->out)
-		gpiod_set_value_cansleep(d->out, latscope_dt_idle_level(d));
+	latscope_dt_idle(d);
 	mutex_lock(&latscope_dt_lock);
 	d->lent = false;
 	mutex_unlock(&latscope_dt_lock);
@@ -140,12 +143,13 @@ static int latscope_dt_probe(struct platform_device *pdev)
 		ret = dev_err_probe(dev, PTR_ERR(d->ack), "ack-out-gpios\n");
 		goto put_in;
 	}
-	d->out = gpiod_get_optional(dev, "pulse-out", latscope_dt_idle_level(d) ?
+	d->out = gpiod_get_optional(dev, "pulse-out", latscope_gpio_idle_level(d->edge) ?
 				   GPIOD_OUT_HIGH : GPIOD_OUT_LOW);
 	if (IS_ERR(d->out)) {
 		ret = dev_err_probe(dev, PTR_ERR(d->out), "pulse-out-gpios\n");
 		goto put_ack;
 	}
+	latscope_dt_idle(d);
 	ret = gpiod_to_irq(d->in);
 	if (ret < 0) {
 		dev_err(dev, "pulse-in line cannot interrupt: %d\n", ret);
