@@ -9,9 +9,14 @@
 export PATH=/usr/bin:/bin:/sbin:/usr/sbin
 ip link set lo up
 
-# "pid comm policy" of every descendant of $1 (no comm here has a space).
+# Every process's /proc/PID/stat line (no comm here has a space).
+proc_stats() {
+	for f in /proc/[0-9]*/stat; do cat "$f" 2>/dev/null; echo; done
+}
+
+# "pid comm policy" of every descendant of $1.
 descendants() {
-	for f in /proc/[0-9]*/stat; do cat "$f" 2>/dev/null; echo; done |
+	proc_stats |
 		awk -v root="$1" 'NF > 40 { ppid[$1] = $4; comm[$1] = $2; pol[$1] = $41 }
 		END { for (p in ppid) { q = ppid[p]; n = 0
 			while (q > 1 && q != root && n++ < 64) q = ppid[q]
@@ -20,7 +25,7 @@ descendants() {
 
 # The load's processes by name, wherever they are now.
 leftovers() {
-	for f in /proc/[0-9]*/stat; do cat "$f" 2>/dev/null; echo; done |
+	proc_stats |
 		awk '$2 ~ /^\((hackbench|dd|stress-ng|stress-ng-.*|ping|find|sleep)\)$/ { print $1, $2 }'
 }
 
