@@ -89,8 +89,7 @@ static long latscope_ioc_result(struct latscope_session *s,
 				bool snapshot)
 {
 	struct latscope_result res = {};
-	u64 ubuf, usize_hist, *copy = NULL;
-	const u64 *cells;
+	u64 ubuf, usize_hist, *cells = NULL;
 	u32 usize;
 	long ret;
 
@@ -99,15 +98,14 @@ static long latscope_ioc_result(struct latscope_session *s,
 		return -EFAULT;
 	if (usize < offsetofend(struct latscope_result, irq))
 		return -EINVAL;
-	if (!snapshot) {
-		ret = latscope_session_result(s, &res, &cells);
-		return ret ? ret : latscope_result_out(arg, usize, &res, ubuf, usize_hist, cells);
-	}
-	/* A histogram copied while the session writes it: to a buffer first. */
-	ret = latscope_session_snapshot(s, &res, ubuf ? &copy : NULL);
+	/* The histogram comes as a copy: copy_to_user() runs unlocked. */
+	if (snapshot)
+		ret = latscope_session_snapshot(s, &res, ubuf ? &cells : NULL);
+	else
+		ret = latscope_session_result(s, &res, ubuf ? &cells : NULL);
 	if (!ret)
-		ret = latscope_result_out(arg, usize, &res, ubuf, usize_hist, copy);
-	kvfree(copy);
+		ret = latscope_result_out(arg, usize, &res, ubuf, usize_hist, cells);
+	kvfree(cells);
 	return ret;
 }
 
@@ -174,36 +172,52 @@ static int latscope_bulk_wait(struct latscope_session *s, bool nonblock)
 	}
 }
 
+/* Records a read() copies out per peek: small enough for the stack. */
+#define LATSCOPE_READ_BATCH	8
+
+/*
+ * Copies whole bulk records out, waiting for the first if there is none.
+ * No lock is held across copy_to_user(): the records are peeked into a
+ * kernel buffer, copied out, and taken only if no other reader or reset
+ * came in between (then they are peeked again), so a reader stalled in a
+ * page fault holds up nobody and loses nothing.
+ */
 static ssize_t latscope_read(struct file *file, char __user *buf, size_t len,
 			     loff_t *ppos)
 {
 	struct latscope_session *s = file->private_data;
-	struct latscope_bulk rec;
-	size_t done = 0;
+	struct latscope_bulk batch[LATSCOPE_READ_BATCH];
+	struct latscope_ring_pos pos;
+	size_t done = 0, room, left;
+	u32 n;
 	int ret;
 
-	if (len < sizeof(rec))
+	if (len < sizeof(*batch))
 		return -EINVAL;
-	do {
-		/* Waits without read_lock, so SETUP can always take it. */
-		ret = latscope_bulk_wait(s, file->f_flags & O_NONBLOCK);
-		if (ret <= 0)
-			return ret;
-		if (mutex_lock_interruptible(&s->read_lock))
-			return -ERESTARTSYS;
-		while (len - done >= sizeof(rec) &&
-		       latscope_ring_peek(&s->ring, &rec)) {
-			if (copy_to_user(buf + done, &rec, sizeof(rec))) {
-				ret = -EFAULT;
-				break;
-			}
-			latscope_ring_consume(&s->ring);
-			done += sizeof(rec);
+	for (;;) {
+		if (!done) {
+			ret = latscope_bulk_wait(s, file->f_flags & O_NONBLOCK);
+			if (ret <= 0)
+				return ret;
 		}
-		mutex_unlock(&s->read_lock);
-		/* Nothing left: another reader was faster, wait again. */
-	} while (!done && ret > 0);
-	return done ? done : ret;
+		room = min_t(size_t, (len - done) / sizeof(*batch),
+			     ARRAY_SIZE(batch));
+		n = latscope_ring_peek(&s->ring, batch, room, &pos);
+		if (!n) {
+			if (done)
+				break;
+			continue;	/* another reader was faster */
+		}
+		left = copy_to_user(buf + done, batch, n * sizeof(*batch));
+		n -= DIV_ROUND_UP(left, sizeof(*batch));
+		if (n && latscope_ring_consume(&s->ring, &pos, n))
+			done += n * sizeof(*batch);
+		if (left)
+			return done ? done : -EFAULT;
+		if (len - done < sizeof(*batch))
+			break;
+	}
+	return done;
 }
 
 static __poll_t latscope_poll(struct file *file, poll_table *wait)
@@ -253,16 +267,20 @@ static int __init latscope_init(void)
 	ret = latscope_sessions_init();
 	if (ret)
 		return ret;
-	ret = misc_register(&latscope_misc);
-	if (ret)
-		goto sessions;
 	ret = latscope_dt_init();
 	if (ret)
-		goto misc;
+		goto sessions;
+	/*
+	 * Last: once the device is there it can be opened, and a module
+	 * whose init then failed would be freed under the open file.
+	 */
+	ret = misc_register(&latscope_misc);
+	if (ret)
+		goto dt;
 	return 0;
 
-misc:
-	misc_deregister(&latscope_misc);
+dt:
+	latscope_dt_exit();
 sessions:
 	latscope_sessions_exit();
 	return ret;
@@ -270,8 +288,8 @@ sessions:
 
 static void __exit latscope_exit(void)
 {
-	latscope_dt_exit();
 	misc_deregister(&latscope_misc);
+	latscope_dt_exit();
 	latscope_sessions_exit();
 }
 

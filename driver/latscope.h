@@ -67,23 +67,37 @@ struct latscope_second {
 };
 
 /*
- * Single-producer single-consumer ring of bulk records. The producer is
- * whoever records samples (never waits: a full ring counts a drop); the
- * consumer is read(), serialised by the session's read_lock, which SETUP
- * also takes to reset the ring.
+ * Ring of bulk records with one producer and any number of consumers. The
+ * producer is whoever records samples and never waits: a full ring counts
+ * a drop. Consumers (read()) copy records out with latscope_ring_peek()
+ * and take them with latscope_ring_consume() once they reached user
+ * space, so @lock, which SETUP and START also take to reset the ring, is
+ * never held across a user copy: a consumer that lost a race to another
+ * one, or to a reset, takes nothing and peeks again.
  */
 struct latscope_ring {
 	struct latscope_bulk slot[LATSCOPE_BULK_SLOTS];
 	u32 head;		/* next slot to fill, producer-owned */
-	u32 tail;		/* next slot to read, consumer-owned */
+	u32 tail;		/* next slot to read, under @lock */
+	u32 gen;		/* resets so far, under @lock */
 	u64 dropped;		/* producer-owned */
+	struct mutex lock;	/* consumers and reset */
 };
 
+/* Where a peek started: what latscope_ring_consume() checks. */
+struct latscope_ring_pos {
+	u32 gen;
+	u32 tail;
+};
+
+void latscope_ring_init(struct latscope_ring *ring);
 void latscope_ring_reset(struct latscope_ring *ring);
 bool latscope_ring_push(struct latscope_ring *ring,
 			const struct latscope_bulk *rec);
-bool latscope_ring_peek(struct latscope_ring *ring, struct latscope_bulk *rec);
-void latscope_ring_consume(struct latscope_ring *ring);
+u32 latscope_ring_peek(struct latscope_ring *ring, struct latscope_bulk *recs,
+		       u32 max, struct latscope_ring_pos *pos);
+bool latscope_ring_consume(struct latscope_ring *ring,
+			   const struct latscope_ring_pos *pos, u32 n);
 bool latscope_ring_empty(struct latscope_ring *ring);
 
 struct gpio_desc;
@@ -219,10 +233,10 @@ struct latscope_session {
 	struct task_struct *kthread;	/* kernel context */
 	struct swait_queue_head resp_wq;	/* user context */
 	atomic_t resp_busy;		/* one PULSE caller at a time */
-	u64 outstanding;		/* ideal the last PULSE returned */
+	u32 run;			/* STARTs so far, written under @lock */
+	u64 outstanding;		/* ideal the last PULSE returned, PULSE-owned */
 
 	/* Logger side. */
-	struct mutex read_lock;
 	wait_queue_head_t bulk_wq;
 	struct irq_work bulk_work;
 };
@@ -236,7 +250,7 @@ int latscope_session_setup(struct latscope_session *s,
 int latscope_session_start(struct latscope_session *s);
 int latscope_session_stop(struct latscope_session *s);
 int latscope_session_result(struct latscope_session *s,
-			    struct latscope_result *res, const u64 **cells);
+			    struct latscope_result *res, u64 **cells);
 int latscope_session_snapshot(struct latscope_session *s,
 			      struct latscope_result *res, u64 **cells);
 int latscope_session_pulse(struct latscope_session *s,

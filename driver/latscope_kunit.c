@@ -114,6 +114,16 @@ static void latscope_export_empty(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, out.max_ns, 0LL);
 }
 
+/* Takes the oldest record, as a read() of one record would. */
+static bool latscope_ring_pop(struct latscope_ring *ring,
+			      struct latscope_bulk *rec)
+{
+	struct latscope_ring_pos pos;
+
+	return latscope_ring_peek(ring, rec, 1, &pos) &&
+	       latscope_ring_consume(ring, &pos, 1);
+}
+
 static void latscope_ring_full_counts_drops(struct kunit *test)
 {
 	struct latscope_ring *ring = kunit_kzalloc(test, sizeof(*ring), GFP_KERNEL);
@@ -121,7 +131,7 @@ static void latscope_ring_full_counts_drops(struct kunit *test)
 	int i;
 
 	KUNIT_ASSERT_NOT_NULL(test, ring);
-	latscope_ring_reset(ring);
+	latscope_ring_init(ring);
 	KUNIT_EXPECT_TRUE(test, latscope_ring_empty(ring));
 	for (i = 0; i < LATSCOPE_BULK_SLOTS; i++) {
 		rec.second = i;
@@ -132,12 +142,51 @@ static void latscope_ring_full_counts_drops(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ring->dropped, 1ULL);
 
 	for (i = 0; i < LATSCOPE_BULK_SLOTS; i++) {
-		KUNIT_ASSERT_TRUE(test, latscope_ring_peek(ring, &rec));
+		KUNIT_ASSERT_TRUE(test, latscope_ring_pop(ring, &rec));
 		KUNIT_EXPECT_EQ(test, rec.second, (u64)i);
-		latscope_ring_consume(ring);
 	}
-	KUNIT_EXPECT_FALSE(test, latscope_ring_peek(ring, &rec));
+	KUNIT_EXPECT_FALSE(test, latscope_ring_pop(ring, &rec));
 	KUNIT_EXPECT_TRUE(test, latscope_ring_empty(ring));
+}
+
+/*
+ * Readers copy records out unlocked and take them afterwards: a reader
+ * that lost the race to another one, or to a reset, takes nothing.
+ */
+static void latscope_ring_consumers_race(struct kunit *test)
+{
+	struct latscope_ring *ring = kunit_kzalloc(test, sizeof(*ring), GFP_KERNEL);
+	struct latscope_bulk recs[4] = {}, rec = {};
+	struct latscope_ring_pos a, b;
+	int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, ring);
+	latscope_ring_init(ring);
+	for (i = 0; i < 3; i++) {
+		rec.second = i;
+		KUNIT_ASSERT_TRUE(test, latscope_ring_push(ring, &rec));
+	}
+	/* Two readers see the same records; the first to take them wins. */
+	KUNIT_EXPECT_EQ(test, latscope_ring_peek(ring, recs, 4, &a), 3U);
+	KUNIT_EXPECT_EQ(test, latscope_ring_peek(ring, recs, 2, &b), 2U);
+	KUNIT_EXPECT_TRUE(test, latscope_ring_consume(ring, &b, 2));
+	KUNIT_EXPECT_FALSE(test, latscope_ring_consume(ring, &a, 3));
+	/* The loser peeks again and gets what is left, nothing twice. */
+	KUNIT_EXPECT_EQ(test, latscope_ring_peek(ring, recs, 4, &a), 1U);
+	KUNIT_EXPECT_EQ(test, recs[0].second, 2ULL);
+	/* A reset (SETUP, START) between a peek and its take wins too. */
+	latscope_ring_reset(ring);
+	KUNIT_EXPECT_FALSE(test, latscope_ring_consume(ring, &a, 1));
+	KUNIT_EXPECT_TRUE(test, latscope_ring_empty(ring));
+	/* Even when the new run's ring is back at the same index. */
+	rec.second = 7;
+	KUNIT_ASSERT_TRUE(test, latscope_ring_push(ring, &rec));
+	KUNIT_EXPECT_EQ(test, latscope_ring_peek(ring, recs, 4, &a), 1U);
+	latscope_ring_reset(ring);
+	KUNIT_ASSERT_TRUE(test, latscope_ring_push(ring, &rec));
+	KUNIT_EXPECT_FALSE(test, latscope_ring_consume(ring, &a, 1));
+	KUNIT_EXPECT_TRUE(test, latscope_ring_pop(ring, &rec));
+	KUNIT_EXPECT_EQ(test, rec.second, 7ULL);
 }
 
 #define SNAP_CELLS	256
@@ -210,6 +259,7 @@ static struct kunit_case latscope_stats_cases[] = {
 	KUNIT_CASE(latscope_square_cross_terms),
 	KUNIT_CASE(latscope_export_empty),
 	KUNIT_CASE(latscope_ring_full_counts_drops),
+	KUNIT_CASE(latscope_ring_consumers_race),
 	KUNIT_CASE_SLOW(latscope_snapshot_consistent),
 	{}
 };
@@ -255,9 +305,8 @@ struct latscope_result latscope_kunit_result(struct kunit *test,
 					     struct latscope_session *s)
 {
 	struct latscope_result res = {};
-	const u64 *cells;
 
-	KUNIT_EXPECT_EQ(test, latscope_session_result(s, &res, &cells), 0);
+	KUNIT_EXPECT_EQ(test, latscope_session_result(s, &res, NULL), 0);
 	return res;
 }
 
@@ -420,26 +469,23 @@ static void latscope_bulk_one_record_per_second(struct kunit *test)
 			       i == 12 ? 2 : 0);
 	latscope_measure_flush(s);
 
-	KUNIT_ASSERT_TRUE(test, latscope_ring_peek(&s->ring, &rec));
+	KUNIT_ASSERT_TRUE(test, latscope_ring_pop(&s->ring, &rec));
 	KUNIT_EXPECT_EQ(test, rec.second, 0ULL);
 	KUNIT_EXPECT_EQ(test, rec.samples, 10ULL);
 	KUNIT_EXPECT_EQ(test, rec.min_ns, (s64)NS_PER_US);
 	KUNIT_EXPECT_EQ(test, rec.max_ns, (s64)(10 * NS_PER_US));
 	KUNIT_EXPECT_EQ(test, rec.avg_ns, 5500LL);
 	KUNIT_EXPECT_EQ(test, rec.overruns, 0ULL);
-	latscope_ring_consume(&s->ring);
 
-	KUNIT_ASSERT_TRUE(test, latscope_ring_peek(&s->ring, &rec));
+	KUNIT_ASSERT_TRUE(test, latscope_ring_pop(&s->ring, &rec));
 	KUNIT_EXPECT_EQ(test, rec.second, 1ULL);
 	KUNIT_EXPECT_EQ(test, rec.samples, 10ULL);
 	KUNIT_EXPECT_EQ(test, rec.overruns, 2ULL);
-	latscope_ring_consume(&s->ring);
 
-	KUNIT_ASSERT_TRUE(test, latscope_ring_peek(&s->ring, &rec));
+	KUNIT_ASSERT_TRUE(test, latscope_ring_pop(&s->ring, &rec));
 	KUNIT_EXPECT_EQ(test, rec.second, 2ULL);
 	KUNIT_EXPECT_EQ(test, rec.samples, 5ULL);
 	KUNIT_EXPECT_EQ(test, rec.max_ns, (s64)(5 * NS_PER_US));
-	latscope_ring_consume(&s->ring);
 	KUNIT_EXPECT_TRUE(test, latscope_ring_empty(&s->ring));
 }
 
@@ -641,13 +687,12 @@ static void latscope_state_machine(struct kunit *test)
 	struct latscope_session *s = latscope_session_create();
 	struct latscope_pulse pulse = {};
 	struct latscope_result res;
-	const u64 *cells;
 
 	KUNIT_ASSERT_NOT_NULL(test, s);
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, latscope_kunit_destroy, s), 0);
 	KUNIT_EXPECT_EQ(test, latscope_session_start(s), -EINVAL);
 	KUNIT_EXPECT_EQ(test, latscope_session_stop(s), -EINVAL);
-	KUNIT_EXPECT_EQ(test, latscope_session_result(s, &res, &cells), -EINVAL);
+	KUNIT_EXPECT_EQ(test, latscope_session_result(s, &res, NULL), -EINVAL);
 	KUNIT_EXPECT_EQ(test, latscope_session_snapshot(s, &res, NULL), -EINVAL);
 	KUNIT_EXPECT_EQ(test, latscope_session_pulse(s, &pulse), -EINVAL);
 
@@ -659,10 +704,10 @@ static void latscope_state_machine(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, latscope_session_start(s), 0);
 	KUNIT_EXPECT_EQ(test, latscope_session_start(s), -EINVAL);
 	KUNIT_EXPECT_EQ(test, latscope_session_setup(s, &setup), -EBUSY);
-	KUNIT_EXPECT_EQ(test, latscope_session_result(s, &res, &cells), -EBUSY);
+	KUNIT_EXPECT_EQ(test, latscope_session_result(s, &res, NULL), -EBUSY);
 	KUNIT_EXPECT_EQ(test, latscope_session_stop(s), 0);
 	KUNIT_EXPECT_EQ(test, latscope_session_stop(s), 0);
-	KUNIT_EXPECT_EQ(test, latscope_session_result(s, &res, &cells), 0);
+	KUNIT_EXPECT_EQ(test, latscope_session_result(s, &res, NULL), 0);
 	/* A stopped session can be set up and run again. */
 	KUNIT_EXPECT_EQ(test, latscope_session_setup(s, &setup), 0);
 	KUNIT_EXPECT_EQ(test, latscope_session_start(s), 0);
@@ -702,20 +747,25 @@ static void latscope_check_stats(struct kunit *test, const struct latscope_stats
 	KUNIT_EXPECT_EQ(test, total, st->samples);
 }
 
+/* The histogram copies the session hands out are the caller's to free. */
+static void latscope_kvfree_action(void *cells)
+{
+	kvfree(cells);
+}
+
 /* A snapshot of the running session: allowed, flagged, consistent. */
 static void latscope_check_snapshot(struct kunit *test, struct latscope_session *s)
 {
 	struct latscope_result res = {};
-	const u64 *none;
 	u64 *cells = NULL;
 
-	KUNIT_EXPECT_EQ(test, latscope_session_result(s, &res, &none), -EBUSY);
+	KUNIT_EXPECT_EQ(test, latscope_session_result(s, &res, NULL), -EBUSY);
 	KUNIT_ASSERT_EQ(test, latscope_session_snapshot(s, &res, &cells), 0);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, latscope_kvfree_action, cells), 0);
 	KUNIT_EXPECT_TRUE(test, res.flags & LATSCOPE_RESULT_SNAPSHOT);
 	latscope_check_stats(test, &res.latency, cells, res.hist_cells);
 	if (res.hist_count == 2)
 		latscope_check_stats(test, &res.irq, cells + res.hist_cells, res.hist_cells);
-	kvfree(cells);
 }
 
 /* Runs @s for RUN_MS and checks the event count against the timeline. */
@@ -724,7 +774,7 @@ static struct latscope_result latscope_run(struct kunit *test,
 {
 	struct latscope_result res = {};
 	u64 stop_before, stop_after;
-	const u64 *cells;
+	u64 *cells = NULL;
 
 	KUNIT_EXPECT_EQ(test, latscope_session_start(s), 0);
 	msleep(RUN_MS);
@@ -732,7 +782,8 @@ static struct latscope_result latscope_run(struct kunit *test,
 	stop_before = ktime_get_ns();
 	KUNIT_EXPECT_EQ(test, latscope_session_stop(s), 0);
 	stop_after = ktime_get_ns();
-	KUNIT_EXPECT_EQ(test, latscope_session_result(s, &res, &cells), 0);
+	KUNIT_ASSERT_EQ(test, latscope_session_result(s, &res, &cells), 0);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, latscope_kvfree_action, cells), 0);
 
 	/*
 	 * Every ideal time a period or more before the stop is an event,
@@ -759,7 +810,7 @@ static void latscope_run_irq(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, res.irq.samples, 0ULL);
 	KUNIT_EXPECT_EQ(test, res.hist_count, 1U);
 	/* Under a second: the stop sends the one, partial, record. */
-	KUNIT_ASSERT_TRUE(test, latscope_ring_peek(&s->ring, &rec));
+	KUNIT_ASSERT_TRUE(test, latscope_ring_pop(&s->ring, &rec));
 	KUNIT_EXPECT_EQ(test, rec.second, 0ULL);
 	KUNIT_EXPECT_EQ(test, rec.samples, res.latency.samples);
 	KUNIT_EXPECT_EQ(test, rec.max_ns, res.latency.max_ns);

@@ -41,7 +41,6 @@ void latscope_measure_reset(struct latscope_session *s)
 	atomic_set(&s->trace_fired, 0);
 	s->trace_sample = 0;
 	atomic64_set(&s->pending, 0);
-	s->outstanding = 0;
 }
 
 /* Queues the record of the second being summed, if it has anything. */

@@ -5,7 +5,9 @@
  * session whose CPU goes offline.
  *
  * Lock order: cpus_read_lock() (or the hotplug lock, in the offline hook),
- * then latscope_sessions_lock, then a session's lock, then its read_lock.
+ * then latscope_sessions_lock, then a session's lock, then its ring's lock.
+ * No user copy happens under any of them: callers copy in before and out
+ * after, from copies these functions make.
  */
 #include <linux/cpu.h>
 #include <linux/cpuhotplug.h>
@@ -98,7 +100,7 @@ struct latscope_session *latscope_session_create(void)
 	if (!s)
 		return NULL;
 	mutex_init(&s->lock);
-	mutex_init(&s->read_lock);
+	latscope_ring_init(&s->ring);
 	init_swait_queue_head(&s->resp_wq);
 	init_waitqueue_head(&s->bulk_wq);
 	init_irq_work(&s->bulk_work, latscope_bulk_wake);
@@ -184,10 +186,11 @@ int latscope_session_setup(struct latscope_session *s,
 			ret = PTR_ERR(gpio);
 			/* Its lines are gone: the old setup cannot run either. */
 			WRITE_ONCE(s->state, LATSCOPE_IDLE);
+			/* read() and poll() waiting on it now fail. */
+			wake_up_interruptible_all(&s->bulk_wq);
 			goto fail;
 		}
 	}
-	irq_work_sync(&s->bulk_work);
 	kvfree(s->cells);
 	s->cells = cells;
 	s->gpio = gpio;
@@ -196,10 +199,7 @@ int latscope_session_setup(struct latscope_session *s,
 	s->result_flags = 0;
 	s->t0 = 0;
 	s->warmup_end = 0;
-	/* No read() may be halfway through the ring it resets. */
-	mutex_lock(&s->read_lock);
 	latscope_measure_reset(s);
-	mutex_unlock(&s->read_lock);
 	WRITE_ONCE(s->state, LATSCOPE_READY);
 	mutex_unlock(&s->lock);
 	return 0;
@@ -271,6 +271,7 @@ int latscope_session_start(struct latscope_session *s)
 	}
 
 	latscope_timeline_init(s, ktime_get_ns());
+	WRITE_ONCE(s->run, s->run + 1);
 	WRITE_ONCE(s->state, LATSCOPE_RUNNING);
 	ret = s->source->start(s);
 	if (ret) {
@@ -331,88 +332,104 @@ static void latscope_result_fill(struct latscope_session *s,
 		latscope_gpio_export(s->gpio, &res->gpio);
 }
 
-/* Fills @res (but @res->histogram*) and points @cells at the histogram. */
-int latscope_session_result(struct latscope_session *s,
-			    struct latscope_result *res, const u64 **cells)
+/*
+ * Fills @res (but @res->histogram*) and, if @cells is not NULL, copies the
+ * histogram to a buffer *@cells allocated here for the caller to kvfree():
+ * a copy, so nothing the caller hands to user space can be freed or
+ * rewritten by a SETUP or START once the lock is dropped. A @snapshot may
+ * be taken while the session runs: each statistics block is consistent
+ * with its own histogram, the other counters are a few events apart at
+ * most, and -EAGAIN says a histogram could not be copied between two
+ * samples. Otherwise a running session is -EBUSY.
+ */
+static int latscope_session_copy(struct latscope_session *s,
+				 struct latscope_result *res, u64 **cells,
+				 bool snapshot)
 {
-	int ret = 0;
+	size_t nr = 0, want;
+	u64 *copy = NULL;
+	int ret;
 
-	mutex_lock(&s->lock);
+	/*
+	 * The buffer is allocated unlocked, so a responder that takes the
+	 * lock (PULSE) never waits for the allocator; a SETUP in between
+	 * that changed the histogram's size means another try.
+	 */
+	for (;;) {
+		mutex_lock(&s->lock);
+		want = cells ? (size_t)s->setup.hist_cells * latscope_hist_count(&s->setup) : 0;
+		if (s->state == LATSCOPE_IDLE || want <= nr)
+			break;
+		mutex_unlock(&s->lock);
+		kvfree(copy);
+		copy = kvmalloc_array(want, sizeof(*copy), GFP_KERNEL);
+		if (!copy)
+			return -ENOMEM;
+		nr = want;
+	}
 	if (s->state == LATSCOPE_IDLE) {
 		ret = -EINVAL;
 		goto out;
 	}
-	if (s->state == LATSCOPE_RUNNING) {
+	if (s->state == LATSCOPE_RUNNING && !snapshot) {
 		ret = -EBUSY;
 		goto out;
 	}
 	latscope_result_fill(s, res);
-	latscope_acc_export(&s->lat, &res->latency);
-	latscope_acc_export(&s->irq, &res->irq);
-	*cells = s->cells;
-out:
-	mutex_unlock(&s->lock);
-	return ret;
-}
-
-/*
- * As latscope_session_result(), in any state but idle: while the session
- * runs, each statistics block is consistent with its own histogram (copied
- * to a buffer *@cells allocated here, for the caller to kvfree(), if @cells
- * is not NULL), and the other counters are a few events apart at most.
- * -EAGAIN if a histogram could not be copied between two samples.
- */
-int latscope_session_snapshot(struct latscope_session *s,
-			      struct latscope_result *res, u64 **cells)
-{
-	u64 *copy = NULL;
-	u32 n;
-	int ret;
-
-	mutex_lock(&s->lock);
-	if (s->state == LATSCOPE_IDLE) {
-		ret = -EINVAL;
-		goto out;
-	}
-	latscope_result_fill(s, res);
-	res->flags |= LATSCOPE_RESULT_SNAPSHOT;
-	n = res->hist_cells;
-	if (cells) {
-		copy = kvmalloc_array((size_t)res->hist_count * n, sizeof(*copy), GFP_KERNEL);
-		if (!copy) {
-			ret = -ENOMEM;
-			goto out;
-		}
-	}
+	if (snapshot)
+		res->flags |= LATSCOPE_RESULT_SNAPSHOT;
 	ret = latscope_acc_snapshot(&s->lat, &res->latency, copy);
 	if (!ret)
 		ret = latscope_acc_snapshot(&s->irq, &res->irq,
-					    copy && res->hist_count > 1 ? copy + n : NULL);
+					    copy && res->hist_count > 1 ?
+					    copy + res->hist_cells : NULL);
+out:
+	mutex_unlock(&s->lock);
 	if (ret) {
 		kvfree(copy);
 		copy = NULL;
 	}
 	if (cells)
 		*cells = copy;
-out:
-	mutex_unlock(&s->lock);
 	return ret;
 }
 
-/* Wait condition of PULSE: an event to take, or a session that ended. */
-static bool latscope_pulse_ready(struct latscope_session *s, u64 *ideal)
+/* The final result of a session that is not running. */
+int latscope_session_result(struct latscope_session *s,
+			    struct latscope_result *res, u64 **cells)
 {
+	return latscope_session_copy(s, res, cells, false);
+}
+
+/* The result so far, in any state but idle. */
+int latscope_session_snapshot(struct latscope_session *s,
+			      struct latscope_result *res, u64 **cells)
+{
+	return latscope_session_copy(s, res, cells, true);
+}
+
+/*
+ * Wait condition of PULSE: an event of run @run to take, or a session that
+ * ended. A caller woken by the stop may run only after a SETUP and START
+ * made a later run, maybe of another context: it must not take that run's
+ * event.
+ */
+static bool latscope_pulse_ready(struct latscope_session *s, u32 run, u64 *ideal)
+{
+	*ideal = 0;
+	if ((s32)(READ_ONCE(s->run) - run) > 0)
+		return true;
 	*ideal = atomic64_xchg(&s->pending, 0);
 	return *ideal || READ_ONCE(s->state) == LATSCOPE_STOPPED;
 }
 
 /* Takes the next event for the user responder, or tells why there is none. */
-static int latscope_pulse_wait(struct latscope_session *s, u64 *ideal)
+static int latscope_pulse_wait(struct latscope_session *s, u32 run, u64 *ideal)
 {
 	if (swait_event_interruptible_exclusive(s->resp_wq,
-						latscope_pulse_ready(s, ideal)))
+						latscope_pulse_ready(s, run, ideal)))
 		return -EINTR;
-	if (READ_ONCE(s->state) != LATSCOPE_RUNNING)
+	if (!*ideal)
 		return -ECANCELED;
 	return 0;
 }
@@ -421,6 +438,7 @@ int latscope_session_pulse(struct latscope_session *s,
 			   struct latscope_pulse *pulse)
 {
 	u64 ideal = 0;
+	u32 run;
 	int ret;
 
 	if (atomic_xchg(&s->resp_busy, 1))
@@ -438,22 +456,31 @@ int latscope_session_pulse(struct latscope_session *s,
 		ret = -ECANCELED;
 		goto out;
 	}
-	if (pulse->stamp_ns && s->outstanding && s->state == LATSCOPE_RUNNING) {
-		latscope_record(s, (s64)(pulse->stamp_ns - s->outstanding),
-				s->outstanding);
-		if (s->source->respond)
-			s->source->respond(s, s->outstanding);
-	}
+	ideal = s->outstanding;
 	s->outstanding = 0;
+	/*
+	 * It was set after the wait, unlocked: a STOP, SETUP and START may
+	 * have come in between. An ideal time before this run's t0 is not
+	 * this run's event.
+	 */
+	if (pulse->stamp_ns && ideal >= s->t0 &&
+	    s->state == LATSCOPE_RUNNING) {
+		latscope_record(s, (s64)(pulse->stamp_ns - ideal), ideal);
+		if (s->source->respond)
+			s->source->respond(s, ideal);
+	}
+	/* Called before the START, it answers the run that START makes. */
+	run = s->state == LATSCOPE_READY ? s->run + 1 : s->run;
 	mutex_unlock(&s->lock);
 
-	ret = latscope_pulse_wait(s, &ideal);
+	ret = latscope_pulse_wait(s, run, &ideal);
 	if (!ret) {
 		s->outstanding = ideal;
 		pulse->ideal_ns = ideal;
 	}
 out:
-	atomic_set(&s->resp_busy, 0);
+	/* Release: the next caller reads @outstanding after taking resp_busy. */
+	atomic_set_release(&s->resp_busy, 0);
 	return ret;
 }
 

@@ -7,6 +7,8 @@
  */
 #include <linux/limits.h>
 #include <linux/math64.h>
+#include <linux/minmax.h>
+#include <linux/mutex.h>
 #include <linux/string.h>
 
 #include "latscope.h"
@@ -114,11 +116,21 @@ int latscope_acc_snapshot(struct latscope_acc *acc, struct latscope_stats *out,
 	return -EAGAIN;
 }
 
+void latscope_ring_init(struct latscope_ring *ring)
+{
+	mutex_init(&ring->lock);
+	latscope_ring_reset(ring);
+}
+
+/* Empties the ring; its producer is not running. */
 void latscope_ring_reset(struct latscope_ring *ring)
 {
+	mutex_lock(&ring->lock);
 	ring->head = 0;
 	ring->tail = 0;
 	ring->dropped = 0;
+	ring->gen++;
+	mutex_unlock(&ring->lock);
 }
 
 bool latscope_ring_push(struct latscope_ring *ring,
@@ -140,22 +152,44 @@ bool latscope_ring_push(struct latscope_ring *ring,
 bool latscope_ring_empty(struct latscope_ring *ring)
 {
 	/* Acquire: pairs with the release in latscope_ring_push(). */
-	return smp_load_acquire(&ring->head) == ring->tail;
+	return smp_load_acquire(&ring->head) == READ_ONCE(ring->tail);
 }
 
-bool latscope_ring_peek(struct latscope_ring *ring, struct latscope_bulk *rec)
+/*
+ * Copies up to @max of the oldest records to @recs without taking them;
+ * returns how many, and in @pos where they start.
+ */
+u32 latscope_ring_peek(struct latscope_ring *ring, struct latscope_bulk *recs,
+		       u32 max, struct latscope_ring_pos *pos)
 {
-	u32 tail = ring->tail;
+	u32 i, n;
 
-	/* Acquire: the slot's content is read after the index. */
-	if (smp_load_acquire(&ring->head) == tail)
-		return false;
-	*rec = ring->slot[tail % LATSCOPE_BULK_SLOTS];
-	return true;
+	mutex_lock(&ring->lock);
+	pos->gen = ring->gen;
+	pos->tail = ring->tail;
+	/* Acquire: the slots' content is read after the index. */
+	n = min(smp_load_acquire(&ring->head) - pos->tail, max);
+	for (i = 0; i < n; i++)
+		recs[i] = ring->slot[(pos->tail + i) % LATSCOPE_BULK_SLOTS];
+	mutex_unlock(&ring->lock);
+	return n;
 }
 
-void latscope_ring_consume(struct latscope_ring *ring)
+/*
+ * Takes the first @n records of the peek at @pos, unless another consumer
+ * or a reset came first; returns whether they were taken.
+ */
+bool latscope_ring_consume(struct latscope_ring *ring,
+			   const struct latscope_ring_pos *pos, u32 n)
 {
-	/* Release: the slot was copied out before the producer reuses it. */
-	smp_store_release(&ring->tail, ring->tail + 1);
+	bool taken;
+
+	mutex_lock(&ring->lock);
+	taken = ring->gen == pos->gen && ring->tail == pos->tail;
+	if (taken) {
+		/* Release: the slots were copied out before the producer reuses them. */
+		smp_store_release(&ring->tail, pos->tail + n);
+	}
+	mutex_unlock(&ring->lock);
+	return taken;
 }
