@@ -8,8 +8,8 @@
 #   make demo            boot a VM, load the module, measure 10 s
 #   make install         install latscope.ko, the CLI, its man page and the
 #                        uapi header on this board
-#   make kunit | build-matrix | checkpatch | vm-test | vm-gpio | report-test
-#                        one stage of check
+#   make kunit | build-matrix | checkpatch | vm-test | vm-gpio | vm-fuzz | report-test
+#                        one stage of check (vm-fuzz: FUZZ_SECONDS, FUZZ_SEED)
 #   make vm-test-one SERIES=6.12 FLAVOUR=rt-amd64      one kernel of the matrix
 #   make compare         mainline vs PREEMPT_RT under load in the VM, reported
 
@@ -18,9 +18,11 @@ KDIR ?= /lib/modules/$(KRELEASE)/build
 PREFIX ?= /usr/local
 SERIES ?= 6.12
 FLAVOUR ?= amd64
+FUZZ_SECONDS ?= 60
+FUZZ_SEED ?=
 
 .PHONY: all module cli check demo install deps kunit build-matrix checkpatch dtbo dt-check pi-vm report-test compare \
-	vm-test vm-test-one vm-gpio clean
+	vm-test vm-test-one vm-gpio vm-fuzz clean
 
 all: module cli
 
@@ -61,6 +63,12 @@ vm-test-one: deps
 vm-gpio: deps
 	scripts/vm.sh gpio amd64 gpio
 	scripts/vm.sh gpio rt-amd64 gpio
+
+# The fuzz and race stage alone on the debug GPIO kernels:
+#   make vm-fuzz FUZZ_SECONDS=600 FUZZ_SEED=1234
+vm-fuzz: deps
+	LATSCOPE_FUZZ_SECONDS=$(FUZZ_SECONDS) LATSCOPE_FUZZ_SEED=$(FUZZ_SEED) scripts/vm.sh gpio amd64 fuzz
+	LATSCOPE_FUZZ_SECONDS=$(FUZZ_SECONDS) LATSCOPE_FUZZ_SEED=$(FUZZ_SEED) scripts/vm.sh gpio rt-amd64 fuzz
 
 # The Raspberry Pi overlay: copy it to /boot/firmware/overlays (README).
 dtbo: dts-overlays/latscope-gpio.dtbo

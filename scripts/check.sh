@@ -1,10 +1,12 @@
 #!/bin/bash
 # Runs every test latscope has, stage by stage, with the time each took:
 # packages, checkpatch, the W=1 + sparse build matrix, the KUnit suite, the
-# host build of the test program, the Raspberry Pi overlay checks, the ABI
-# and CLI tests in a VM of each kernel of the matrix, and the GPIO suite in
-# a VM of the gpio-sim kernel, and Debian's arm64 kernel on an emulated
-# Raspberry Pi 3 with the overlay. Ends with "check: N passed, N failed";
+# hostile command lines to a sanitized CLI, the host build of the test
+# program, the Raspberry Pi overlay checks, the ABI and CLI tests in a VM of
+# each kernel of the matrix, the GPIO suite and the fuzz and race stage in a
+# VM of the gpio-sim debug kernel (LATSCOPE_FUZZ_SECONDS of chaos, 60 by
+# default), and Debian's arm64 kernel on an emulated Raspberry Pi 3 with
+# the overlay. Ends with "check: N passed, N failed";
 # non-zero on any failure.
 # Run as root on Debian 12 (it installs what is missing).
 set -uo pipefail
@@ -57,6 +59,7 @@ stage "checkpatch --strict" "$top/scripts/checkpatch.sh"
 stage "build matrix (W=1, sparse)" "$top/scripts/build-matrix.sh"
 stage "KUnit (x86_64 QEMU, 2 CPUs)" "$top/scripts/kunit.sh"
 stage "CLI unit tests" bash "$top/tests/unit/run.sh"
+stage "CLI hostile input (ASan/UBSan)" bash "$top/tests/unit/hostile.sh"
 stage "latscope-report on fixtures (tables, PNG, SVG)" bash "$top/tests/report/run.sh"
 stage "uapi header in userspace (-Werror, -m64/-m32 layout)" host_build
 stage "Raspberry Pi overlay (dtc, fdtoverlay on Debian's arm64 DTBs)" bash "$top/tests/dt/run.sh"
@@ -65,11 +68,11 @@ for entry in "${LATSCOPE_MATRIX[@]}"; do
 	stage "VM ABI test $entry" "$top/scripts/vm.sh" $entry test
 done
 for flavour in preempt rt; do
-	stage "GPIO test kernel $flavour (linux-source-6.12 + gpio-sim, cached)" \
+	stage "GPIO debug kernel $flavour (linux-source-6.12, gpio-sim, KASAN, kmemleak, lockdep, cached)" \
 		"$top/scripts/gpio-kernel.sh" $flavour
 done
-stage "VM GPIO test (gpio-sim, PREEMPT)" "$top/scripts/vm.sh" gpio amd64 gpio
-stage "VM GPIO test (gpio-sim, PREEMPT_RT)" "$top/scripts/vm.sh" gpio rt-amd64 gpio
+stage "VM GPIO test + fuzz (debug kernel, PREEMPT)" "$top/scripts/vm.sh" gpio amd64 gpio
+stage "VM GPIO test + fuzz (debug kernel, PREEMPT_RT)" "$top/scripts/vm.sh" gpio rt-amd64 gpio
 for flavour in amd64 rt-amd64; do
 	stage "VM stress presets 6.12 $flavour (load placement, cleanup on every exit)" \
 		"$top/scripts/vm.sh" 6.12 $flavour stress

@@ -6,8 +6,10 @@
 #   side of scripts/compare.sh, its JSON left in the work dir's files/)
 #   e.g. scripts/vm.sh 6.12 rt-amd64 test
 # scripts/vm.sh gpio amd64|rt-amd64 boots the GPIO test kernel
-# (scripts/gpio-kernel.sh preempt|rt, gpio-sim built in) instead and runs
-# tests/vm/gpio_test.sh.
+# (scripts/gpio-kernel.sh preempt|rt: gpio-sim and the full debug options
+# built in) instead and runs tests/vm/gpio_test.sh, then the fuzz and race
+# stage tests/vm/fuzz_test.sh for LATSCOPE_FUZZ_SECONDS (60) of chaos,
+# seeded with LATSCOPE_FUZZ_SEED (default: the time; it prints the seed).
 # Prints the VM's report; exits 0 only if the VM says rc=0.
 set -euo pipefail
 
@@ -79,6 +81,9 @@ cp "$top/tests/vm/cli_test.sh" "$root/cli_test.sh"
 cp "$top/tests/vm/lib.sh" "$root/vm_lib.sh"
 cp "$top/tests/vm/gpio_test.sh" "$root/gpio_test.sh"
 gcc -std=c11 -static -O2 -Wall -Wextra -Werror "$top/tests/vm/gpio_loop.c" -o "$root/gpio_loop"
+gcc -std=c11 -static -O2 -Wall -Wextra -Werror -pthread -I"$top/driver/include/uapi" \
+	"$top/tests/vm/fuzz.c" -o "$root/fuzz"
+cp "$top/tests/vm/fuzz_test.sh" "$root/fuzz_test.sh"
 # cyclictest from rt-tests, to run beside latscope in the same VM, and
 # the load tools of --stress (tests/vm/stress_test.sh), each with the
 # libraries it links; and a user that is not root.
@@ -98,10 +103,13 @@ printf 'root:x:0:\nnogroup:x:65534:\n' >"$root/etc/group"
 (cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) >"$work/initrd.gz"
 
 log=$work/console-$mode.log
+# The fuzz stage of the GPIO VM: its length, and a seed to replay.
+fuzz="lsfuzz=${LATSCOPE_FUZZ_SECONDS:-60}${LATSCOPE_FUZZ_SEED:+ lsseed=$LATSCOPE_FUZZ_SEED}"
 boot() {
-	timeout 600 qemu-system-x86_64 -accel tcg -smp 2 -m 512 -nographic -no-reboot \
+	timeout $((600 + ${LATSCOPE_FUZZ_SECONDS:-60})) \
+		qemu-system-x86_64 -accel tcg -smp 2 -m 1024 -nographic -no-reboot \
 		-kernel "$vmlinuz" -initrd "$work/initrd.gz" \
-		-append "console=ttyS0 panic=-1 quiet lsmode=$mode lssecs=${LATSCOPE_COMPARE_SECONDS:-60}" \
+		-append "console=ttyS0 panic=-1 quiet lsmode=$mode lssecs=${LATSCOPE_COMPARE_SECONDS:-60} $fuzz" \
 		>"$log" 2>&1 || true
 }
 boot

@@ -1,0 +1,106 @@
+#!/bin/bash
+# Hostile command lines for the latscope CLI, built with AddressSanitizer
+# and UndefinedBehaviorSanitizer: huge, negative, garbage and overlong
+# option values, paths it must not write, CPUs that are not online. Each
+# must end with the documented exit status and one line on stderr that
+# names the bad value, and no sanitizer report.
+# Usage: tests/unit/hostile.sh [CLI]   (CLI: an already built binary, e.g.
+# in the VM; default: build the sanitized one here). Runs without a
+# /dev/latscope: every case is refused before the device is needed, or by
+# the missing device itself. Ends with "hostile: N passed, N failed".
+set -uo pipefail
+
+top=$(cd "$(dirname "$0")/../.." && pwd)
+out=$(mktemp -d)
+trap 'chmod -R u+w "$out"; rm -rf "$out"' EXIT
+
+if [ $# -gt 0 ]; then
+	cli=$1
+else
+	cli=$out/latscope
+	san="-fsanitize=address,undefined -fno-sanitize-recover=all"
+	make -s -C "$top/userspace" clean
+	make -s -C "$top/userspace" CFLAGS="-O1 -g -fno-omit-frame-pointer $san" \
+		LDFLAGS="$san" latscope || exit 1
+	mv "$top/userspace/latscope" "$cli"
+	make -s -C "$top/userspace" clean
+fi
+# A sanitizer report exits 99, which no case expects.
+export ASAN_OPTIONS=exitcode=99:detect_leaks=1
+export UBSAN_OPTIONS=exitcode=99:print_stacktrace=1:halt_on_error=1
+
+passed=0
+failed=0
+long=$(head -c 5000 /dev/zero | tr '\0' a)
+mkdir "$out/ro"
+chmod 555 "$out/ro"
+touch "$out/exists.plot"
+offline=$(($(getconf _NPROCESSORS_CONF) + 7))
+
+# case RC PATTERN ARG...: the exit status, and a fixed string stderr's one
+# line must hold.
+case_() {
+	local rc=$1 pattern=$2 got lines name
+	shift 2
+	name="latscope ${*:0:3}"
+	name=${name:0:70}
+	"$cli" -q "$@" >"$out/stdout" 2>"$out/stderr"
+	got=$?
+	lines=$(wc -l <"$out/stderr")
+	if [ "$got" = "$rc" ] && [ "$lines" = 1 ] && grep -qF -- "$pattern" "$out/stderr"; then
+		passed=$((passed + 1))
+		echo "ok - $name: exit $rc, '$pattern'"
+	else
+		failed=$((failed + 1))
+		echo "not ok - $name: exit $got (want $rc), $lines stderr lines (want 1) with '$pattern':"
+		head -c 2000 "$out/stderr" | sed 's/^/#   /'
+	fi
+}
+
+# Numbers: huge, negative, garbage, empty, out of range.
+case_ 2 "'0' for -p/--period" -p 0
+case_ 2 "'-5' for -p/--period" -p -5
+case_ 2 "'99999999999999999999' for -p/--period" -p 99999999999999999999
+case_ 2 "'0x10' for -p/--period" -p 0x10
+case_ 2 "'' for -p/--period" -p ''
+case_ 2 "'12abc' for -p/--period" -p 12abc
+case_ 2 "'-1' for -c/--cpu" -c -1
+case_ 2 "'4294967296' for -c/--cpu" -c 4294967296
+case_ 2 "'0' for -H/--histogram" -H 0
+case_ 2 "'65537' for -H/--histogram" -H 65537
+case_ 2 "'0' for -P/--priority" -P 0
+case_ 2 "'100' for -P/--priority" -P 100
+case_ 2 "'1e99' for -T/--timeout" -T 1e99
+case_ 2 "'-1' for -T/--timeout" -T -1
+case_ 2 "'101d' for -T/--timeout" -T 101d
+case_ 2 "'18446744073709551616' for -T/--timeout" -T 18446744073709551616
+case_ 2 "'abc' for -A/--maxlat-abort" -A abc
+case_ 2 "'-1' for --checkpoint" --checkpoint -1 -g "$out/c.plot"
+case_ 2 "'1000' for --irq-prio" --irq-prio 1000
+case_ 2 "'1-0' for --cpus" --cpus 1-0
+case_ 2 "',,,' for --cpus" --cpus ,,,
+# Words and specs.
+case_ 2 "'--bogus'" --bogus
+case_ 2 "--stress bogus" --stress bogus
+case_ 2 "--stress-cmd" --stress-cmd ''
+case_ 2 "--stress-cmd" --stress-cmd "$long"
+case_ 2 "too long" -z - -I "$long,1" -O gpiochip0,2
+case_ 2 "chip name too long" -z - -I "${long:0:100},1" -O gpiochip0,2
+case_ 2 "bad line offset '-1'" -z - -I gpiochip0,-1 -O gpiochip0,2
+case_ 2 "bad line offset '65535'" -z - -I gpiochip0,65535 -O gpiochip0,2
+case_ 2 "edge 'sideways'" -z - -I gpiochip0,1,sideways -O gpiochip0,2
+case_ 2 "an output line has no edge" -z - -I gpiochip0,1 -O gpiochip0,2,rising-edge
+case_ 2 "expected <gpiochip>,<offset>" -z - -I '' -O gpiochip0,2
+case_ 2 "-z 127.0.0.1" -z 127.0.0.1 -I gpiochip0,1 -O gpiochip0,2
+# Paths it must not write, and CPUs that are not there.
+case_ 3 "$out/exists.plot exists" -g "$out/exists.plot"
+case_ 3 "/dev/full exists" --json /dev/full
+case_ 3 "/proc/version exists" -g /proc/version
+case_ 3 "$out/ro/no/x.plot" -g "$out/ro/no/x.plot"
+case_ 3 "CPU$offline is not online" -c "$offline"
+case_ 3 "CPU$offline is not online" --cpus "0,$offline"
+# Everything else is fine: the missing device is what stops it.
+[ -e /dev/latscope ] || case_ 3 "no /dev/latscope" -T 1
+
+echo "hostile: $passed passed, $failed failed"
+[ $failed -eq 0 ]
