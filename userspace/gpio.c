@@ -92,11 +92,16 @@ int ls_gpio_parse(const char *opt, const char *arg, struct ls_gpio_spec *spec,
 			 opt, arg, edge_s);
 		return -1;
 	}
-	snprintf(spec->dev, sizeof(spec->dev), "%s%s",
-		 strchr(buf, '/') ? "" : "/dev/", buf);
+	/* A chip name cut short would name another device: refuse it. */
+	if ((size_t)snprintf(spec->dev, sizeof(spec->dev), "%s%s",
+			     strchr(buf, '/') ? "" : "/dev/", buf) >= sizeof(spec->dev) ||
+	    (size_t)snprintf(spec->spec, sizeof(spec->spec), "%s,%lu", buf, v) >=
+	    sizeof(spec->spec)) {
+		snprintf(err, errlen, "%s '%.40s...': chip name too long", opt, arg);
+		return -1;
+	}
 	spec->offset = v;
 	spec->given = true;
-	snprintf(spec->spec, sizeof(spec->spec), "%s,%lu", buf, v);
 	return 0;
 }
 

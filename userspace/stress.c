@@ -123,6 +123,8 @@ static void tool_version(const char *cmd, char *buf, size_t len)
 {
 	char line[256] = "";
 	FILE *f = popen(cmd, "r");
+	const char *src;
+	size_t n;
 
 	if (f) {
 		if (!fgets(line, sizeof(line), f))
@@ -132,7 +134,11 @@ static void tool_version(const char *cmd, char *buf, size_t len)
 		pclose(f);
 	}
 	line[strcspn(line, "\n")] = '\0';
-	snprintf(buf, len, "%s", line[0] ? line : "unknown");
+	/* A version line longer than @buf is kept as far as it fits. */
+	src = line[0] ? line : "unknown";
+	n = strnlen(src, len - 1);
+	memcpy(buf, src, n);
+	buf[n] = '\0';
 }
 
 /* Writes @tmpl with %N replaced by @ncpus. */
