@@ -648,6 +648,18 @@ static void random_op(struct fuzz *f, uint64_t *rng, int *fd, uint64_t *buf)
 		if (*fd != f->shared_fd) {
 			close(*fd);
 			*fd = open(DEV, O_RDWR | (rnd_below(rng, 2) ? O_NONBLOCK : 0));
+		} else if (!rnd_below(rng, 8)) {
+			/*
+			 * The shared file is closed under the threads using it:
+			 * dup2() puts a new one in its place at once, and the old
+			 * one is released when the last call on it returns.
+			 */
+			int nfd = open(DEV, O_RDWR);
+
+			if (nfd >= 0) {
+				dup2(nfd, *fd);
+				close(nfd);
+			}
 		}
 	}
 }

@@ -251,8 +251,11 @@ struct latscope_result {
  * CLOCK_MONOTONIC time the caller took when its previous PULSE returned
  * (0 on the first call; ignored when no event is outstanding). The call
  * then blocks until the next event and returns its ideal time.
- * Errors: EINTR on a signal, ECANCELED once the session stopped (the
- * responder should exit), EBUSY if another thread is already waiting.
+ * A call waits for the events of one run: the running one, or, called
+ * before START, the run START makes.
+ * Errors: EINTR on a signal, ECANCELED once the session stopped or a later
+ * run started (the responder should exit), EBUSY if another thread is
+ * already waiting.
  */
 struct latscope_pulse {
 	__u64 stamp_ns;		/* in */
@@ -263,7 +266,9 @@ struct latscope_pulse {
  * One record per second of measurement, read() from the session file by
  * the logger. read() returns whole records, blocks while the session runs
  * (or -EAGAIN with O_NONBLOCK), and returns 0 (EOF) once the session
- * stopped and every record was read. poll() reports EPOLLIN.
+ * stopped and every record was read. poll() reports EPOLLIN. Readers of
+ * one file each get different records; a record whose copy to user space
+ * failed stays for the next read().
  */
 struct latscope_bulk {
 	__u64 second;		/* 0 for the first second past the warm-up */
