@@ -29,17 +29,53 @@ leftovers() {
 		awk '$2 ~ /^\((hackbench|dd|stress-ng|stress-ng-.*|ping|find|sleep)\)$/ { print $1, $2 }'
 }
 
-# Runs latscope in the background with $@, looks at its load after 3 s.
-# Sets $lspid and writes the load's "pid comm policy" lines to /tmp/load.
+# Runs latscope in the background with $@ and watches its load over a
+# window, not one snapshot: a loop's short-lived processes (dd, hackbench)
+# come and go, and on a busy CPU0 under TCG one may not have run yet. What
+# cannot be missed is each loop's own shell, whose command line names the
+# tool. Watches until every tool named in $want was seen (as a process or
+# in a load shell's command line), latscope ended, or 200 looks passed. Sets $lspid; /tmp/load gets each "pid comm policy" seen,
+# /tmp/loadcmd each load shell's "pid command line". A child is
+# "(latscope)" until it execs, after its policy and CPUs are set.
 start_run() {
 	latscope -k -c 1 -p 2000 "$@" >/tmp/run.out 2>&1 &
 	lspid=$!
-	sleep 3
-	descendants "$lspid" | grep -v " (latscope) " >/tmp/load
+	: >/tmp/load
+	: >/tmp/loadcmd
+	i=0
+	while [ $i -lt 200 ] && kill -0 "$lspid" 2>/dev/null; do
+		descendants "$lspid" | grep -v " (latscope) " >/tmp/now
+		cat /tmp/now >>/tmp/load
+		sort -u -o /tmp/load /tmp/load
+		for pid in $(awk '$2 == "(sh)" { print $1 }' /tmp/now); do
+			grep -q "^$pid " /tmp/loadcmd ||
+				echo "$pid $(tr '\0' ' ' </proc/"$pid"/cmdline 2>/dev/null)" >>/tmp/loadcmd
+		done
+		i=$((i + 1))
+		seen=yes
+		for w in $want; do
+			tool_seen "$w" || seen=
+		done
+		[ -n "$seen" ] && [ -s /tmp/load ] && break
+		usleep 100000
+	done
 }
 
-load_ok() { # name, comm expected among the load's processes
-	if grep -q "($2)" /tmp/load; then ok "$1: $2 runs"; else nok "$1: $2 runs" "$(cat /tmp/load)"; fi
+# Waits (30 s at most) for latscope's first per-second line: it measures.
+measuring() {
+	i=0
+	while [ $i -lt 300 ] && ! grep -q '^RTD|' /tmp/run.out; do
+		i=$((i + 1))
+		usleep 100000
+	done
+}
+
+tool_seen() { # tool
+	grep -q "($1)" /tmp/load || grep -q " $1 " /tmp/loadcmd
+}
+
+load_ok() { # name, tool expected among the load's processes
+	if tool_seen "$2"; then ok "$1: $2 runs"; else nok "$1: $2 runs" "$(cat /tmp/load /tmp/loadcmd)"; fi
 	if awk '$3 != 0 { bad = 1 } END { exit bad }' /tmp/load; then
 		ok "$1: all SCHED_OTHER"
 	else
@@ -61,12 +97,15 @@ none_left() { # name
 
 # Each preset, to its timeout.
 for preset in grinder neighbour classic; do
-	start_run -T 5 --stress $preset --json /tmp/$preset.json -g /tmp/$preset.plot
 	case $preset in
-	grinder) load_ok $preset hackbench; load_ok $preset dd ;;
-	neighbour) load_ok $preset stress-ng ;;
-	classic) load_ok $preset ping; load_ok $preset dd; load_ok $preset hackbench ;;
+	grinder) want="hackbench dd" ;;
+	neighbour) want=stress-ng ;;
+	classic) want="ping dd hackbench" ;;
 	esac
+	start_run -T 5 --stress $preset --json /tmp/$preset.json -g /tmp/$preset.plot
+	for w in $want; do
+		load_ok $preset "$w"
+	done
 	wait "$lspid"
 	expect_rc "$preset: run ends at its timeout" $? 0
 	none_left "$preset"
@@ -80,15 +119,18 @@ latscope -k -c 1 -T 2 --stress none --json /tmp/none.json >/dev/null 2>&1
 expect_rc "none: runs" $? 0
 has "none: JSON says none" /tmp/none.json '"name": "none"'
 
+want=sleep
 start_run -T 5 --stress-cmd 'exec sleep 1000'
 load_ok "--stress-cmd" sleep
 wait "$lspid"
 expect_rc "--stress-cmd: run ends" $? 0
 none_left "--stress-cmd"
 
-# Every other way out, with grinder.
+# Every other way out, with grinder, once its load runs.
+want="hackbench dd"
 for sig in INT TERM; do
 	start_run --stress grinder
+	measuring
 	kill -"$sig" "$lspid"
 	wait "$lspid"
 	expect_rc "SIG$sig: clean exit" $? 0
@@ -100,6 +142,7 @@ wait "$lspid"
 expect_rc "-A 1: threshold exit" $? 102
 none_left "-A 1"
 start_run -T 30 --stress grinder
+measuring
 echo 0 >/sys/devices/system/cpu/cpu1/online
 wait "$lspid"
 expect_rc "CPU offline: runtime error" $? 1
