@@ -2,9 +2,11 @@
 /*
  * latscope CLI: the histogram file for gnuplot, in latmus's format: a '#'
  * comment header, then "<us> <count>" lines from the first to the last
- * non-empty cell, with '+' after the last index when samples went past the
- * histogram. With several CPUs, one count column per CPU.
- * gnuplot -e "plot 'FILE' with histeps" reads it as it is.
+ * non-empty cell. Every sample the header counts is in a row: those below
+ * 0 in a row "-1", those past the histogram in a last row "<cells>+", as
+ * latmus puts its outliers in its last, '+', row. With several CPUs, one
+ * count column per CPU. gnuplot -e "plot 'FILE' with histeps" reads it as
+ * it is.
  */
 #include <string.h>
 #include <time.h>
@@ -103,6 +105,8 @@ static void header(FILE *f, const struct ls_report *r,
 		(unsigned long long)r->total.underflow);
 	fprintf(f, "# overflow (%u us and more): %llu\n", p->hist_cells,
 		(unsigned long long)r->total.overflow);
+	fprintf(f, "# rows -1 and %u+: the samples below 0 us, and at %u us and more\n",
+		p->hist_cells, p->hist_cells);
 	fprintf(f, "# columns: latency (us), sample count");
 	if (r->nr_cpus > 1)
 		for (i = 0; i < r->nr_cpus; i++)
@@ -110,29 +114,50 @@ static void header(FILE *f, const struct ls_report *r,
 	fputc('\n', f);
 }
 
+/* The count of @cell, or of the underflow (-1) or overflow (cells) row. */
+static __u64 row_count(const struct latscope_stats *st, const __u64 *cells,
+		       unsigned int n, long cell)
+{
+	if (cell < 0)
+		return st->underflow;
+	return (unsigned long)cell < n ? cells[cell] : st->overflow;
+}
+
+/* One row: the total, or one column per CPU. */
+static void row(FILE *f, const struct ls_report *r, long cell, const char *suffix)
+{
+	unsigned int n = r->params->hist_cells;
+	int i;
+
+	fprintf(f, "%ld%s", cell, suffix);
+	if (r->nr_cpus == 1) {
+		fprintf(f, " %llu", (unsigned long long)row_count(&r->total, r->total_cells, n, cell));
+	} else {
+		for (i = 0; i < r->nr_cpus; i++)
+			fprintf(f, " %llu", (unsigned long long)
+				row_count(&r->cpu[i].res.latency, r->cpu[i].cells, n, cell));
+	}
+	fputc('\n', f);
+}
+
 int ls_write_plot(FILE *f, const struct ls_report *r)
 {
 	unsigned int n = r->params->hist_cells, first, last, c;
 	struct ls_summary sum;
-	int i;
 
 	ls_summarize(&r->total, r->total_cells, n, LATSCOPE_DEFAULT_CELL_NS, &sum);
 	header(f, r, &sum);
+	if (r->total.underflow)
+		row(f, r, -1, "");
 	for (first = 0; first < n && !r->total_cells[first]; first++)
 		;
-	if (first == n)
-		return ferror(f) ? -1 : 0;	/* nothing inside the histogram */
-	for (last = n - 1; !r->total_cells[last]; last--)
-		;
-	for (c = first; c <= last; c++) {
-		fprintf(f, "%u%s", c, c == last && r->total.overflow ? "+" : "");
-		if (r->nr_cpus == 1) {
-			fprintf(f, " %llu", (unsigned long long)r->total_cells[c]);
-		} else {
-			for (i = 0; i < r->nr_cpus; i++)
-				fprintf(f, " %llu", (unsigned long long)r->cpu[i].cells[c]);
-		}
-		fputc('\n', f);
+	if (first < n) {
+		for (last = n - 1; !r->total_cells[last]; last--)
+			;
+		for (c = first; c <= last; c++)
+			row(f, r, c, "");
 	}
+	if (r->total.overflow)
+		row(f, r, n, "+");
 	return ferror(f) ? -1 : 0;
 }

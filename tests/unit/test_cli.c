@@ -342,9 +342,83 @@ static void test_plot(void)
 	      strstr(buf, "# overflow (10 us and more): 2\n") && strstr(buf, "# 99% percentile: 6.000\n"),
 	      "plot: header figures", "%s", buf);
 	body = strstr(buf, "CPU1 CPU3\n");
-	check(body && !strcmp(body + 10, "1 90 90\n2 0 0\n3 0 0\n4 0 0\n5+ 9 9\n"),
-	      "plot: one column per CPU, '+' after the last cell", "%s", body ? body : buf);
+	check(body && !strcmp(body + 10, "1 90 90\n2 0 0\n3 0 0\n4 0 0\n5 9 9\n10+ 1 1\n"),
+	      "plot: one column per CPU, the samples past the histogram in a last '10+' row",
+	      "%s", body ? body : buf);
+	check(strstr(buf, "# rows -1 and 10+: the samples below 0 us, and at 10 us and more\n"),
+	      "plot: the header says what rows -1 and 10+ hold", "%s", buf);
 	free(buf);
+}
+
+/* Every count of every data row and column of a plot file, added up. */
+static unsigned long long plot_rows_sum(const char *buf)
+{
+	unsigned long long sum = 0, v;
+	const char *line;
+	char *end;
+
+	for (line = buf; line && *line; line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
+		if (*line == '#' || *line == '\n')
+			continue;
+		strtol(line, &end, 10);		/* the row's index, maybe "-1" or "N+" */
+		if (*end == '+')
+			end++;
+		while (*end == ' ') {
+			v = strtoull(end, &end, 10);
+			sum += v;
+		}
+	}
+	return sum;
+}
+
+/*
+ * The rows add up to the header's sample count, with and without samples
+ * below 0 and past the histogram, for one CPU and several.
+ */
+static void test_plot_rows_add_up(void)
+{
+	struct ls_params p;
+	struct ls_sysinfo si;
+	struct ls_cpu_result cpu[2];
+	__u64 cells[2][20], total[10];
+	struct ls_report r;
+	char name[96];
+	int nr, under, over;
+
+	for (nr = 1; nr <= 2; nr++)
+		for (under = 0; under <= 1; under++)
+			for (over = 0; over <= 1; over++) {
+				char *buf = NULL, *count;
+				size_t len = 0;
+				FILE *f = open_memstream(&buf, &len);
+				int i;
+
+				sample_report(&r, &p, &si, cpu, cells, total);
+				memset(&r.total, 0, sizeof(r.total));
+				memset(total, 0, 10 * sizeof(*total));
+				r.nr_cpus = nr;
+				for (i = 0; i < nr; i++) {
+					struct latscope_stats *st = &cpu[i].res.latency;
+
+					st->samples -= st->overflow;
+					st->overflow = over * (i + 2);
+					st->underflow = under * (i + 3);
+					st->samples += st->overflow + st->underflow;
+					ls_merge_stats(&r.total, st);
+					ls_merge_cells(total, cells[i], 10);
+				}
+				ls_write_plot(f, &r);
+				fclose(f);
+				count = strstr(buf, "# sample count: ");
+				snprintf(name, sizeof(name),
+					 "plot rows add up: %d CPU(s), underflow %d, overflow %d",
+					 nr, under, over);
+				check(count && strtoull(count + 16, NULL, 10) == plot_rows_sum(buf) &&
+				      plot_rows_sum(buf) == r.total.samples &&
+				      !strstr(buf, "\n-1 ") == !under && !strstr(buf, "\n10+ ") == !over,
+				      name, "%s", buf);
+				free(buf);
+			}
 }
 
 /* No sample at all (a miswired GPIO board): the GPIO| lines still say why. */
@@ -619,6 +693,7 @@ int main(int argc, char **argv)
 	test_lines();
 	test_stats();
 	test_plot();
+	test_plot_rows_add_up();
 	test_summary_no_sample();
 	test_driver_check();
 	test_gpio_edge_used();

@@ -6,6 +6,7 @@ overflow = cycles, totals agree with the threads. Plot: gnuplot reads it
 as it is (plot 'FILE' with histeps). Ends with "N passed, N failed".
 """
 import json
+import re
 import pathlib
 import subprocess
 import sys
@@ -85,6 +86,17 @@ for path in plots:
                          capture_output=True, text=True)
     check(run.returncode == 0 and "warning" not in run.stderr.lower(),
           f"{path.name}: gnuplot reads it", run.stderr.strip())
+    # Every sample the header counts is in a row ("-1" below 0, "N+" past
+    # the histogram), in the one count column or the CPUs' columns.
+    text = path.read_text()
+    count = int(re.search(r"^# sample count: (\d+)$", text, re.M).group(1))
+    rows = [line.split() for line in text.splitlines()
+            if line and not line.startswith("#")]
+    check(all(re.fullmatch(r"-1|\d+\+?", r[0]) for r in rows),
+          f"{path.name}: rows are <us>, -1 or N+", rows[:3])
+    check(sum(int(v) for r in rows for v in r[1:]) == count,
+          f"{path.name}: rows add up to the sample count ({count})",
+          sum(int(v) for r in rows for v in r[1:]))
 
 print(f"files: {passed} passed, {failed} failed")
 sys.exit(1 if failed else 0)
