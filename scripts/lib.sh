@@ -59,17 +59,23 @@ latscope_mflags() {
 	echo "-m$1 -idirafter /usr/include/x86_64-linux-gnu"
 }
 
-# Builds the CLI static into DEST (make arguments after it, e.g. CC=), in
-# userspace/ and cleaned before and after, so no object of another build
-# or architecture is reused or left behind. Usage: TOP DEST [ARG...]
+# Builds the CLI static into DEST (make arguments after it, e.g. CC=), in a
+# copy of userspace/ and the uapi header of its own: no object of another
+# build or architecture is reused, nothing is left in the work tree, and two
+# VM runs from one tree do not build into each other. Usage: TOP DEST [ARG...]
 latscope_static_cli() {
-	local top=$1 dest=$2
+	local top=$1 dest=$2 tmp rc=0
 
 	shift 2
-	make -s -C "$top/userspace" clean
-	make -s -C "$top/userspace" LDFLAGS=-static "$@" latscope
-	mv "$top/userspace/latscope" "$dest"
-	make -s -C "$top/userspace" clean
+	tmp=$(mktemp -d)
+	mkdir -p "$tmp/driver"
+	cp -r "$top/userspace" "$tmp/userspace"
+	cp -r "$top/driver/include" "$tmp/driver/include"
+	make -s -C "$tmp/userspace" clean
+	make -s -C "$tmp/userspace" LDFLAGS=-static "$@" latscope &&
+		mv "$tmp/userspace/latscope" "$dest" || rc=1
+	rm -rf "$tmp"
+	return $rc
 }
 
 # The Raspberry Pi overlay as its loopback_pin parameter leaves it on a Pi:
