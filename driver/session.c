@@ -357,8 +357,13 @@ static int latscope_session_copy(struct latscope_session *s,
 	 */
 	for (;;) {
 		mutex_lock(&s->lock);
+		ret = 0;
+		if (s->state == LATSCOPE_IDLE)
+			ret = -EINVAL;
+		else if (s->state == LATSCOPE_RUNNING && !snapshot)
+			ret = -EBUSY;
 		want = cells ? (size_t)s->setup.hist_cells * latscope_hist_count(&s->setup) : 0;
-		if (s->state == LATSCOPE_IDLE || want <= nr)
+		if (ret || want <= nr)
 			break;
 		mutex_unlock(&s->lock);
 		kvfree(copy);
@@ -367,14 +372,8 @@ static int latscope_session_copy(struct latscope_session *s,
 			return -ENOMEM;
 		nr = want;
 	}
-	if (s->state == LATSCOPE_IDLE) {
-		ret = -EINVAL;
+	if (ret)
 		goto out;
-	}
-	if (s->state == LATSCOPE_RUNNING && !snapshot) {
-		ret = -EBUSY;
-		goto out;
-	}
 	latscope_result_fill(s, res);
 	if (snapshot)
 		res->flags |= LATSCOPE_RESULT_SNAPSHOT;
