@@ -230,6 +230,9 @@ static void latscope_snapshot_consistent(struct kunit *test)
 	latscope_acc_init(&w->acc, w->cells, SNAP_CELLS, 1000);
 	t = kthread_run(latscope_snap_write, w, "latscope-snap");
 	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+	/* Snapshots start once the writer does, however late it is scheduled. */
+	for (i = 0; i < 10000 && !READ_ONCE(w->acc.samples); i++)
+		usleep_range(1000, 2000);
 	for (i = 0; i < 2000; i++) {
 		if (latscope_acc_snapshot(&w->acc, &st, cells)) {
 			busy++;
@@ -534,9 +537,13 @@ static void latscope_trace_threshold_fires_once(struct kunit *test)
  * interrupts off. The figure is printed, not asserted: under an emulator
  * it is not the hardware's.
  */
-static void latscope_sample_cost(struct kunit *test)
+/*
+ * Time of @n events of latency base + (i % 1000) * step through the irq
+ * context's whole path (timeline, statistics, bulk second), in ns.
+ */
+static u64 latscope_time_samples(struct kunit *test, u64 n, s64 base, s64 step)
 {
-	u64 period = 10 * NS_PER_US, n = 200000, i, ideal, t;
+	u64 period = 10 * NS_PER_US, i, ideal, t;
 	struct latscope_session *s = latscope_synthetic(test, LATSCOPE_CTX_IRQ, period);
 	struct latscope_result res;
 	unsigned long flags;
@@ -544,7 +551,7 @@ static void latscope_sample_cost(struct kunit *test)
 	local_irq_save(flags);
 	t = ktime_get_ns();
 	for (i = 0, ideal = s->t0; i < n; i++, ideal += period)
-		latscope_event(s, ideal, ideal + (i % 1000) * 10, 0);
+		latscope_event(s, ideal, ideal + base + (i % 1000) * step, 0);
 	t = ktime_get_ns() - t;
 	local_irq_restore(flags);
 	latscope_measure_flush(s);
@@ -552,8 +559,27 @@ static void latscope_sample_cost(struct kunit *test)
 
 	res = latscope_kunit_result(test, s);
 	KUNIT_EXPECT_EQ(test, res.latency.samples, n - div64_u64(s->warmup_end - s->t0, period));
-	kunit_info(test, "per-sample cost: %llu ns (%llu events in %llu ns)\n",
-		   div64_u64(t, n), n, t);
+	return t;
+}
+
+/*
+ * The fastest of five timings of each kind, interleaved: TCG and a loaded
+ * host stretch single timings by a factor of four at times.
+ */
+static void latscope_sample_cost(struct kunit *test)
+{
+	u64 n = 200000, in = U64_MAX, past = U64_MAX;
+	int i;
+
+	for (i = 0; i < 5; i++) {
+		/* 0 .. 9.99 us: in the 200 us linear histogram. */
+		in = min(in, latscope_time_samples(test, n, 0, 10));
+		/* 200 us .. 1.2 s: all past it. */
+		past = min(past, latscope_time_samples(test, n, 200 * NS_PER_US,
+						       1200 * NS_PER_US));
+	}
+	kunit_info(test, "per-sample cost: %llu ns in the histogram, %llu ns past it (fastest of 5 x %llu events)\n",
+		   div64_u64(in, n), div64_u64(past, n), n);
 }
 
 static struct kunit_case latscope_timeline_cases[] = {
