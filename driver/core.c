@@ -11,6 +11,7 @@
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/poll.h>
+#include <linux/string.h>
 #include <linux/uaccess.h>
 
 #include "latscope.h"
@@ -64,21 +65,60 @@ static long latscope_ioc_setup(struct latscope_session *s,
 	return latscope_session_setup(s, &setup);
 }
 
-/* Copies @res and, if the caller gave room for it, the histogram out. */
-static long latscope_result_out(struct latscope_result __user *arg, u32 usize,
-				struct latscope_result *res, u64 ubuf,
-				u64 usize_hist, const u64 *cells)
+/* The user buffers of a GET_RESULT or SNAPSHOT caller. */
+struct latscope_result_bufs {
+	u32 size;		/* of the caller's struct latscope_result */
+	u64 hist;
+	u64 hist_size;
+	u64 tail;		/* 0 from a caller that predates the tail */
+	u64 tail_size;
+};
+
+static int latscope_result_bufs_get(struct latscope_result __user *arg,
+				    struct latscope_result_bufs *b)
 {
-	size_t needed = (size_t)res->hist_count * res->hist_cells * sizeof(u64);
+	memset(b, 0, sizeof(*b));
+	if (get_user(b->size, &arg->size) || get_user(b->hist, &arg->histogram) ||
+	    get_user(b->hist_size, &arg->histogram_size))
+		return -EFAULT;
+	if (b->size < offsetofend(struct latscope_result, irq))
+		return -EINVAL;
+	if (b->size >= offsetofend(struct latscope_result, tail_size) &&
+	    (get_user(b->tail, &arg->tail) ||
+	     get_user(b->tail_size, &arg->tail_size)))
+		return -EFAULT;
+	return 0;
+}
+
+/*
+ * Copies @res and, if the caller gave room for them, the histograms and
+ * the tails of @copy (latscope_result_counters()) out; nothing of @res
+ * past the caller's size.
+ */
+static long latscope_result_out(struct latscope_result __user *arg,
+				const struct latscope_result_bufs *b,
+				struct latscope_result *res, const u64 *copy)
+{
+	size_t cells = (size_t)res->hist_count * res->hist_cells;
+	size_t hist_bytes = cells * sizeof(u64);
+	size_t tail_bytes = (size_t)res->hist_count * res->tail_buckets *
+			    sizeof(u64);
 	long ret = 0;
 
-	res->histogram = ubuf;
-	res->histogram_size = needed;
-	if (ubuf && usize_hist < needed)
+	res->histogram = b->hist;
+	res->histogram_size = hist_bytes;
+	res->tail = b->tail;
+	res->tail_size = tail_bytes;
+	if ((b->hist && b->hist_size < hist_bytes) ||
+	    (b->tail && b->tail_size < tail_bytes))
 		ret = -ENOSPC;
-	else if (ubuf && copy_to_user(u64_to_user_ptr(ubuf), cells, needed))
+	else if (b->hist &&
+		 copy_to_user(u64_to_user_ptr(b->hist), copy, hist_bytes))
 		return -EFAULT;
-	if (copy_to_user(arg, res, min_t(size_t, usize, sizeof(*res))))
+	else if (b->tail &&
+		 copy_to_user(u64_to_user_ptr(b->tail), copy + cells, tail_bytes))
+		return -EFAULT;
+	if (copy_to_user(arg, res, min_t(size_t, b->size, sizeof(*res))))
 		return -EFAULT;
 	return ret;
 }
@@ -89,23 +129,22 @@ static long latscope_ioc_result(struct latscope_session *s,
 				bool snapshot)
 {
 	struct latscope_result res = {};
-	u64 ubuf, usize_hist, *cells = NULL;
-	u32 usize;
+	struct latscope_result_bufs b;
+	u64 *copy = NULL, **want;
 	long ret;
 
-	if (get_user(usize, &arg->size) || get_user(ubuf, &arg->histogram) ||
-	    get_user(usize_hist, &arg->histogram_size))
-		return -EFAULT;
-	if (usize < offsetofend(struct latscope_result, irq))
-		return -EINVAL;
-	/* The histogram comes as a copy: copy_to_user() runs unlocked. */
+	ret = latscope_result_bufs_get(arg, &b);
+	if (ret)
+		return ret;
+	/* The counters come as a copy: copy_to_user() runs unlocked. */
+	want = b.hist || b.tail ? &copy : NULL;
 	if (snapshot)
-		ret = latscope_session_snapshot(s, &res, ubuf ? &cells : NULL);
+		ret = latscope_session_snapshot(s, &res, want);
 	else
-		ret = latscope_session_result(s, &res, ubuf ? &cells : NULL);
+		ret = latscope_session_result(s, &res, want);
 	if (!ret)
-		ret = latscope_result_out(arg, usize, &res, ubuf, usize_hist, cells);
-	kvfree(cells);
+		ret = latscope_result_out(arg, &b, &res, copy);
+	kvfree(copy);
 	return ret;
 }
 

@@ -8,10 +8,12 @@
 #define LATSCOPE_H
 
 #include <linux/atomic.h>
+#include <linux/bitops.h>
 #include <linux/hrtimer.h>
 #include <linux/irq_work.h>
 #include <linux/list.h>
 #include <linux/math64.h>
+#include <linux/minmax.h>
 #include <linux/mutex.h>
 #include <linux/sched.h>
 #include <linux/seqlock.h>
@@ -45,15 +47,43 @@ struct latscope_acc {
 	u32 nr_cells;
 	u32 cell_ns;
 	u64 span;		/* nr_cells * cell_ns */
+	u64 *tail;		/* LATSCOPE_TAIL_BUCKETS, samples >= @span */
 };
 
 void latscope_acc_init(struct latscope_acc *acc, u64 *cells, u32 nr_cells,
-		       u32 cell_ns);
+		       u32 cell_ns, u64 *tail);
 void latscope_acc_add(struct latscope_acc *acc, s64 lat, u64 ideal);
 void latscope_acc_export(const struct latscope_acc *acc,
 			 struct latscope_stats *out);
 int latscope_acc_snapshot(struct latscope_acc *acc, struct latscope_stats *out,
-			  u64 *cells);
+			  u64 *cells, u64 *tail);
+
+/*
+ * The tail bucket of latency @v (see LATSCOPE_TAIL_SUB_BITS): its highest
+ * set bit picks the power of two, the next LATSCOPE_TAIL_SUB_BITS bits the
+ * sub-bucket. Values past the last bucket (none of an s64) go to it.
+ */
+static inline u32 latscope_tail_index(u64 v)
+{
+	const u32 b = LATSCOPE_TAIL_SUB_BITS, sub = 1U << b;
+	u32 k;
+
+	if (v < 2 * sub)
+		return v;
+	k = fls64(v) - 1;
+	return min_t(u32, (k - b + 1) * sub + ((v >> (k - b)) & (sub - 1)),
+		     LATSCOPE_TAIL_BUCKETS - 1);
+}
+
+/* The smallest latency of tail bucket @i. */
+static inline u64 latscope_tail_lo(u32 i)
+{
+	const u32 b = LATSCOPE_TAIL_SUB_BITS, sub = 1U << b;
+
+	if (i < sub)
+		return i;
+	return (u64)(sub + i % sub) << (i / sub - 1);
+}
 
 /* The second being summed up for the next bulk record. */
 struct latscope_second {
@@ -218,7 +248,8 @@ struct latscope_session {
 	struct hrtimer timer;
 
 	/* Measurement, written from the measuring contexts only. */
-	u64 *cells;			/* lat.cells then irq.cells */
+	/* lat.cells, irq.cells (not in irq context), lat.tail, irq.tail */
+	u64 *cells;
 	struct latscope_acc lat;	/* what the context measures */
 	struct latscope_acc irq;	/* timer irq part, kernel/user ctx */
 	u64 events;			/* past the warm-up, irq side */
@@ -240,6 +271,19 @@ struct latscope_session {
 	wait_queue_head_t bulk_wq;
 	struct irq_work bulk_work;
 };
+
+/* Histograms of a session: the context's latency, and the irq part. */
+static inline u32 latscope_hist_count(const struct latscope_setup *setup)
+{
+	return setup->context == LATSCOPE_CTX_IRQ ? 1 : 2;
+}
+
+/* Counters of a result: the histograms, then as many tails. */
+static inline size_t latscope_result_counters(const struct latscope_setup *setup)
+{
+	return (size_t)latscope_hist_count(setup) *
+	       (setup->hist_cells + LATSCOPE_TAIL_BUCKETS);
+}
 
 /* session.c */
 int latscope_setup_check(struct latscope_setup *setup);

@@ -21,12 +21,22 @@
 
 /* ---- statistics and histogram ---- */
 
+/* A tail for a test's accumulator: too big for its stack. */
+static u64 *latscope_test_tail(struct kunit *test)
+{
+	u64 *tail = kunit_kcalloc(test, LATSCOPE_TAIL_BUCKETS, sizeof(u64),
+				  GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, tail);
+	return tail;
+}
+
 static void latscope_hist_cell_bounds(struct kunit *test)
 {
 	u64 cells[4] = {};
 	struct latscope_acc acc;
 
-	latscope_acc_init(&acc, cells, 4, 1000);
+	latscope_acc_init(&acc, cells, 4, 1000, latscope_test_tail(test));
 	latscope_acc_add(&acc, 0, 1);
 	latscope_acc_add(&acc, 999, 2);
 	latscope_acc_add(&acc, 1000, 3);
@@ -39,6 +49,7 @@ static void latscope_hist_cell_bounds(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, cells[2], 0ULL);
 	KUNIT_EXPECT_EQ(test, cells[3], 1ULL);
 	KUNIT_EXPECT_EQ(test, acc.overflow, 1ULL);
+	KUNIT_EXPECT_EQ(test, acc.tail[latscope_tail_index(4000)], 1ULL);
 	KUNIT_EXPECT_EQ(test, acc.underflow, 1ULL);
 	KUNIT_EXPECT_EQ(test, acc.samples, 6ULL);
 	KUNIT_EXPECT_EQ(test, acc.min, -1LL);
@@ -53,7 +64,7 @@ static void latscope_negative_only(struct kunit *test)
 	struct latscope_acc acc;
 	struct latscope_stats out;
 
-	latscope_acc_init(&acc, cells, 2, 10);
+	latscope_acc_init(&acc, cells, 2, 10, latscope_test_tail(test));
 	latscope_acc_add(&acc, -30, 1);
 	latscope_acc_add(&acc, -10, 2);
 	latscope_acc_export(&acc, &out);
@@ -72,7 +83,7 @@ static void latscope_sums_past_32_bits(struct kunit *test)
 	struct latscope_acc acc;
 	int i;
 
-	latscope_acc_init(&acc, cells, 1, 1000);
+	latscope_acc_init(&acc, cells, 1, 1000, latscope_test_tail(test));
 	for (i = 0; i < 5; i++)
 		latscope_acc_add(&acc, 3000000000LL, i);
 	KUNIT_EXPECT_EQ(test, acc.sum, 15000000000LL);
@@ -87,13 +98,13 @@ static void latscope_square_cross_terms(struct kunit *test)
 	u64 cells[1] = {};
 	struct latscope_acc acc;
 
-	latscope_acc_init(&acc, cells, 1, 1);
+	latscope_acc_init(&acc, cells, 1, 1, latscope_test_tail(test));
 	/* (2^32 + 1)^2 = 2^64 + 2^33 + 1 */
 	latscope_acc_add(&acc, (1LL << 32) + 1, 0);
 	KUNIT_EXPECT_EQ(test, acc.sum_sq_hi, 1ULL);
 	KUNIT_EXPECT_EQ(test, acc.sum_sq_lo, (1ULL << 33) + 1);
 
-	latscope_acc_init(&acc, cells, 1, 1);
+	latscope_acc_init(&acc, cells, 1, 1, latscope_test_tail(test));
 	/* (-2^63)^2 = 2^126 */
 	latscope_acc_add(&acc, S64_MIN, 0);
 	KUNIT_EXPECT_EQ(test, acc.sum_sq_hi, 1ULL << 62);
@@ -107,11 +118,162 @@ static void latscope_export_empty(struct kunit *test)
 	struct latscope_acc acc;
 	struct latscope_stats out;
 
-	latscope_acc_init(&acc, cells, 1, 1);
+	latscope_acc_init(&acc, cells, 1, 1, latscope_test_tail(test));
 	latscope_acc_export(&acc, &out);
 	KUNIT_EXPECT_EQ(test, out.samples, 0ULL);
 	KUNIT_EXPECT_EQ(test, out.min_ns, 0LL);
 	KUNIT_EXPECT_EQ(test, out.max_ns, 0LL);
+}
+
+/* The number of samples in a tail. */
+static u64 latscope_tail_sum(const u64 *tail)
+{
+	u64 sum = 0;
+	u32 i;
+
+	for (i = 0; i < LATSCOPE_TAIL_BUCKETS; i++)
+		sum += tail[i];
+	return sum;
+}
+
+/* Every bucket holds its own bounds and no more, 1/16 of them wide at most. */
+static void latscope_tail_buckets(struct kunit *test)
+{
+	const u32 sub = 1U << LATSCOPE_TAIL_SUB_BITS;
+	u64 lo, next;
+	u32 i;
+
+	KUNIT_EXPECT_EQ(test, latscope_tail_lo(0), 0ULL);
+	for (i = 0; i < LATSCOPE_TAIL_BUCKETS; i++) {
+		lo = latscope_tail_lo(i);
+		next = latscope_tail_lo(i + 1);
+		KUNIT_ASSERT_GT_MSG(test, next, lo, "bucket %u", i);
+		KUNIT_EXPECT_EQ_MSG(test, latscope_tail_index(lo), i, "lo of %u", i);
+		KUNIT_EXPECT_EQ_MSG(test, latscope_tail_index(next - 1), i,
+				    "last of %u", i);
+		if (i >= sub)
+			KUNIT_EXPECT_LE_MSG(test, (next - lo) * sub, lo,
+					    "width of %u", i);
+	}
+	/* The last bucket ends at 2^63: every s64 latency has one. */
+	KUNIT_EXPECT_EQ(test, latscope_tail_lo(LATSCOPE_TAIL_BUCKETS), 1ULL << 63);
+	KUNIT_EXPECT_EQ(test, latscope_tail_index(S64_MAX), LATSCOPE_TAIL_BUCKETS - 1);
+	KUNIT_EXPECT_EQ(test, latscope_tail_index(U64_MAX), LATSCOPE_TAIL_BUCKETS - 1);
+}
+
+/* Each power of two starts a bucket; the value before it ends one. */
+static void latscope_tail_power_edges(struct kunit *test)
+{
+	const u32 sub = 1U << LATSCOPE_TAIL_SUB_BITS;
+	u64 v;
+	u32 k, i;
+
+	for (k = 0; k < 63; k++) {
+		v = 1ULL << k;
+		i = latscope_tail_index(v);
+		KUNIT_EXPECT_EQ_MSG(test, latscope_tail_lo(i), v, "2^%u", k);
+		if (k >= LATSCOPE_TAIL_SUB_BITS)
+			KUNIT_EXPECT_EQ_MSG(test, i,
+					    (k - LATSCOPE_TAIL_SUB_BITS + 1) * sub,
+					    "2^%u", k);
+		if (v > 1)
+			KUNIT_EXPECT_EQ_MSG(test, latscope_tail_index(v - 1), i - 1,
+					    "2^%u - 1", k);
+		KUNIT_EXPECT_EQ_MSG(test, latscope_tail_index(v + 1),
+				    k <= LATSCOPE_TAIL_SUB_BITS ? i + 1 : i,
+				    "2^%u + 1", k);
+	}
+}
+
+/*
+ * Only samples past the last cell reach the tail: not a negative one, not
+ * one in a cell; the first past it, a huge one and the largest do.
+ */
+static void latscope_tail_takes_overflow(struct kunit *test)
+{
+	u64 cells[2] = {}, *tail = latscope_test_tail(test);
+	struct latscope_acc acc;
+
+	latscope_acc_init(&acc, cells, 2, 1000, tail);
+	latscope_acc_add(&acc, -5, 1);
+	latscope_acc_add(&acc, S64_MIN, 2);
+	latscope_acc_add(&acc, 1999, 3);
+	KUNIT_EXPECT_EQ(test, latscope_tail_sum(tail), 0ULL);
+	latscope_acc_add(&acc, 2000, 4);
+	latscope_acc_add(&acc, 10 * NSEC_PER_SEC, 5);
+	latscope_acc_add(&acc, S64_MAX, 6);
+	KUNIT_EXPECT_EQ(test, tail[latscope_tail_index(2000)], 1ULL);
+	KUNIT_EXPECT_EQ(test, tail[latscope_tail_index(10 * NSEC_PER_SEC)], 1ULL);
+	KUNIT_EXPECT_EQ(test, tail[LATSCOPE_TAIL_BUCKETS - 1], 1ULL);
+	KUNIT_EXPECT_EQ(test, latscope_tail_sum(tail), acc.overflow);
+	KUNIT_EXPECT_EQ(test, acc.underflow, 2ULL);
+	/* A new run starts with empty cells and tail. */
+	latscope_acc_init(&acc, cells, 2, 1000, tail);
+	KUNIT_EXPECT_EQ(test, latscope_tail_sum(tail) + cells[0] + cells[1], 0ULL);
+}
+
+/*
+ * Percentile @ppm (per million) of @acc off its cells and tail, as the CLI
+ * reads it: the upper bound of the cell or bucket that holds rank
+ * ceil(samples * ppm / 10^6), at most the maximum.
+ */
+static u64 latscope_test_percentile(const struct latscope_acc *acc, u64 ppm)
+{
+	u64 rank = div64_u64(acc->samples * ppm + 999999, 1000000);
+	u64 seen = acc->underflow;
+	u32 i;
+
+	for (i = 0; i < acc->nr_cells; i++) {
+		seen += acc->cells[i];
+		if (seen >= rank)
+			return (u64)(i + 1) * acc->cell_ns;
+	}
+	for (i = 0; i < LATSCOPE_TAIL_BUCKETS; i++) {
+		seen += acc->tail[i];
+		if (seen >= rank)
+			return min_t(u64, latscope_tail_lo(i + 1), acc->max);
+	}
+	return acc->max;
+}
+
+/* Sample i of n in latscope_tail_percentiles(): 100 us to 100 s. */
+static u64 latscope_test_pareto(u64 i, u64 n)
+{
+	return div64_u64(100000 * n, n - i);
+}
+
+/*
+ * A million samples from 100 us to 100 s, half in a 200 us histogram, a
+ * Pareto tail past it (p99 at 10 ms, each further 9 ten times higher):
+ * each percentile's bound is at or above the exact value, the sample of
+ * its rank, and at most 1/16 of it more.
+ */
+static void latscope_tail_percentiles(struct kunit *test)
+{
+	static const u64 ppm[] = { 500000, 990000, 999000, 999900, 999990, 999999 };
+	const u64 n = 1000000;
+	u64 *cells = kunit_kcalloc(test, 200, sizeof(u64), GFP_KERNEL);
+	u64 *tail = latscope_test_tail(test);
+	struct latscope_acc acc;
+	u64 i, rank, exact, bound;
+	u32 p;
+
+	KUNIT_ASSERT_NOT_NULL(test, cells);
+	latscope_acc_init(&acc, cells, 200, 1000, tail);
+	for (i = 0; i < n; i++)
+		latscope_acc_add(&acc, latscope_test_pareto(i, n), i);
+	KUNIT_EXPECT_EQ(test, acc.overflow, n / 2);
+	KUNIT_EXPECT_EQ(test, latscope_tail_sum(tail), acc.overflow);
+	for (p = 0; p < ARRAY_SIZE(ppm); p++) {
+		rank = div64_u64(n * ppm[p] + 999999, 1000000);
+		exact = latscope_test_pareto(rank - 1, n);
+		bound = latscope_test_percentile(&acc, ppm[p]);
+		kunit_info(test, "%llu ppm: exact %llu ns, bound %llu ns (+%llu ppm)\n",
+			   ppm[p], exact, bound,
+			   div64_u64((bound - exact) * 1000000, exact));
+		KUNIT_EXPECT_GE(test, bound, exact);
+		KUNIT_EXPECT_LE(test, (bound - exact) << LATSCOPE_TAIL_SUB_BITS, exact);
+	}
 }
 
 /* Takes the oldest record, as a read() of one record would. */
@@ -194,6 +356,7 @@ static void latscope_ring_consumers_race(struct kunit *test)
 struct latscope_snap_writer {
 	struct latscope_acc acc;
 	u64 cells[SNAP_CELLS];
+	u64 tail[LATSCOPE_TAIL_BUCKETS];
 	bool stop;
 };
 
@@ -214,12 +377,14 @@ static int latscope_snap_write(void *data)
 
 /*
  * Snapshots taken while another CPU adds samples: each one's histogram,
- * underflow and overflow add up to its sample count.
+ * underflow and overflow add up to its sample count, its tail to its
+ * overflow.
  */
 static void latscope_snapshot_consistent(struct kunit *test)
 {
 	struct latscope_snap_writer *w = kunit_kzalloc(test, sizeof(*w), GFP_KERNEL);
 	u64 *cells = kunit_kcalloc(test, SNAP_CELLS, sizeof(u64), GFP_KERNEL);
+	u64 *tail = latscope_test_tail(test), tail_total;
 	int taken = 0, busy = 0, bad = 0, i, c;
 	struct latscope_stats st;
 	struct task_struct *t;
@@ -227,21 +392,24 @@ static void latscope_snapshot_consistent(struct kunit *test)
 
 	KUNIT_ASSERT_NOT_NULL(test, w);
 	KUNIT_ASSERT_NOT_NULL(test, cells);
-	latscope_acc_init(&w->acc, w->cells, SNAP_CELLS, 1000);
+	latscope_acc_init(&w->acc, w->cells, SNAP_CELLS, 1000, w->tail);
 	t = kthread_run(latscope_snap_write, w, "latscope-snap");
 	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
 	/* Snapshots start once the writer does, however late it is scheduled. */
 	for (i = 0; i < 10000 && !READ_ONCE(w->acc.samples); i++)
 		usleep_range(1000, 2000);
 	for (i = 0; i < 2000; i++) {
-		if (latscope_acc_snapshot(&w->acc, &st, cells)) {
+		if (latscope_acc_snapshot(&w->acc, &st, cells, tail)) {
 			busy++;
 			continue;
 		}
 		taken++;
 		for (c = 0, total = st.underflow + st.overflow; c < SNAP_CELLS; c++)
 			total += cells[c];
-		bad += total != st.samples || st.samples < last;
+		for (c = 0, tail_total = 0; c < LATSCOPE_TAIL_BUCKETS; c++)
+			tail_total += tail[c];
+		bad += total != st.samples || tail_total != st.overflow ||
+		       st.samples < last;
 		last = st.samples;
 		if (!(i % 100))
 			cond_resched();
@@ -257,6 +425,10 @@ static void latscope_snapshot_consistent(struct kunit *test)
 
 static struct kunit_case latscope_stats_cases[] = {
 	KUNIT_CASE(latscope_hist_cell_bounds),
+	KUNIT_CASE(latscope_tail_buckets),
+	KUNIT_CASE(latscope_tail_power_edges),
+	KUNIT_CASE(latscope_tail_takes_overflow),
+	KUNIT_CASE(latscope_tail_percentiles),
 	KUNIT_CASE(latscope_negative_only),
 	KUNIT_CASE(latscope_sums_past_32_bits),
 	KUNIT_CASE(latscope_square_cross_terms),
@@ -756,9 +928,12 @@ static struct kunit_suite latscope_setup_suite = {
 #define RUN_PERIOD	NS_PER_MS
 #define RUN_MS		300
 
-/* Histogram cells plus underflow and overflow must add up to the samples. */
+/*
+ * Histogram cells plus underflow and overflow must add up to the samples,
+ * the tail (if not NULL) to the overflow.
+ */
 static void latscope_check_stats(struct kunit *test, const struct latscope_stats *st,
-				 const u64 *cells, u32 nr_cells)
+				 const u64 *cells, u32 nr_cells, const u64 *tail)
 {
 	u64 total = st->underflow + st->overflow;
 	s64 avg;
@@ -771,6 +946,22 @@ static void latscope_check_stats(struct kunit *test, const struct latscope_stats
 	for (i = 0; i < nr_cells; i++)
 		total += cells[i];
 	KUNIT_EXPECT_EQ(test, total, st->samples);
+	if (tail)
+		KUNIT_EXPECT_EQ(test, latscope_tail_sum(tail), st->overflow);
+}
+
+/* Both statistics blocks of @res, with the histograms and tails @cells. */
+static void latscope_check_result(struct kunit *test,
+				  const struct latscope_result *res,
+				  const u64 *cells)
+{
+	const u64 *tail = cells + (size_t)res->hist_count * res->hist_cells;
+
+	KUNIT_EXPECT_EQ(test, res->tail_buckets, LATSCOPE_TAIL_BUCKETS);
+	latscope_check_stats(test, &res->latency, cells, res->hist_cells, tail);
+	if (res->hist_count == 2)
+		latscope_check_stats(test, &res->irq, cells + res->hist_cells,
+				     res->hist_cells, tail + LATSCOPE_TAIL_BUCKETS);
 }
 
 /* The histogram copies the session hands out are the caller's to free. */
@@ -789,9 +980,7 @@ static void latscope_check_snapshot(struct kunit *test, struct latscope_session 
 	KUNIT_ASSERT_EQ(test, latscope_session_snapshot(s, &res, &cells), 0);
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, latscope_kvfree_action, cells), 0);
 	KUNIT_EXPECT_TRUE(test, res.flags & LATSCOPE_RESULT_SNAPSHOT);
-	latscope_check_stats(test, &res.latency, cells, res.hist_cells);
-	if (res.hist_count == 2)
-		latscope_check_stats(test, &res.irq, cells + res.hist_cells, res.hist_cells);
+	latscope_check_result(test, &res, cells);
 }
 
 /* Runs @s for RUN_MS and checks the event count against the timeline. */
@@ -818,9 +1007,7 @@ static struct latscope_result latscope_run(struct kunit *test,
 	 */
 	KUNIT_EXPECT_GE(test, res.events, div64_u64(stop_before - res.start_ns, RUN_PERIOD));
 	KUNIT_EXPECT_LE(test, res.events, div64_u64(stop_after - res.start_ns, RUN_PERIOD) + 1);
-	latscope_check_stats(test, &res.latency, cells, res.hist_cells);
-	if (res.hist_count == 2)
-		latscope_check_stats(test, &res.irq, cells + res.hist_cells, res.hist_cells);
+	latscope_check_result(test, &res, cells);
 	KUNIT_EXPECT_EQ(test, res.flags, 0U);
 	return res;
 }

@@ -31,9 +31,14 @@ static void latscope_second_start(struct latscope_second *sec, u64 index,
 void latscope_measure_reset(struct latscope_session *s)
 {
 	u32 cells = s->setup.hist_cells, cell_ns = s->setup.hist_cell_ns;
+	u32 count = latscope_hist_count(&s->setup);
+	u64 *tails = s->cells + (size_t)count * cells;
 
-	latscope_acc_init(&s->lat, s->cells, cells, cell_ns);
-	latscope_acc_init(&s->irq, s->cells + cells, cells, cell_ns);
+	/* See latscope_session_setup() for the layout. */
+	latscope_acc_init(&s->lat, s->cells, cells, cell_ns, tails);
+	latscope_acc_init(&s->irq, count > 1 ? s->cells + cells : NULL,
+			  count > 1 ? cells : 0, cell_ns,
+			  tails + LATSCOPE_TAIL_BUCKETS);
 	s->events = 0;
 	atomic64_set(&s->overruns, 0);
 	latscope_second_start(&s->sec, 0, s->warmup_end + NSEC_PER_SEC, 0);

@@ -80,11 +80,6 @@ int latscope_setup_check(struct latscope_setup *setup)
 	return 0;
 }
 
-static unsigned int latscope_hist_count(const struct latscope_setup *setup)
-{
-	return setup->context == LATSCOPE_CTX_IRQ ? 1 : 2;
-}
-
 static void latscope_bulk_wake(struct irq_work *work)
 {
 	struct latscope_session *s = container_of(work, struct latscope_session,
@@ -166,7 +161,9 @@ int latscope_session_setup(struct latscope_session *s,
 	ret = latscope_setup_check(&checked);
 	if (ret)
 		return ret;
-	nr = (size_t)checked.hist_cells * latscope_hist_count(&checked);
+	/* Both tails always: the irq one stays empty in the irq context. */
+	nr = (size_t)checked.hist_cells * latscope_hist_count(&checked) +
+	     2 * LATSCOPE_TAIL_BUCKETS;
 	cells = kvcalloc(nr, sizeof(*cells), GFP_KERNEL);
 	if (!cells)
 		return -ENOMEM;
@@ -320,6 +317,8 @@ static void latscope_result_fill(struct latscope_session *s,
 	res->hist_cells = setup->hist_cells;
 	res->hist_cell_ns = setup->hist_cell_ns;
 	res->hist_count = latscope_hist_count(setup);
+	res->tail_buckets = LATSCOPE_TAIL_BUCKETS;
+	res->tail_sub_bits = LATSCOPE_TAIL_SUB_BITS;
 	res->priority = setup->priority;
 	res->warmup_ns = setup->warmup_ns;
 	res->start_ns = s->t0;
@@ -333,8 +332,9 @@ static void latscope_result_fill(struct latscope_session *s,
 }
 
 /*
- * Fills @res (but @res->histogram*) and, if @cells is not NULL, copies the
- * histogram to a buffer *@cells allocated here for the caller to kvfree():
+ * Fills @res (but its user buffers) and, if @cells is not NULL, copies the
+ * histograms, then their tails (latscope_result_counters()), to a buffer
+ * *@cells allocated here for the caller to kvfree():
  * a copy, so nothing the caller hands to user space can be freed or
  * rewritten by a SETUP or START once the lock is dropped. A @snapshot may
  * be taken while the session runs: each statistics block is consistent
@@ -346,8 +346,8 @@ static int latscope_session_copy(struct latscope_session *s,
 				 struct latscope_result *res, u64 **cells,
 				 bool snapshot)
 {
+	u64 *copy = NULL, *tail = NULL, *irq_cells = NULL, *irq_tail = NULL;
 	size_t nr = 0, want;
-	u64 *copy = NULL;
 	int ret;
 
 	/*
@@ -362,7 +362,7 @@ static int latscope_session_copy(struct latscope_session *s,
 			ret = -EINVAL;
 		else if (s->state == LATSCOPE_RUNNING && !snapshot)
 			ret = -EBUSY;
-		want = cells ? (size_t)s->setup.hist_cells * latscope_hist_count(&s->setup) : 0;
+		want = cells ? latscope_result_counters(&s->setup) : 0;
 		if (ret || want <= nr)
 			break;
 		mutex_unlock(&s->lock);
@@ -377,11 +377,17 @@ static int latscope_session_copy(struct latscope_session *s,
 	latscope_result_fill(s, res);
 	if (snapshot)
 		res->flags |= LATSCOPE_RESULT_SNAPSHOT;
-	ret = latscope_acc_snapshot(&s->lat, &res->latency, copy);
+	if (copy) {
+		tail = copy + (size_t)res->hist_count * res->hist_cells;
+		if (res->hist_count > 1) {
+			irq_cells = copy + res->hist_cells;
+			irq_tail = tail + LATSCOPE_TAIL_BUCKETS;
+		}
+	}
+	ret = latscope_acc_snapshot(&s->lat, &res->latency, copy, tail);
 	if (!ret)
-		ret = latscope_acc_snapshot(&s->irq, &res->irq,
-					    copy && res->hist_count > 1 ?
-					    copy + res->hist_cells : NULL);
+		ret = latscope_acc_snapshot(&s->irq, &res->irq, irq_cells,
+					    irq_tail);
 out:
 	mutex_unlock(&s->lock);
 	if (ret) {

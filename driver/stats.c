@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * latscope statistics: running min/max/sum/sum of squares and a histogram
- * with underflow and overflow cells, plus the ring that carries the 1 Hz
+ * latscope statistics: running min/max/sum/sum of squares, a histogram
+ * of linear cells with underflow and overflow counts, a logarithmic tail
+ * for the samples past the last cell, and the ring that carries the 1 Hz
  * bulk records to the logger. Everything here is O(1) per sample, never
  * allocates and never sleeps: it runs on the measurement path.
  */
@@ -13,8 +14,12 @@
 
 #include "latscope.h"
 
+/*
+ * Clears @acc, its @nr_cells @cells of @cell_ns each and its @tail of
+ * LATSCOPE_TAIL_BUCKETS.
+ */
 void latscope_acc_init(struct latscope_acc *acc, u64 *cells, u32 nr_cells,
-		       u32 cell_ns)
+		       u32 cell_ns, u64 *tail)
 {
 	memset(acc, 0, sizeof(*acc));
 	seqcount_init(&acc->seq);
@@ -24,6 +29,10 @@ void latscope_acc_init(struct latscope_acc *acc, u64 *cells, u32 nr_cells,
 	acc->nr_cells = nr_cells;
 	acc->cell_ns = cell_ns;
 	acc->span = (u64)nr_cells * cell_ns;
+	acc->tail = tail;
+	if (cells)
+		memset(cells, 0, nr_cells * sizeof(*cells));
+	memset(tail, 0, LATSCOPE_TAIL_BUCKETS * sizeof(*tail));
 }
 
 /* Adds v * v to the 128-bit sum (hi:lo) without a 128-bit type. */
@@ -60,12 +69,14 @@ void latscope_acc_add(struct latscope_acc *acc, s64 lat, u64 ideal)
 		acc->max = lat;
 		acc->peak = ideal;
 	}
-	if (lat < 0)
+	if (lat < 0) {
 		acc->underflow++;
-	else if ((u64)lat >= acc->span)
+	} else if ((u64)lat >= acc->span) {
 		acc->overflow++;
-	else
+		acc->tail[latscope_tail_index(lat)]++;
+	} else {
 		acc->cells[div_u64((u64)lat, acc->cell_ns)]++;
+	}
 	raw_write_seqcount_end(&acc->seq);
 }
 
@@ -90,13 +101,14 @@ void latscope_acc_export(const struct latscope_acc *acc,
 #define LATSCOPE_SNAPSHOT_TRIES	64
 
 /*
- * Exports @acc and copies its histogram to @cells (if not NULL) while its
- * writer may be running: retried until no sample landed during the copy.
+ * Exports @acc and copies its histogram to @cells and its tail to @tail
+ * (each if not NULL) while its writer may be running: retried until no
+ * sample landed during the copy.
  * Returns -EAGAIN if every attempt was overtaken (a histogram too big to
  * copy between two samples).
  */
 int latscope_acc_snapshot(struct latscope_acc *acc, struct latscope_stats *out,
-			  u64 *cells)
+			  u64 *cells, u64 *tail)
 {
 	unsigned int seq;
 	int i;
@@ -110,6 +122,8 @@ int latscope_acc_snapshot(struct latscope_acc *acc, struct latscope_stats *out,
 		latscope_acc_export(acc, out);
 		if (cells)
 			memcpy(cells, acc->cells, acc->nr_cells * sizeof(*cells));
+		if (tail)
+			memcpy(tail, acc->tail, LATSCOPE_TAIL_BUCKETS * sizeof(*tail));
 		if (!read_seqcount_retry(&acc->seq, seq))
 			return 0;
 	}

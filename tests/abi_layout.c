@@ -65,7 +65,7 @@ AT(latscope_stats, peak_ns, 48);
 AT(latscope_stats, underflow, 56);
 AT(latscope_stats, overflow, 64);
 
-SIZE(latscope_result, 352);
+SIZE(latscope_result, 400);
 AT(latscope_result, size, 0);
 AT(latscope_result, flags, 4);
 AT(latscope_result, histogram, 8);
@@ -87,6 +87,15 @@ AT(latscope_result, latency, 104);
 AT(latscope_result, irq, 176);
 AT(latscope_result, __reserved, 248);
 AT(latscope_result, gpio, 280);
+AT(latscope_result, tail, 352);
+AT(latscope_result, tail_size, 360);
+AT(latscope_result, tail_buckets, 368);
+AT(latscope_result, tail_sub_bits, 372);
+AT(latscope_result, __reserved2, 376);
+_Static_assert(LATSCOPE_RESULT_SIZE_VER0 == offsetof(struct latscope_result, tail),
+	       "VER0 ends where the tail begins");
+_Static_assert(LATSCOPE_RESULT_SIZE_VER1 == sizeof(struct latscope_result),
+	       "VER1 is the whole result");
 
 SIZE(latscope_pulse, 16);
 AT(latscope_pulse, stamp_ns, 0);

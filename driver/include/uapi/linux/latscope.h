@@ -168,6 +168,28 @@ struct latscope_stats {
 	__u64 overflow;		/* samples >= hist_cells * hist_cell_ns */
 };
 
+/*
+ * Logarithmic tail of a histogram: the samples at or past its end (those
+ * latscope_stats.overflow counts), in buckets of fixed relative width up to
+ * the largest latency. With b = LATSCOPE_TAIL_SUB_BITS and S = 1 << b
+ * sub-buckets per power of two, a latency v >= 0 (ns) falls in bucket
+ *
+ *	i = v					if v < 2 * S
+ *	i = (k - b + 1) * S + ((v >> (k - b)) & (S - 1))	else, k = log2(v)
+ *
+ * (k the index of v's highest set bit). Bucket i covers [lo(i), lo(i + 1)):
+ *
+ *	lo(i) = i				if i < S
+ *	lo(i) = (S + i % S) << (i / S - 1)	else
+ *
+ * so a bucket is at most 1/S of the values it holds wide (6.25 % for b = 4)
+ * and LATSCOPE_TAIL_BUCKETS buckets reach 2^63 ns. A tail counts only samples
+ * >= hist_cells * hist_cell_ns: its buckets below that are 0, and the
+ * bucket holding that value holds only the samples from it on.
+ */
+#define LATSCOPE_TAIL_SUB_BITS		4
+#define LATSCOPE_TAIL_BUCKETS		((64 - LATSCOPE_TAIL_SUB_BITS) << LATSCOPE_TAIL_SUB_BITS)
+
 /* struct latscope_result.flags */
 #define LATSCOPE_RESULT_TRACE_FIRED	_BITUL(0)	/* threshold crossed */
 #define LATSCOPE_RESULT_CPU_OFFLINE	_BITUL(1)	/* ended by hotplug */
@@ -213,14 +235,19 @@ struct latscope_gpio_result {
  *
  * In: @size, @histogram (user address of a __u64 array, or 0 for totals
  * only) and @histogram_size (its size in bytes). Out: everything else, and
- * @histogram_size set to the bytes the whole histogram needs. If the
- * buffer is too small the call fails with ENOSPC and still fills in the
- * totals and @histogram_size.
+ * @histogram_size set to the bytes the whole histogram needs. If a
+ * buffer is too small the call fails with ENOSPC, copies no counters, and
+ * still fills in the totals, @histogram_size and (since VER1) @tail_size.
  *
  * The histogram holds @hist_count arrays of @hist_cells counters, back to
  * back: first the context's latency (@latency), then, for the kernel and
  * user contexts, the irq part (@irq). Cell i counts samples in
  * [i * hist_cell_ns, (i + 1) * hist_cell_ns).
+ *
+ * Since LATSCOPE_RESULT_SIZE_VER1, @tail and @tail_size do the same for the
+ * logarithmic tails (LATSCOPE_TAIL_*): @hist_count arrays of @tail_buckets
+ * counters, in the same order. A caller whose @size ends before them gets
+ * neither, and the driver writes nothing past its @size.
  */
 struct latscope_result {
 	__u32 size;		/* in: sizeof(struct latscope_result) */
@@ -244,7 +271,16 @@ struct latscope_result {
 	struct latscope_stats irq;	/* timer irq part (kernel, user) */
 	__u64 __reserved[4];
 	struct latscope_gpio_result gpio;	/* LATSCOPE_SRC_GPIO only */
+	/* Since LATSCOPE_RESULT_SIZE_VER1. */
+	__u64 tail;		/* in: user pointer, or 0 */
+	__u64 tail_size;	/* in: bytes at @tail; out: needed */
+	__u32 tail_buckets;	/* out: per tail, LATSCOPE_TAIL_BUCKETS */
+	__u32 tail_sub_bits;	/* out: LATSCOPE_TAIL_SUB_BITS */
+	__u64 __reserved2[3];
 };
+
+#define LATSCOPE_RESULT_SIZE_VER0	352	/* no tail */
+#define LATSCOPE_RESULT_SIZE_VER1	400	/* with the tail */
 
 /*
  * LATSCOPE_IOC_PULSE argument, user context only. @stamp_ns is the
