@@ -63,10 +63,13 @@ static void print_percentiles(FILE *f, const char *prefix,
 {
 	int i;
 
+	char buf[64];
+
 	fprintf(f, "%s| stddev %.3f", prefix, US(sum->stddev));
-	for (i = 0; i < 4; i++)
-		fprintf(f, "  %g%% %s%.3f", ls_percentiles[i],
-			sum->pct_beyond[i] ? "<=" : "", US(sum->pct[i]));
+	for (i = 0; i < LS_NR_PCT; i++) {
+		ls_fmt_pct(buf, sizeof(buf), &sum->pct[i]);
+		fprintf(f, "  %g%% %s", ls_percentiles[i], buf);
+	}
 	fputc('\n', f);
 }
 
@@ -91,8 +94,8 @@ static void print_gpio(FILE *f, const struct ls_report *r)
 void ls_print_summary(FILE *f, const struct ls_report *r)
 {
 	const struct ls_params *p = r->params;
-	unsigned int cells = p->hist_cells, cell_ns = LATSCOPE_DEFAULT_CELL_NS;
 	struct ls_summary sum, irq;
+	struct ls_hist h;
 	char line[512];
 	int i;
 
@@ -102,14 +105,15 @@ void ls_print_summary(FILE *f, const struct ls_report *r)
 		print_gpio(f, r);
 		return;
 	}
-	ls_summarize(&r->total, r->total_cells, cells, cell_ns, &sum);
+	ls_total_hist(r, &h);
+	ls_summarize(&r->total, &h, &sum);
 	ls_fmt_rts(line, sizeof(line), US(sum.min), US(sum.avg), US(sum.max),
 		   r->total_overruns, r->duration_s,
 		   p->timeout_s ? p->timeout_s : r->duration_s);
 	fputs(line, f);
 	print_percentiles(f, "PCT", &sum);
 	if (r->total_irq.samples) {
-		ls_summarize(&r->total_irq, NULL, 0, cell_ns, &irq);
+		ls_summarize(&r->total_irq, NULL, &irq);
 		fprintf(f, "IRQ| irq part: min %.3f avg %.3f max %.3f, %s part: avg %.3f us\n",
 			US(irq.min), US(irq.avg), US(irq.max),
 			ls_context_name(p->context), US(sum.avg - irq.avg));
@@ -118,7 +122,8 @@ void ls_print_summary(FILE *f, const struct ls_report *r)
 		for (i = 0; i < r->nr_cpus; i++) {
 			const struct latscope_stats *st = &r->cpu[i].res.latency;
 
-			ls_summarize(st, r->cpu[i].cells, cells, cell_ns, &sum);
+			ls_cpu_hist(&r->cpu[i], false, &h);
+			ls_summarize(st, &h, &sum);
 			fprintf(f, "CPU| CPU%d%s: min %.3f avg %.3f max %.3f us, %llu samples, %llu overruns\n",
 				r->cpu[i].cpu, r->cpu[i].isolated ? "" : "-noisol",
 				US(sum.min), US(sum.avg), US(sum.max),
@@ -128,8 +133,9 @@ void ls_print_summary(FILE *f, const struct ls_report *r)
 	}
 	print_gpio(f, r);
 	if (r->total.underflow || r->total.overflow || r->total_dropped)
-		fprintf(f, "LOS| %llu below 0 us, %llu past the %u us histogram, %llu per-second records dropped\n",
+		fprintf(f, "LOS| %llu below 0 us, %llu past the %u us histogram%s, %llu per-second records dropped\n",
 			(unsigned long long)r->total.underflow,
-			(unsigned long long)r->total.overflow, cells,
+			(unsigned long long)r->total.overflow, p->hist_cells,
+			r->has_tail ? " (in its tail)" : "",
 			(unsigned long long)r->total_dropped);
 }

@@ -5,6 +5,7 @@
  * min, max, avg, cpu; latencies in microseconds) so that tools reading
  * cyclictest's JSON read ours. latscope's additions sit beside those keys.
  */
+#include <math.h>
 #include <time.h>
 
 #include "latscope.h"
@@ -45,24 +46,50 @@ static void json_time(FILE *f, const char *key, time_t t)
 	json_key_string(f, "  ", key, buf, ",\n");
 }
 
+/* The non-empty tail buckets: [from, to, count], in microseconds. */
+static void json_tail(FILE *f, const char *indent, const struct ls_hist *h)
+{
+	double span = (double)h->nr_cells * h->cell_ns;
+	const char *sep = "";
+	unsigned int i;
+
+	fprintf(f, "%s\"tail\": [", indent);
+	for (i = 0; i < LATSCOPE_TAIL_BUCKETS; i++) {
+		if (!h->tail[i])
+			continue;
+		fprintf(f, "%s[%.3f, %.3f, %llu]", sep,
+			US(fmax((double)ls_tail_lo(i), span)), US((double)ls_tail_lo(i + 1)),
+			(unsigned long long)h->tail[i]);
+		sep = ", ";
+	}
+	fputs("],\n", f);
+}
+
 /* Latency figures of one statistics block, in microseconds. */
 static void json_stats(FILE *f, const char *indent, const struct latscope_stats *st,
-		       const __u64 *cells, unsigned int nr_cells)
+		       const struct ls_hist *h)
 {
 	struct ls_summary sum;
 	int i;
 
-	ls_summarize(st, cells, nr_cells, LATSCOPE_DEFAULT_CELL_NS, &sum);
+	ls_summarize(st, h, &sum);
 	fprintf(f, "%s\"samples\": %llu,\n", indent, (unsigned long long)sum.samples);
 	fprintf(f, "%s\"min\": %.3f,\n%s\"avg\": %.3f,\n%s\"max\": %.3f,\n",
 		indent, US(sum.min), indent, US(sum.avg), indent, US(sum.max));
 	fprintf(f, "%s\"stddev\": %.3f,\n", indent, US(sum.stddev));
-	if (cells) {
+	if (h) {
 		fprintf(f, "%s\"percentiles\": {", indent);
-		for (i = 0; i < 4; i++)
+		for (i = 0; i < LS_NR_PCT; i++)
 			fprintf(f, "%s\"%g\": %.3f", i ? ", " : " ", ls_percentiles[i],
-				US(sum.pct[i]));
+				US(sum.pct[i].hi));
 		fputs(" },\n", f);
+		fprintf(f, "%s\"percentile_ranges\": {", indent);
+		for (i = 0; i < LS_NR_PCT; i++)
+			fprintf(f, "%s\"%g\": [%.3f, %.3f]", i ? ", " : " ", ls_percentiles[i],
+				US(sum.pct[i].lo), US(sum.pct[i].hi));
+		fputs(" },\n", f);
+		if (h->tail)
+			json_tail(f, indent, h);
 	}
 	fprintf(f, "%s\"underflow\": %llu,\n%s\"overflow\": %llu\n", indent,
 		(unsigned long long)st->underflow, indent,
@@ -91,8 +118,10 @@ static void json_thread(FILE *f, const struct ls_report *r, int i)
 	const struct latscope_result *res = &c->res;
 	unsigned int n = res->hist_cells;
 	struct ls_summary sum;
+	struct ls_hist h;
 
-	ls_summarize(&res->latency, c->cells, n, LATSCOPE_DEFAULT_CELL_NS, &sum);
+	ls_cpu_hist(c, false, &h);
+	ls_summarize(&res->latency, &h, &sum);
 	fprintf(f, "    \"%d\": {\n", i);
 	json_histogram(f, c->cells, n);
 	/* rt-tests' own keys: cycles, min, max, avg (us), cpu, node. */
@@ -107,11 +136,12 @@ static void json_thread(FILE *f, const struct ls_report *r, int i)
 	fprintf(f, "      \"cpu_offline\": %s,\n",
 		res->flags & LATSCOPE_RESULT_CPU_OFFLINE ? "true" : "false");
 	fprintf(f, "      \"latency\": {\n");
-	json_stats(f, "        ", &res->latency, c->cells, n);
+	json_stats(f, "        ", &res->latency, &h);
 	fprintf(f, "      }");
 	if (res->hist_count > 1) {
 		fprintf(f, ",\n      \"irq\": {\n");
-		json_stats(f, "        ", &res->irq, c->cells + n, n);
+		ls_cpu_hist(c, true, &h);
+		json_stats(f, "        ", &res->irq, &h);
 		fprintf(f, "      }");
 	}
 	fprintf(f, "\n    }%s\n", i + 1 < r->nr_cpus ? "," : "");
@@ -195,6 +225,7 @@ int ls_write_json(FILE *f, const struct ls_report *r)
 {
 	const struct ls_params *p = r->params;
 	const struct ls_sysinfo *si = r->sys;
+	struct ls_hist h;
 	int i;
 
 	fputs("{\n  \"file_version\": 1,\n", f);
@@ -240,7 +271,8 @@ int ls_write_json(FILE *f, const struct ls_report *r)
 	if (r->timeline)
 		json_timeline(f, r->timeline);
 	fputs("  \"total\": {\n", f);
-	json_stats(f, "    ", &r->total, r->total_cells, p->hist_cells);
+	ls_total_hist(r, &h);
+	json_stats(f, "    ", &r->total, &h);
 	fputs("  },\n  \"thread\": {\n", f);
 	for (i = 0; i < r->nr_cpus; i++)
 		json_thread(f, r, i);

@@ -108,22 +108,47 @@ struct ls_cpu_result {
 	bool isolated;
 	struct latscope_result res;
 	__u64 *cells;			/* hist_count * hist_cells */
+	__u64 *tail;			/* hist_count * LATSCOPE_TAIL_BUCKETS */
+	bool has_tail;			/* the driver filled @tail */
+};
+
+/* A histogram as the CLI reads it: the linear cells, then the tail. */
+struct ls_hist {
+	const __u64 *cells;
+	unsigned int nr_cells;
+	unsigned int cell_ns;
+	const __u64 *tail;		/* LATSCOPE_TAIL_BUCKETS, or NULL */
+};
+
+#define LS_NR_PCT	5
+
+/* Where a percentile was found, which says how well it is known. */
+enum ls_pct_kind {
+	LS_PCT_CELL,			/* a linear cell: [lo, hi) */
+	LS_PCT_TAIL,			/* a tail bucket: [lo, hi], hi <= max */
+	LS_PCT_MAX,			/* past the cells, no tail: only max */
+};
+
+struct ls_pct {
+	double lo, hi;			/* ns: the percentile is in between */
+	enum ls_pct_kind kind;
 };
 
 /* Figures derived from a latscope_stats and its histogram, in ns. */
 struct ls_summary {
 	__u64 samples;
 	double min, avg, max, stddev;
-	double pct[4];			/* 99, 99.9, 99.99, 99.999 */
-	bool pct_beyond[4];		/* past the histogram: bound is max */
+	struct ls_pct pct[LS_NR_PCT];	/* at ls_percentiles[] */
 };
 
-extern const double ls_percentiles[4];
+extern const double ls_percentiles[LS_NR_PCT];
 
 /* stats.c */
-void ls_summarize(const struct latscope_stats *st, const __u64 *cells,
-		  unsigned int nr_cells, unsigned int cell_ns,
+unsigned int ls_tail_index(__u64 v);
+__u64 ls_tail_lo(unsigned int i);
+void ls_summarize(const struct latscope_stats *st, const struct ls_hist *h,
 		  struct ls_summary *out);
+int ls_fmt_pct(char *buf, size_t len, const struct ls_pct *pct);
 void ls_merge_stats(struct latscope_stats *into,
 		    const struct latscope_stats *from);
 void ls_merge_cells(__u64 *into, const __u64 *from, unsigned int n);
@@ -209,6 +234,8 @@ struct ls_report {
 	struct latscope_stats total;	/* all CPUs merged */
 	struct latscope_stats total_irq;
 	__u64 *total_cells;		/* merged latency histogram */
+	__u64 *total_tail;		/* its tail, LATSCOPE_TAIL_BUCKETS */
+	bool has_tail;			/* every CPU's driver gave a tail */
 	__u64 total_overruns;
 	__u64 total_dropped;
 	struct ls_timeline *timeline;	/* all CPUs merged, second by second */
@@ -216,6 +243,10 @@ struct ls_report {
 	int exit_code;
 	bool checkpoint;		/* written while the run goes on */
 };
+
+/* stats.c: views of a report's histograms. */
+void ls_total_hist(const struct ls_report *r, struct ls_hist *h);
+void ls_cpu_hist(const struct ls_cpu_result *c, bool irq, struct ls_hist *h);
 
 /* format.c: latmus's lines, exactly. Each returns the line's length. */
 int ls_fmt_rtt(char *buf, size_t len, unsigned long long elapsed_s,

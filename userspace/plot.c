@@ -42,7 +42,7 @@ static void header(FILE *f, const struct ls_report *r,
 {
 	const struct ls_params *p = r->params;
 	const struct ls_sysinfo *si = r->sys;
-	char cpus[256], started[64];
+	char cpus[256], started[64], pct[64];
 	cpu_set_t set;
 	int i;
 
@@ -98,9 +98,10 @@ static void header(FILE *f, const struct ls_report *r,
 	fprintf(f, "# preemption model: %s\n", si->preemption);
 	fprintf(f, "# cpufreq governor: %s\n", si->governor);
 	fprintf(f, "# stddev: %.3f\n", US(sum->stddev));
-	for (i = 0; i < 4; i++)
-		fprintf(f, "# %g%% percentile: %s%.3f\n", ls_percentiles[i],
-			sum->pct_beyond[i] ? "<=" : "", US(sum->pct[i]));
+	for (i = 0; i < LS_NR_PCT; i++) {
+		ls_fmt_pct(pct, sizeof(pct), &sum->pct[i]);
+		fprintf(f, "# %g%% percentile: %s\n", ls_percentiles[i], pct);
+	}
 	fprintf(f, "# underflow (below 0 us): %llu\n",
 		(unsigned long long)r->total.underflow);
 	fprintf(f, "# overflow (%u us and more): %llu\n", p->hist_cells,
@@ -144,8 +145,10 @@ int ls_write_plot(FILE *f, const struct ls_report *r)
 {
 	unsigned int n = r->params->hist_cells, first, last, c;
 	struct ls_summary sum;
+	struct ls_hist h;
 
-	ls_summarize(&r->total, r->total_cells, n, LATSCOPE_DEFAULT_CELL_NS, &sum);
+	ls_total_hist(r, &h);
+	ls_summarize(&r->total, &h, &sum);
 	header(f, r, &sum);
 	if (r->total.underflow)
 		row(f, r, -1, "");

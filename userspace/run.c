@@ -369,7 +369,18 @@ static int open_session(struct cpu_run *c, const struct ls_params *p,
 	return 0;
 }
 
-/* GET_RESULT or SNAPSHOT (@cmd) into @out, whose cells are allocated. */
+/*
+ * The counters of one CPU's result, in one block that free(out->cells)
+ * frees: two histograms of @cells, then two tails.
+ */
+static int result_alloc(struct ls_cpu_result *out, unsigned int cells)
+{
+	out->cells = calloc(2 * ((size_t)cells + LATSCOPE_TAIL_BUCKETS), sizeof(__u64));
+	out->tail = out->cells ? out->cells + 2 * (size_t)cells : NULL;
+	return out->cells ? 0 : -1;
+}
+
+/* GET_RESULT or SNAPSHOT (@cmd) into @out, allocated by result_alloc(). */
 static int read_result(struct cpu_run *c, struct ls_cpu_result *out, unsigned int cells,
 		       unsigned long cmd)
 {
@@ -381,7 +392,15 @@ static int read_result(struct cpu_run *c, struct ls_cpu_result *out, unsigned in
 	res->size = sizeof(*res);
 	res->histogram = (uintptr_t)out->cells;
 	res->histogram_size = 2 * (size_t)cells * sizeof(__u64);
-	return ioctl(c->fd, cmd, res) ? -errno : 0;
+	res->tail = (uintptr_t)out->tail;
+	res->tail_size = 2 * (size_t)LATSCOPE_TAIL_BUCKETS * sizeof(__u64);
+	if (ioctl(c->fd, cmd, res))
+		return -errno;
+	/* A driver older than the tail says so by its size, and fills none. */
+	out->has_tail = res->size >= LATSCOPE_RESULT_SIZE_VER1 &&
+			res->tail_buckets == LATSCOPE_TAIL_BUCKETS &&
+			res->tail_sub_bits == LATSCOPE_TAIL_SUB_BITS;
+	return 0;
 }
 
 static int collect(struct cpu_run *c, struct ls_cpu_result *out, unsigned int cells,
@@ -389,8 +408,7 @@ static int collect(struct cpu_run *c, struct ls_cpu_result *out, unsigned int ce
 {
 	int ret;
 
-	out->cells = calloc(2 * (size_t)cells, sizeof(__u64));
-	if (!out->cells) {
+	if (result_alloc(out, cells)) {
 		fail(err, errlen, "out of memory for CPU%d's histogram", c->cpu);
 		return -1;
 	}
@@ -399,8 +417,17 @@ static int collect(struct cpu_run *c, struct ls_cpu_result *out, unsigned int ce
 		fail(err, errlen, "cannot read CPU%d's result: %s", c->cpu, strerror(-ret));
 		free(out->cells);
 		out->cells = NULL;
+		out->tail = NULL;
 	}
 	return ret;
+}
+
+/* The merged histogram of @r and its tail, in one block: total_cells. */
+static __u64 *report_totals_alloc(struct ls_report *r, unsigned int cells)
+{
+	r->total_cells = calloc((size_t)cells + LATSCOPE_TAIL_BUCKETS, sizeof(__u64));
+	r->total_tail = r->total_cells ? r->total_cells + cells : NULL;
+	return r->total_cells;
 }
 
 /* Frees the buffers of @r: its CPUs' histograms, totals and timeline. */
@@ -415,6 +442,7 @@ void ls_report_free(struct ls_report *r)
 	free(r->timeline);
 	r->cpu = NULL;
 	r->total_cells = NULL;
+	r->total_tail = NULL;
 	r->timeline = NULL;
 	r->nr_cpus = 0;
 }
@@ -431,14 +459,18 @@ static void fill_report(struct ls_report *r, __u64 stopped_ns)
 	memset(&r->total, 0, sizeof(r->total));
 	memset(&r->total_irq, 0, sizeof(r->total_irq));
 	memset(r->total_cells, 0, n * sizeof(*r->total_cells));
+	memset(r->total_tail, 0, LATSCOPE_TAIL_BUCKETS * sizeof(*r->total_tail));
 	r->total_overruns = 0;
 	r->total_dropped = 0;
+	r->has_tail = r->nr_cpus > 0;
 	for (i = 0; i < r->nr_cpus; i++) {
 		const struct latscope_result *res = &r->cpu[i].res;
 
 		ls_merge_stats(&r->total, &res->latency);
 		ls_merge_stats(&r->total_irq, &res->irq);
 		ls_merge_cells(r->total_cells, r->cpu[i].cells, n);
+		ls_merge_cells(r->total_tail, r->cpu[i].tail, LATSCOPE_TAIL_BUCKETS);
+		r->has_tail &= r->cpu[i].has_tail;
 		r->total_overruns += res->overruns;
 		r->total_dropped += res->bulk_dropped;
 	}
@@ -469,15 +501,13 @@ static int snap_alloc(struct run *run, const struct ls_report *r)
 	s->checkpoint = true;
 	s->nr_cpus = run->nr;
 	s->cpu = calloc(run->nr, sizeof(*s->cpu));
-	s->total_cells = calloc(n, sizeof(__u64));
+	s->total_cells = report_totals_alloc(s, n);
 	s->timeline = malloc(sizeof(*s->timeline));
 	if (!s->cpu || !s->total_cells || !s->timeline)
 		return -1;
-	for (i = 0; i < run->nr; i++) {
-		s->cpu[i].cells = calloc(2 * (size_t)n, sizeof(__u64));
-		if (!s->cpu[i].cells)
+	for (i = 0; i < run->nr; i++)
+		if (result_alloc(&s->cpu[i], n))
 			return -1;
-	}
 	return 0;
 }
 
@@ -643,7 +673,7 @@ int ls_run(const struct ls_params *p, struct ls_report *r, char *err,
 	run.nr = CPU_COUNT(&set);
 	run.cpus = calloc(run.nr, sizeof(*run.cpus));
 	r->cpu = calloc(run.nr, sizeof(*r->cpu));
-	r->total_cells = calloc(p->hist_cells, sizeof(__u64));
+	r->total_cells = report_totals_alloc(r, p->hist_cells);
 	r->timeline = malloc(sizeof(*r->timeline));
 	if (!run.cpus || !r->cpu || !r->total_cells || !r->timeline) {
 		fail(err, errlen, "out of memory for %d CPUs", run.nr);

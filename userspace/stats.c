@@ -2,45 +2,106 @@
 /*
  * latscope CLI: figures derived from the driver's totals and histogram:
  * average, standard deviation from the 128-bit sum of squares, and tail
- * percentiles read off the histogram.
+ * percentiles read off the histogram and its logarithmic tail.
  */
 #include <math.h>
 #include <string.h>
 
 #include "latscope.h"
 
-const double ls_percentiles[4] = { 99.0, 99.9, 99.99, 99.999 };
+const double ls_percentiles[LS_NR_PCT] = { 99.0, 99.9, 99.99, 99.999, 99.9999 };
+
+/* The tail bucket of @v >= 0 ns: LATSCOPE_TAIL_SUB_BITS in the uapi. */
+unsigned int ls_tail_index(__u64 v)
+{
+	const unsigned int b = LATSCOPE_TAIL_SUB_BITS, sub = 1U << b;
+	unsigned int k;
+
+	if (v < 2 * sub)
+		return (unsigned int)v;
+	k = 63 - (unsigned int)__builtin_clzll(v);
+	k = (k - b + 1) * sub + (unsigned int)((v >> (k - b)) & (sub - 1));
+	return k < LATSCOPE_TAIL_BUCKETS ? k : LATSCOPE_TAIL_BUCKETS - 1;
+}
+
+/* The smallest value of tail bucket @i; @i == LATSCOPE_TAIL_BUCKETS gives 2^63. */
+__u64 ls_tail_lo(unsigned int i)
+{
+	const unsigned int b = LATSCOPE_TAIL_SUB_BITS, sub = 1U << b;
+
+	if (i < sub)
+		return i;
+	return (__u64)(sub + i % sub) << (i / sub - 1);
+}
 
 /*
- * The p-th percentile: the upper edge of the first cell where at least p%
- * of the samples lie at or below. Samples below zero count first; if the
- * rank falls among the samples past the last cell, only the maximum bounds
- * it, and @beyond says so.
+ * The p-th percentile: the cell or tail bucket that holds the sample of
+ * rank ceil(samples * p / 100), samples below zero first. A linear cell
+ * gives its upper edge (latmus's convention) and its lower one; a tail
+ * bucket its bounds, past the last cell and clipped to the maximum.
+ * Without a tail, only the maximum bounds a rank past the last cell.
  */
-static double percentile(const struct latscope_stats *st, const __u64 *cells,
-			 unsigned int nr_cells, unsigned int cell_ns, double p,
-			 bool *beyond)
+static struct ls_pct percentile(const struct latscope_stats *st,
+				const struct ls_hist *h, double p)
 {
 	__u64 rank = (__u64)ceil(st->samples * p / 100.0), seen;
+	double span = h ? (double)h->nr_cells * h->cell_ns : 0.0;
+	struct ls_pct out = { .kind = LS_PCT_CELL };
 	unsigned int i;
 
-	*beyond = false;
 	if (!rank)
 		rank = 1;
 	seen = st->underflow;
-	if (seen >= rank)
-		return 0.0;
-	for (i = 0; i < nr_cells; i++) {
-		seen += cells[i];
-		if (seen >= rank)
-			return (double)(i + 1) * cell_ns;
+	if (seen >= rank) {
+		out.lo = (double)st->min_ns;
+		return out;
 	}
-	*beyond = true;
-	return (double)st->max_ns;
+	for (i = 0; h && i < h->nr_cells; i++) {
+		seen += h->cells[i];
+		if (seen >= rank) {
+			out.lo = (double)i * h->cell_ns;
+			out.hi = (double)(i + 1) * h->cell_ns;
+			return out;
+		}
+	}
+	for (i = 0; h && h->tail && i < LATSCOPE_TAIL_BUCKETS; i++) {
+		seen += h->tail[i];
+		if (seen >= rank) {
+			out.kind = LS_PCT_TAIL;
+			out.lo = fmax((double)ls_tail_lo(i), span);
+			out.hi = fmin((double)ls_tail_lo(i + 1), (double)st->max_ns);
+			if (out.lo > out.hi)	/* the tail disagrees with the max */
+				out.lo = out.hi;
+			return out;
+		}
+	}
+	out.kind = LS_PCT_MAX;
+	out.lo = fmin(span, (double)st->max_ns);
+	out.hi = (double)st->max_ns;
+	return out;
 }
 
-void ls_summarize(const struct latscope_stats *st, const __u64 *cells,
-		  unsigned int nr_cells, unsigned int cell_ns,
+/*
+ * How a percentile prints, in us: "57.000" for a linear cell's upper
+ * edge, "<=1006.633(-6.2%)" for a tail bucket (at most that, at least that
+ * much less), "<=6863.044" when only the maximum bounds it.
+ */
+int ls_fmt_pct(char *buf, size_t len, const struct ls_pct *pct)
+{
+	double hi = pct->hi / 1000.0;
+
+	switch (pct->kind) {
+	case LS_PCT_TAIL:
+		return snprintf(buf, len, "<=%.3f(-%.1f%%)", hi,
+				pct->hi > 0 ? 100.0 * (pct->hi - pct->lo) / pct->hi : 0.0);
+	case LS_PCT_MAX:
+		return snprintf(buf, len, "<=%.3f", hi);
+	default:
+		return snprintf(buf, len, "%.3f", hi);
+	}
+}
+
+void ls_summarize(const struct latscope_stats *st, const struct ls_hist *h,
 		  struct ls_summary *out)
 {
 	long double n, mean, sumsq, var;
@@ -58,9 +119,8 @@ void ls_summarize(const struct latscope_stats *st, const __u64 *cells,
 	out->max = st->max_ns;
 	out->avg = (double)mean;
 	out->stddev = var > 0 ? (double)sqrtl(var) : 0.0;
-	for (i = 0; i < 4; i++)
-		out->pct[i] = percentile(st, cells, nr_cells, cell_ns,
-					 ls_percentiles[i], &out->pct_beyond[i]);
+	for (i = 0; i < LS_NR_PCT; i++)
+		out->pct[i] = percentile(st, h, ls_percentiles[i]);
 }
 
 /* Adds @from's samples to @into, as if both had been one run. */
@@ -92,4 +152,22 @@ void ls_merge_cells(__u64 *into, const __u64 *from, unsigned int n)
 
 	for (i = 0; i < n; i++)
 		into[i] += from[i];
+}
+
+/* The merged latency histogram of @r, with its tail if every CPU had one. */
+void ls_total_hist(const struct ls_report *r, struct ls_hist *h)
+{
+	h->cells = r->total_cells;
+	h->nr_cells = r->params->hist_cells;
+	h->cell_ns = LATSCOPE_DEFAULT_CELL_NS;
+	h->tail = r->has_tail ? r->total_tail : NULL;
+}
+
+/* The latency histogram of @c, or its irq part's. */
+void ls_cpu_hist(const struct ls_cpu_result *c, bool irq, struct ls_hist *h)
+{
+	h->cells = c->cells + (irq ? c->res.hist_cells : 0);
+	h->nr_cells = c->res.hist_cells;
+	h->cell_ns = LATSCOPE_DEFAULT_CELL_NS;
+	h->tail = c->has_tail ? c->tail + (irq ? LATSCOPE_TAIL_BUCKETS : 0) : NULL;
 }

@@ -49,6 +49,13 @@ check(tl["points"] == [[0, 100, 0, 1.0, 1.5, 50.0], [1, 0, 2, None, None, None]]
       "timeline points (null without samples)", tl["points"])
 check(doc["total"]["samples"] == 200, "total samples")
 check(doc["total"]["percentiles"]["99"] == 6.0, "total 99th percentile")
+# the sample past the histogram (50 us) is in the tail: its bucket, clipped
+check(t0["latency"]["tail"] == [[49.152, 51.2, 1]], "thread tail", t0["latency"].get("tail"))
+check(doc["total"]["tail"] == [[49.152, 51.2, 2]], "total tail", doc["total"].get("tail"))
+check(doc["total"]["percentile_ranges"]["99.9"] == [49.152, 50.0] and
+      doc["total"]["percentiles"]["99.9"] == 50.0 and
+      doc["total"]["percentile_ranges"]["99"] == [5.0, 6.0],
+      "total percentile ranges", doc["total"].get("percentile_ranges"))
 check(doc["cmdline"] == 'latscope --json "x"', "cmdline escaped", doc["cmdline"])
 check(doc["sysinfo"]["preemption"] == "PREEMPT_RT", "preemption model")
 check(doc["overruns"] == 1 and doc["duration_s"] == 61, "overruns and duration")

@@ -246,21 +246,36 @@ static struct latscope_stats sample_stats(__u64 *cells)
 
 static void test_stats(void)
 {
+	static __u64 tail[LATSCOPE_TAIL_BUCKETS];
 	__u64 cells[10];
 	struct latscope_stats st = sample_stats(cells), a, b;
+	struct ls_hist h = { .cells = cells, .nr_cells = 10, .cell_ns = 1000 };
 	struct ls_summary s;
 	double mean, var;
+	char buf[64];
 
-	ls_summarize(&st, cells, 10, 1000, &s);
+	ls_summarize(&st, &h, &s);
 	mean = (90 * 1500.0 + 9 * 5500.0 + 50000.0) / 100;
 	var = (90 * 1500.0 * 1500 + 9 * 5500.0 * 5500 + 50000.0 * 50000) / 100 - mean * mean;
 	check(fabs(s.avg - mean) < 1e-6, "average", "got %f, want %f", s.avg, mean);
 	check(fabs(s.stddev - sqrt(var)) < 1e-6, "stddev", "got %f, want %f", s.stddev, sqrt(var));
 	/* 99th: rank 99 is the last sample of cell 5, upper edge 6 us. */
-	check(s.pct[0] == 6000 && !s.pct_beyond[0], "99th percentile", "got %f", s.pct[0]);
-	/* 99.9th: rank 100 is past the histogram, bounded by the max. */
-	check(s.pct[1] == 50000 && s.pct_beyond[1], "99.9th percentile past the histogram",
-	      "got %f beyond %d", s.pct[1], s.pct_beyond[1]);
+	check(s.pct[0].hi == 6000 && s.pct[0].lo == 5000 && s.pct[0].kind == LS_PCT_CELL,
+	      "99th percentile", "got %f", s.pct[0].hi);
+	/* 99.9th: rank 100 is past the histogram; no tail: bounded by the max. */
+	check(s.pct[1].hi == 50000 && s.pct[1].kind == LS_PCT_MAX,
+	      "99.9th percentile past the histogram", "got %f kind %d", s.pct[1].hi, s.pct[1].kind);
+	ls_fmt_pct(buf, sizeof(buf), &s.pct[1]);
+	check_str(buf, "<=50.000", "percentile bounded by the max");
+	/* With the tail: the bucket [49152, 51200) ns, clipped to the max. */
+	tail[ls_tail_index(50000)] = 1;
+	h.tail = tail;
+	ls_summarize(&st, &h, &s);
+	check(s.pct[1].lo == 49152 && s.pct[1].hi == 50000 && s.pct[1].kind == LS_PCT_TAIL,
+	      "99.9th percentile in the tail", "got [%f, %f] kind %d", s.pct[1].lo, s.pct[1].hi,
+	      s.pct[1].kind);
+	ls_fmt_pct(buf, sizeof(buf), &s.pct[1]);
+	check_str(buf, "<=50.000(-1.7%)", "percentile in a tail bucket");
 
 	/* A 128-bit sum of squares: the high half counts 2^64 each. */
 	memset(&a, 0, sizeof(a));
@@ -268,7 +283,7 @@ static void test_stats(void)
 	a.sum_ns = 2 * 4294967296LL;
 	a.sum_sq_hi = 2;	/* two samples of 2^32 ns: 2 * 2^64 */
 	a.min_ns = a.max_ns = 4294967296LL;
-	ls_summarize(&a, NULL, 0, 1000, &s);
+	ls_summarize(&a, NULL, &s);
 	check(fabs(s.stddev) < 1e-3, "stddev with 128-bit squares", "got %f", s.stddev);
 
 	/* Merging keeps the extremes and carries the squares' low half. */
@@ -282,9 +297,82 @@ static void test_stats(void)
 	      (unsigned long long)a.sum_sq_hi, (unsigned long long)a.sum_sq_lo);
 }
 
-/* A two-CPU report built by hand. */
+/* The tail's buckets, as the uapi header defines them (see KUnit's twin). */
+static void test_tail_buckets(void)
+{
+	unsigned int i, k, bad = 0;
+	__u64 lo, next;
+
+	for (i = 0; i < LATSCOPE_TAIL_BUCKETS; i++) {
+		lo = ls_tail_lo(i);
+		next = ls_tail_lo(i + 1);
+		bad += next <= lo || ls_tail_index(lo) != i || ls_tail_index(next - 1) != i ||
+		       (i >= 16 && (next - lo) * 16 > lo);
+	}
+	check(!bad, "tail: every bucket's bounds and width", "%u bad", bad);
+	for (k = 4; k < 63; k++)
+		bad += ls_tail_index(1ULL << k) != (k - 3) * 16 ||
+		       ls_tail_index((1ULL << k) - 1) != (k - 3) * 16 - 1;
+	check(!bad, "tail: power-of-two edges", "%u bad", bad);
+	check(ls_tail_lo(LATSCOPE_TAIL_BUCKETS) == 1ULL << 63 &&
+	      ls_tail_index(INT64_MAX) == LATSCOPE_TAIL_BUCKETS - 1 &&
+	      ls_tail_index(UINT64_MAX) == LATSCOPE_TAIL_BUCKETS - 1 && ls_tail_index(0) == 0,
+	      "tail: 0 and the largest values", "%u", ls_tail_index(INT64_MAX));
+}
+
+/*
+ * The KUnit distribution, here through the CLI's percentiles: a million
+ * samples 100000 * n / (n - i) ns, half in a 200 us histogram. Each
+ * percentile's range holds the exact value, and its upper bound is at
+ * most 1/16 above it.
+ */
+static void test_tail_percentiles(void)
+{
+	static __u64 cells[200], tail[LATSCOPE_TAIL_BUCKETS];
+	const __u64 n = 1000000;
+	struct latscope_stats st = { 0 };
+	struct ls_hist h = { .cells = cells, .nr_cells = 200, .cell_ns = 1000, .tail = tail };
+	struct ls_summary s;
+	__u64 i, v, rank;
+	double exact;
+	int p;
+
+	memset(cells, 0, sizeof(cells));
+	memset(tail, 0, sizeof(tail));
+	for (i = 0; i < n; i++) {
+		v = 100000 * n / (n - i);
+		if (v < 200000) {
+			cells[v / 1000]++;
+		} else {
+			tail[ls_tail_index(v)]++;
+			st.overflow++;
+		}
+		st.samples++;
+		st.sum_ns += v;
+		st.max_ns = v;
+	}
+	st.min_ns = 100000;
+	ls_summarize(&st, &h, &s);
+	for (p = 0; p < LS_NR_PCT; p++) {
+		rank = (__u64)ceil(n * ls_percentiles[p] / 100.0);
+		exact = (double)(100000 * n / (n - (rank - 1)));
+		check(s.pct[p].lo <= exact && exact <= s.pct[p].hi &&
+		      s.pct[p].hi - exact <= exact / 16 && s.pct[p].kind == LS_PCT_TAIL,
+		      "tail: percentile within 1/16", "p%g exact %.0f range [%.0f, %.0f] kind %d",
+		      ls_percentiles[p], exact, s.pct[p].lo, s.pct[p].hi, s.pct[p].kind);
+	}
+}
+
+/* The counters behind sample_report(): histograms, tails, totals. */
+struct sample_bufs {
+	__u64 cells[2][20];
+	__u64 tail[2][2 * LATSCOPE_TAIL_BUCKETS];
+	__u64 total[10 + LATSCOPE_TAIL_BUCKETS];
+};
+
+/* A two-CPU report built by hand; the sample past the histogram in a tail. */
 static void sample_report(struct ls_report *r, struct ls_params *p, struct ls_sysinfo *si,
-			  struct ls_cpu_result *cpu, __u64 cells[2][20], __u64 *total)
+			  struct ls_cpu_result *cpu, struct sample_bufs *b)
 {
 	int i;
 
@@ -297,25 +385,30 @@ static void sample_report(struct ls_report *r, struct ls_params *p, struct ls_sy
 	snprintf(si->governor, sizeof(si->governor), "performance");
 	snprintf(si->sysname, sizeof(si->sysname), "Linux");
 	memset(r, 0, sizeof(*r));
+	memset(b, 0, sizeof(*b));
 	r->params = p;
 	r->sys = si;
 	r->nr_cpus = 2;
 	r->cpu = cpu;
 	r->duration_s = 61;
 	r->peak_s = 7;
-	r->total_cells = total;
-	memset(total, 0, 10 * sizeof(*total));
+	r->total_cells = b->total;
+	r->total_tail = b->total + 10;
+	r->has_tail = true;
 	for (i = 0; i < 2; i++) {
 		memset(&cpu[i], 0, sizeof(cpu[i]));
 		cpu[i].cpu = 2 * i + 1;
-		cpu[i].cells = cells[i];
-		cpu[i].res.latency = sample_stats(cells[i]);
-		memset(cells[i] + 10, 0, 10 * sizeof(__u64));
+		cpu[i].cells = b->cells[i];
+		cpu[i].tail = b->tail[i];
+		cpu[i].has_tail = true;
+		cpu[i].res.latency = sample_stats(b->cells[i]);
+		b->tail[i][ls_tail_index(50000)] = 1;
 		cpu[i].res.hist_cells = 10;
 		cpu[i].res.hist_count = 1;
 		cpu[i].res.overruns = i;
 		ls_merge_stats(&r->total, &cpu[i].res.latency);
-		ls_merge_cells(total, cells[i], 10);
+		ls_merge_cells(r->total_cells, b->cells[i], 10);
+		ls_merge_cells(r->total_tail, b->tail[i], LATSCOPE_TAIL_BUCKETS);
 	}
 	r->total_overruns = 1;
 }
@@ -325,13 +418,13 @@ static void test_plot(void)
 	struct ls_params p;
 	struct ls_sysinfo si;
 	struct ls_cpu_result cpu[2];
-	__u64 cells[2][20], total[10];
+	struct sample_bufs b;
 	struct ls_report r;
 	char *buf = NULL, *body;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
 
-	sample_report(&r, &p, &si, cpu, cells, total);
+	sample_report(&r, &p, &si, cpu, &b);
 	check(!ls_write_plot(f, &r), "plot written", " ");
 	fclose(f);
 	check(strstr(buf, "# sampling period: 1000 microseconds\n") != NULL, "plot: period", "%s", buf);
@@ -339,7 +432,8 @@ static void test_plot(void)
 	      "plot: duration and peak", " ");
 	check(strstr(buf, "# OVERRUNS: 1\n") && strstr(buf, "# sample count: 200\n") &&
 	      strstr(buf, "# max latency: 50.000\n") && strstr(buf, "# preemption model: PREEMPT_RT\n") &&
-	      strstr(buf, "# overflow (10 us and more): 2\n") && strstr(buf, "# 99% percentile: 6.000\n"),
+	      strstr(buf, "# overflow (10 us and more): 2\n") && strstr(buf, "# 99% percentile: 6.000\n") &&
+	      strstr(buf, "# 99.9% percentile: <=50.000(-1.7%)\n"),
 	      "plot: header figures", "%s", buf);
 	body = strstr(buf, "CPU1 CPU3\n");
 	check(body && !strcmp(body + 10, "1 90 90\n2 0 0\n3 0 0\n4 0 0\n5 9 9\n10+ 1 1\n"),
@@ -380,7 +474,7 @@ static void test_plot_rows_add_up(void)
 	struct ls_params p;
 	struct ls_sysinfo si;
 	struct ls_cpu_result cpu[2];
-	__u64 cells[2][20], total[10];
+	struct sample_bufs b;
 	struct ls_report r;
 	char name[96];
 	int nr, under, over;
@@ -393,9 +487,9 @@ static void test_plot_rows_add_up(void)
 				FILE *f = open_memstream(&buf, &len);
 				int i;
 
-				sample_report(&r, &p, &si, cpu, cells, total);
+				sample_report(&r, &p, &si, cpu, &b);
 				memset(&r.total, 0, sizeof(r.total));
-				memset(total, 0, 10 * sizeof(*total));
+				memset(b.total, 0, 10 * sizeof(*b.total));
 				r.nr_cpus = nr;
 				for (i = 0; i < nr; i++) {
 					struct latscope_stats *st = &cpu[i].res.latency;
@@ -405,7 +499,7 @@ static void test_plot_rows_add_up(void)
 					st->underflow = under * (i + 3);
 					st->samples += st->overflow + st->underflow;
 					ls_merge_stats(&r.total, st);
-					ls_merge_cells(total, cells[i], 10);
+					ls_merge_cells(b.total, b.cells[i], 10);
 				}
 				ls_write_plot(f, &r);
 				fclose(f);
@@ -642,12 +736,12 @@ static void test_json(const char *path)
 	struct ls_params p;
 	struct ls_sysinfo si;
 	struct ls_cpu_result cpu[2];
-	__u64 cells[2][20], total[10];
+	static struct sample_bufs b;
 	static struct ls_timeline t;
 	struct ls_report r;
 	FILE *f = fopen(path, "w");
 
-	sample_report(&r, &p, &si, cpu, cells, total);
+	sample_report(&r, &p, &si, cpu, &b);
 	ls_timeline_init(&t);
 	second(&t, 0, 100, 0, 1000, 1500, 50000);
 	second(&t, 1, 0, 2, 0, 0, 0);
@@ -692,6 +786,8 @@ int main(int argc, char **argv)
 	test_cpu_lists();
 	test_lines();
 	test_stats();
+	test_tail_buckets();
+	test_tail_percentiles();
 	test_plot();
 	test_plot_rows_add_up();
 	test_summary_no_sample();

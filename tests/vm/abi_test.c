@@ -310,6 +310,93 @@ out:
 	close(r.fd);
 }
 
+/* The samples of a tail. */
+static __u64 tail_total(const __u64 *tail)
+{
+	__u64 total = 0;
+	unsigned int i;
+
+	for (i = 0; i < LATSCOPE_TAIL_BUCKETS; i++)
+		total += tail[i];
+	return total;
+}
+
+/*
+ * The logarithmic tail: a kernel-context run with a 1 us histogram puts
+ * nearly every sample in it. Its buckets add up to the overflow, for the
+ * latency and the irq part; the maximum is in the last non-empty bucket;
+ * a small tail buffer is ENOSPC with the size needed; and a caller built
+ * before the tail (a 352-byte result) gets its result and not one byte
+ * past it.
+ */
+static void test_tail(struct tally *t, uint32_t cpu)
+{
+	struct latscope_setup s = base_setup(LATSCOPE_CTX_KERNEL, cpu);
+	struct run r = { .fd = open(DEV, O_RDWR) };
+	struct latscope_result res = { .size = sizeof(res) };
+	union {
+		struct latscope_result res;
+		unsigned char bytes[sizeof(struct latscope_result) + 64];
+	} old;
+	__u64 *cells = calloc(2, sizeof(*cells));
+	__u64 *tail = calloc(2 * LATSCOPE_TAIL_BUCKETS, sizeof(*tail));
+	unsigned int i, top = 0, spoilt = 0;
+	int err;
+
+	s.hist_cells = 1;
+	err = measure(&r, &s, 1500);
+	check(t, !err && cells && tail, "tail: run", "errno %d", errno);
+	if (err || !cells || !tail)
+		goto out;
+
+	res.tail = (uintptr_t)tail;
+	res.tail_size = 8;
+	err = ioctl(r.fd, LATSCOPE_IOC_GET_RESULT, &res) ? errno : 0;
+	check(t, err == ENOSPC && res.tail_size == 2 * LATSCOPE_TAIL_BUCKETS * 8,
+	      "tail: small tail buffer", "errno %d, needed %llu", err, res.tail_size);
+
+	res.histogram = (uintptr_t)cells;
+	res.histogram_size = 2 * sizeof(*cells);
+	res.tail_size = 2 * LATSCOPE_TAIL_BUCKETS * sizeof(*tail);
+	err = ioctl(r.fd, LATSCOPE_IOC_GET_RESULT, &res) ? errno : 0;
+	check(t, !err && res.size == LATSCOPE_RESULT_SIZE_VER1 &&
+	      res.tail_buckets == LATSCOPE_TAIL_BUCKETS &&
+	      res.tail_sub_bits == LATSCOPE_TAIL_SUB_BITS, "tail: result", "errno %d, size %u",
+	      err, res.size);
+	check(t, !err && res.latency.overflow > 0 &&
+	      tail_total(tail) == res.latency.overflow &&
+	      tail_total(tail + LATSCOPE_TAIL_BUCKETS) == res.irq.overflow &&
+	      hist_total(cells, 1, &res.latency) == res.latency.samples,
+	      "tail: buckets add up to the overflow, latency and irq",
+	      "latency %llu of %llu, irq %llu of %llu", tail_total(tail), res.latency.overflow,
+	      tail_total(tail + LATSCOPE_TAIL_BUCKETS), res.irq.overflow);
+	for (i = 0; i < LATSCOPE_TAIL_BUCKETS; i++)
+		if (tail[i])
+			top = i;
+	/* lo(i) as the uapi header gives it */
+#define TAIL_LO(i) ((i) < 16 ? (__u64)(i) : (__u64)(16 + (i) % 16) << ((i) / 16 - 1))
+	check(t, !err && TAIL_LO(top) <= (__u64)res.latency.max_ns &&
+	      (__u64)res.latency.max_ns < TAIL_LO(top + 1),
+	      "tail: the maximum is in the last non-empty bucket", "max %lld, bucket %u [%llu, %llu)",
+	      res.latency.max_ns, top, TAIL_LO(top), TAIL_LO(top + 1));
+#undef TAIL_LO
+
+	memset(&old, 0xa5, sizeof(old));
+	memset(&old.res, 0, LATSCOPE_RESULT_SIZE_VER0);
+	old.res.size = LATSCOPE_RESULT_SIZE_VER0;
+	err = ioctl(r.fd, LATSCOPE_IOC_GET_RESULT, &old) ? errno : 0;
+	for (i = LATSCOPE_RESULT_SIZE_VER0; i < sizeof(old.bytes); i++)
+		spoilt += old.bytes[i] != 0xa5;
+	check(t, !err && !spoilt && old.res.latency.samples == res.latency.samples &&
+	      old.res.latency.overflow == res.latency.overflow,
+	      "tail: a caller older than the tail gets its 352 bytes, no more",
+	      "errno %d, %u bytes written past them", err, spoilt);
+out:
+	free(cells);
+	free(tail);
+	close(r.fd);
+}
+
 static void test_bad_setup(struct tally *t)
 {
 	int fd = open(DEV, O_RDWR);
@@ -618,6 +705,7 @@ int main(int argc, char **argv)
 	test_bad_setup(&t);
 	for (c = LATSCOPE_CTX_IRQ; c <= LATSCOPE_CTX_USER; c++)
 		test_context(&t, c, ncpus - 1);
+	test_tail(&t, ncpus - 1);
 	test_signal_interrupts_pulse(&t);
 	test_two_sessions(&t, ncpus);
 	test_kill9(&t);
