@@ -1,7 +1,10 @@
 #!/bin/bash
-# latscope-report on the checked-in fixtures: a hand-made two-CPU run whose
-# percentiles were worked out by hand (2, 3, 10, then past the histogram),
-# and the kernel-context runs of the 6.12 and 6.12-rt VMs (TCG, emulated).
+# latscope-report on the checked-in fixtures: two hand-made two-CPU runs
+# whose percentiles were worked out by hand (small.json: 2, 3, 10, then one
+# tail bucket; tail.json: p99.9 to p99.9999 in four tail buckets of both
+# CPUs merged), and the kernel-context runs of the 6.12 and 6.12-rt VMs
+# (TCG, emulated; files without a tail, bounded by the maximum past the
+# histogram). Also a file whose tail does not add up to its overflow.
 # Ends with "report: N passed, N failed".
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
