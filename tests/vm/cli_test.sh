@@ -33,7 +33,8 @@ dump two.plot two.plot
 for sig in INT TERM HUP; do
 	latscope -T 60 -g $sig.plot --json $sig.json >$sig.out 2>&1 &
 	pid=$!
-	sleep 3
+	# Measuring (its first per-second line), however long start-up took.
+	wait_for $sig.out '^RTD|' 60 || nok "SIG$sig: measuring" "$(cat $sig.out)"
 	kill -$sig $pid
 	wait $pid
 	expect_rc "SIG$sig: clean exit" $? 0
@@ -54,7 +55,7 @@ echo 1 >/sys/kernel/tracing/tracing_on 2>/dev/null
 
 latscope -k -c 1 -T 60 >off.out 2>&1 &
 pid=$!
-sleep 3
+wait_for off.out '^RTD|' 60 || nok "CPU offline mid-run: measuring" "$(cat off.out)"
 echo 0 >/sys/devices/system/cpu/cpu1/online
 wait $pid
 expect_rc "CPU offline mid-run: runtime error" $? 1
@@ -67,7 +68,8 @@ echo 1 >/sys/devices/system/cpu/cpu1/online
 latscope -k -T 60 --checkpoint 2s -g kernel-checkpoint.plot --json kernel-checkpoint.json \
 	>cp.out 2>&1 &
 pid=$!
-sleep 6
+# A checkpoint written (whole, by rename), then the kill.
+wait_for kernel-checkpoint.plot '^# checkpoint' 60 || nok "checkpoint: written" "$(cat cp.out)"
 kill -9 $pid
 wait $pid
 plot_adds_up "checkpoint: the plot outlives kill -9, whole" kernel-checkpoint.plot

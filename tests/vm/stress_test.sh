@@ -63,11 +63,7 @@ start_run() {
 
 # Waits (30 s at most) for latscope's first per-second line: it measures.
 measuring() {
-	i=0
-	while [ $i -lt 300 ] && ! grep -q '^RTD|' /tmp/run.out; do
-		i=$((i + 1))
-		usleep 100000
-	done
+	wait_for /tmp/run.out '^RTD|' 30
 }
 
 tool_seen() { # tool
@@ -89,8 +85,14 @@ load_ok() { # name, tool expected among the load's processes
 	if [ -z "$off" ]; then ok "$1: all on CPU0"; else nok "$1: all on CPU0" "$off"; fi
 }
 
+# latscope has exited: its load is killed, but the kernel may take a
+# while to tear down what was killed. Waits for that (20 s at most).
 none_left() { # name
-	sleep 1
+	i=0
+	while [ $i -lt 200 ] && [ -n "$(leftovers)" ]; do
+		i=$((i + 1))
+		usleep 100000
+	done
 	left=$(leftovers)
 	if [ -z "$left" ]; then ok "$1: nothing of the load left"; else nok "$1: nothing of the load left" "$left"; fi
 }
