@@ -46,6 +46,14 @@ is() { # name, got, want
 	if [ "$2" = "$3" ]; then ok "$1"; else nok "$1" "got '$2', want '$3'"; fi
 }
 
+# 1 if pulling pulse-in to LEVEL (up, down) makes an EDGE event, else 0.
+is_event() { # edge, level
+	case $1,$2 in
+	rising-edge,up | falling-edge,down | both-edges,*) echo 1 ;;
+	*) echo 0 ;;
+	esac
+}
+
 # Remote mode: NAME, responder flag, edge, pulse cycles (up then down),
 # more options.
 remote() {
@@ -64,10 +72,7 @@ remote() {
 	probed=0 tries=0
 	while [ $probed = 0 ] && [ $tries -lt 5 ]; do
 		for lvl in up down; do
-			case $edge,$lvl in
-			rising-edge,up | falling-edge,down | both-edges,*) event=1 ;;
-			*) event=0 ;;
-			esac
+			event=$(is_event "$edge" $lvl)
 			a=$(val $ACK)
 			pull $IN $lvl
 			[ $event = 1 ] && wait_flip $ACK "$a" && probed=$((probed + 1))
@@ -79,10 +84,7 @@ remote() {
 	acks=0 stray=0 want=0 k=0
 	while [ $k -lt "$n" ]; do
 		for lvl in up down; do
-			case $edge,$lvl in
-			rising-edge,up | falling-edge,down | both-edges,*) event=1 ;;
-			*) event=0 ;;
-			esac
+			event=$(is_event "$edge" $lvl)
 			a=$(val $ACK)
 			pull $IN $lvl
 			if [ $event = 1 ]; then
