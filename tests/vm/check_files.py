@@ -2,7 +2,8 @@
 """Checks the plot and JSON files the CLI wrote inside the test VM.
 
 JSON: parses, has rt-tests' keys, per-thread histogram + underflow +
-overflow = cycles, totals agree with the threads. Plot: gnuplot reads it
+overflow = cycles, each tail holds its block's overflow and its maximum,
+totals agree with the threads. Plot: gnuplot reads it
 as it is (plot 'FILE' with histeps). Ends with "N passed, N failed".
 """
 import json
@@ -22,6 +23,28 @@ def check(ok, name, detail=""):
     else:
         failed += 1
         print(f"not ok - {name}: {detail}")
+
+
+def check_tail(name, what, block):
+    """The tail of a statistics block holds its overflow, in sorted,
+    disjoint buckets of at most 1/16 relative width, the maximum in the
+    last one; each percentile's range is [from, to] with to the value."""
+    tail = block.get("tail")
+    check(tail is not None, f"{name}: {what} has a tail")
+    if tail is None:
+        return
+    check(sum(b[2] for b in tail) == block["overflow"],
+          f"{name}: {what} tail holds the overflow", (tail, block["overflow"]))
+    check(all(a[1] <= b[0] for a, b in zip(tail, tail[1:])) and
+          all(0 < b[1] - b[0] <= b[0] / 16 + 0.0015 and b[2] > 0 for b in tail),
+          f"{name}: {what} tail buckets sorted, disjoint, 1/16 wide at most", tail)
+    if tail:
+        check(tail[-1][0] <= block["max"] < tail[-1][1],
+              f"{name}: {what} maximum in the last tail bucket", (tail[-1], block["max"]))
+    ranges = block.get("percentile_ranges", {})
+    check(len(ranges) == 5 and all(lo <= hi and block["percentiles"][p] == hi
+                                   for p, (lo, hi) in ranges.items()),
+          f"{name}: {what} percentile ranges", ranges)
 
 
 files = pathlib.Path(sys.argv[1])
@@ -46,6 +69,10 @@ for path in jsons:
               f"{path.name}: thread {n} histogram adds up to cycles",
               (cells, lat["underflow"], lat["overflow"], t["cycles"]))
         check(t["min"] <= t["avg"] <= t["max"], f"{path.name}: thread {n} min <= avg <= max")
+        for part in ("latency", "irq"):
+            if part in t:
+                check_tail(path.name, f"thread {n} {part}", t[part])
+    check_tail(path.name, "total", doc["total"])
     check(doc["total"]["samples"] == sum(t["cycles"] for t in threads.values()),
           f"{path.name}: total = sum of threads")
     # Every period of the measured time is an event: samples + overruns.
