@@ -13,7 +13,8 @@
  *          of a read() that held a lock across its user copy);
  *  result  GET_RESULT and SNAPSHOT from two threads while a third loops
  *          SETUP/START/STOP on the same file with histograms of changing
- *          size: each histogram must add up to its sample count
+ *          size: each histogram must add up to its sample count, each
+ *          tail to its overflow
  *          (regression test of a histogram copied out after its lock was
  *          dropped, from memory a SETUP had freed);
  *  chaos   for SECONDS: random ioctl numbers, sizes and fields, bad and
@@ -137,21 +138,28 @@ static int xioctl(struct fuzz *f, int fd, unsigned long cmd, void *arg)
 	return ioctl(fd, cmd, arg) ? errno : 0;
 }
 
-/* Histogram cells + underflow + overflow = samples, for each histogram. */
-static bool hist_adds_up(const struct latscope_result *res, const uint64_t *cells)
+/*
+ * Histogram cells + underflow + overflow = samples, and tail = overflow,
+ * for each histogram.
+ */
+static bool hist_adds_up(const struct latscope_result *res, const uint64_t *cells,
+			 const uint64_t *tail)
 {
 	const struct latscope_stats *st[2] = { &res->latency, &res->irq };
-	uint64_t sum;
+	uint64_t sum, in_tail;
 	uint32_t h, i;
 
 	if (res->hist_count < 1 || res->hist_count > 2 ||
-	    res->hist_cells > LATSCOPE_MAX_HIST_CELLS)
+	    res->hist_cells > LATSCOPE_MAX_HIST_CELLS ||
+	    res->tail_buckets != LATSCOPE_TAIL_BUCKETS)
 		return false;
 	for (h = 0; h < res->hist_count; h++) {
 		sum = st[h]->underflow + st[h]->overflow;
 		for (i = 0; i < res->hist_cells; i++)
 			sum += cells[(size_t)h * res->hist_cells + i];
-		if (sum != st[h]->samples)
+		for (i = 0, in_tail = 0; i < LATSCOPE_TAIL_BUCKETS; i++)
+			in_tail += tail[(size_t)h * LATSCOPE_TAIL_BUCKETS + i];
+		if (sum != st[h]->samples || in_tail != st[h]->overflow)
 			return false;
 		if (st[h]->samples && st[h]->min_ns > st[h]->max_ns)
 			return false;
@@ -165,10 +173,13 @@ static bool hist_adds_up(const struct latscope_result *res, const uint64_t *cell
  */
 static int result_checked(struct fuzz *f, int fd, bool snapshot, uint64_t *cells)
 {
+	uint64_t tail[2 * LATSCOPE_TAIL_BUCKETS];
 	struct latscope_result res = {
 		.size = sizeof(res),
 		.histogram = (uintptr_t)cells,
 		.histogram_size = MAX_HIST * sizeof(*cells),
+		.tail = (uintptr_t)tail,
+		.tail_size = sizeof(tail),
 	};
 	int err;
 
@@ -176,9 +187,9 @@ static int result_checked(struct fuzz *f, int fd, bool snapshot, uint64_t *cells
 	if (err)
 		return err;
 	atomic_fetch_add(&f->fig.results, 1);
-	if (!hist_adds_up(&res, cells)) {
+	if (!hist_adds_up(&res, cells, tail)) {
 		if (atomic_fetch_add(&f->fig.bad_results, 1) < 3)
-			printf("# %s: %llu samples, hist_cells %u, histogram does not add up\n",
+			printf("# %s: %llu samples, hist_cells %u, histogram or tail does not add up\n",
 			       snapshot ? "SNAPSHOT" : "GET_RESULT",
 			       (unsigned long long)res.latency.samples, res.hist_cells);
 	}
@@ -700,10 +711,13 @@ static void verified_run(struct fuzz *f, uint64_t *rng, uint64_t *cells)
 {
 	struct latscope_setup s = timer_setup(rnd_below(rng, 3), rnd_below(rng, f->ncpus),
 					      MS, 1 + rnd_below(rng, 1000));
+	uint64_t tail[2 * LATSCOPE_TAIL_BUCKETS];
 	struct latscope_result res = {
 		.size = sizeof(res),
 		.histogram = (uintptr_t)cells,
 		.histogram_size = MAX_HIST * sizeof(*cells),
+		.tail = (uintptr_t)tail,
+		.tail_size = sizeof(tail),
 	};
 	struct latscope_bulk rec[8];
 	uint64_t sum = 0, end = now_ns() + (200 + rnd_below(rng, 1300)) * MS;
@@ -737,7 +751,7 @@ static void verified_run(struct fuzz *f, uint64_t *rng, uint64_t *cells)
 		pthread_join(resp, NULL);
 	if (!xioctl(f, fd, LATSCOPE_IOC_GET_RESULT, &res) && !res.bulk_dropped) {
 		atomic_fetch_add(&f->fig.runs, 1);
-		if (sum != res.latency.samples || !hist_adds_up(&res, cells)) {
+		if (sum != res.latency.samples || !hist_adds_up(&res, cells, tail)) {
 			atomic_fetch_add(&f->fig.bad_runs, 1);
 			printf("# run: context %u, bulk records sum to %llu samples, result %llu\n",
 			       s.context, (unsigned long long)sum,
