@@ -47,9 +47,12 @@ start_run() {
 		descendants "$lspid" | grep -v " (latscope) " >/tmp/now
 		cat /tmp/now >>/tmp/load
 		sort -u -o /tmp/load /tmp/load
+		# Mid-exec a shell already has its name but not yet its
+		# arguments (an empty cmdline): it is read again next look.
 		for pid in $(awk '$2 == "(sh)" { print $1 }' /tmp/now); do
-			grep -q "^$pid " /tmp/loadcmd ||
-				echo "$pid $(tr '\0' ' ' </proc/"$pid"/cmdline 2>/dev/null)" >>/tmp/loadcmd
+			grep -q "^$pid " /tmp/loadcmd && continue
+			cmd=$(tr '\0' ' ' </proc/"$pid"/cmdline 2>/dev/null)
+			[ -n "$cmd" ] && echo "$pid $cmd" >>/tmp/loadcmd
 		done
 		i=$((i + 1))
 		seen=yes
