@@ -115,6 +115,7 @@ for preset in grinder neighbour classic; do
 	for w in $want; do
 		load_ok $preset "$w"
 	done
+	measuring	# so that its files have samples
 	kill -INT "$lspid"
 	wait "$lspid"
 	expect_rc "$preset: run ends on SIGINT" $? 0
