@@ -16,13 +16,19 @@ proc_stats() {
 	cat /proc/[0-9]*/stat 2>/dev/null
 }
 
-# "pid comm policy" of every descendant of $1.
+# "pid comm policy cpus" of every descendant of $1, all read at once: a
+# pid read again later may be another process by then (the fork
+# stressors of stress-ng wrap pid numbers within seconds). cpus is "?"
+# for a process gone between the two reads.
 descendants() {
-	proc_stats |
-		awk -v root="$1" 'NF > 40 { ppid[$1] = $4; comm[$1] = $2; pol[$1] = $41 }
+	{ proc_stats; echo "--"; cat /proc/[0-9]*/status 2>/dev/null; } |
+		awk -v root="$1" '$0 == "--" { status = 1; next }
+		!status && NF > 40 { ppid[$1] = $4; comm[$1] = $2; pol[$1] = $41; next }
+		status && /^Pid:/ { pid = $2 }
+		status && /^Cpus_allowed_list:/ { cpus[pid] = $2 }
 		END { for (p in ppid) { q = ppid[p]; n = 0
 			while (q > 1 && q != root && n++ < 64) q = ppid[q]
-			if (q == root) print p, comm[p], pol[p] } }'
+			if (q == root) print p, comm[p], pol[p], (p in cpus) ? cpus[p] : "?" } }'
 }
 
 # The load's processes by name, wherever they are now.
@@ -37,7 +43,7 @@ leftovers() {
 # cannot be missed is each loop's own shell, whose command line names the
 # tool. Watches until every tool named in $want was seen (as a process or
 # in a load shell's command line), latscope ended, or 200 looks passed.
-# Sets $lspid; /tmp/load gets each "pid comm policy" seen,
+# Sets $lspid; /tmp/load gets each "pid comm policy cpus" seen,
 # /tmp/loadcmd each load shell's "pid command line". A child is
 # "(latscope)" until it execs, after its policy and CPUs are set.
 start_run() {
@@ -83,11 +89,7 @@ load_ok() { # name, tool expected among the load's processes
 	else
 		nok "$1: all SCHED_OTHER" "$(cat /tmp/load)"
 	fi
-	off=
-	for pid in $(awk '{ print $1 }' /tmp/load); do
-		cpus=$(awk '/^Cpus_allowed_list/ { print $2 }' /proc/"$pid"/status 2>/dev/null)
-		[ -z "$cpus" ] || [ "$cpus" = 0 ] || off="$off $pid:$cpus"
-	done
+	off=$(awk '$4 != "0" && $4 != "?"' /tmp/load)
 	if [ -z "$off" ]; then ok "$1: all on CPU0"; else nok "$1: all on CPU0" "$off"; fi
 }
 
