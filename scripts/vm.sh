@@ -105,11 +105,15 @@ printf 'root:x:0:\nnogroup:x:65534:\n' >"$root/etc/group"
 log=$work/console-$mode.log
 # The fuzz stage of the GPIO VM: its length, and a seed to replay.
 fuzz="lsfuzz=${LATSCOPE_FUZZ_SECONDS:-60}${LATSCOPE_FUZZ_SEED:+ lsseed=$LATSCOPE_FUZZ_SEED}"
+# RDRAND, trusted, seeds the kernel's CRNG before the second CPU starts:
+# without it the CRNG got ready ~10 s in, mid-test, and flipping its
+# static key (live code patching with int3) on a loaded host once oopsed
+# a task that ran the patched code under TCG.
 boot() {
 	timeout $((600 + ${LATSCOPE_FUZZ_SECONDS:-60})) \
-		qemu-system-x86_64 -accel tcg -smp 2 -m 1024 -nographic -no-reboot \
-		-kernel "$vmlinuz" -initrd "$work/initrd.gz" \
-		-append "console=ttyS0 panic=-1 quiet lsmode=$mode lssecs=${LATSCOPE_COMPARE_SECONDS:-60} $fuzz" \
+		qemu-system-x86_64 -accel tcg -cpu qemu64,+rdrand -smp 2 -m 1024 \
+		-nographic -no-reboot -kernel "$vmlinuz" -initrd "$work/initrd.gz" \
+		-append "console=ttyS0 panic=-1 quiet random.trust_cpu=on lsmode=$mode lssecs=${LATSCOPE_COMPARE_SECONDS:-60} $fuzz" \
 		>"$log" 2>&1 || true
 }
 boot

@@ -43,6 +43,7 @@ leftovers() {
 # cannot be missed is each loop's own shell, whose command line names the
 # tool. Watches until every tool named in $want was seen (as a process or
 # in a load shell's command line), latscope ended, or 200 looks passed.
+# Starts watching once latscope says the load started.
 # Sets $lspid; /tmp/load gets each "pid comm policy cpus" seen,
 # /tmp/loadcmd each load shell's "pid command line". A child is
 # "(latscope)" until it execs, after its policy and CPUs are set.
@@ -51,6 +52,9 @@ start_run() {
 	lspid=$!
 	: >/tmp/load
 	: >/tmp/loadcmd
+	# From the load's start on: before it, latscope's own children ask
+	# the tools their versions (on any CPU, and not the load).
+	wait_for /tmp/run.out "^load '.*' started on CPU" 60
 	i=0
 	while [ $i -lt 200 ] && kill -0 "$lspid" 2>/dev/null; do
 		descendants "$lspid" | grep -v " (latscope) " >/tmp/now
