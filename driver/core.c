@@ -162,25 +162,31 @@ static long latscope_ioc_pulse(struct latscope_session *s,
 	return copy_to_user(arg, &pulse, sizeof(pulse)) ? -EFAULT : 0;
 }
 
+/* An ioctl number without its size bits. */
+#define LATSCOPE_IOC_UNSIZED(cmd)	((cmd) & ~IOCSIZE_MASK)
+
 static long latscope_ioctl(struct file *file, unsigned int cmd,
 			   unsigned long arg)
 {
 	struct latscope_session *s = file->private_data;
 	void __user *uarg = (void __user *)arg;
 
+	/* The structures that grow carry their size: any size bits do. */
+	switch (LATSCOPE_IOC_UNSIZED(cmd)) {
+	case LATSCOPE_IOC_UNSIZED(LATSCOPE_IOC_SETUP):
+		return latscope_ioc_setup(s, uarg);
+	case LATSCOPE_IOC_UNSIZED(LATSCOPE_IOC_SNAPSHOT):
+		return latscope_ioc_result(s, uarg, true);
+	case LATSCOPE_IOC_UNSIZED(LATSCOPE_IOC_GET_RESULT):
+		return latscope_ioc_result(s, uarg, false);
+	}
 	switch (cmd) {
 	case LATSCOPE_IOC_GET_INFO:
 		return latscope_ioc_info(uarg);
-	case LATSCOPE_IOC_SETUP:
-		return latscope_ioc_setup(s, uarg);
 	case LATSCOPE_IOC_START:
 		return latscope_session_start(s);
 	case LATSCOPE_IOC_STOP:
 		return latscope_session_stop(s);
-	case LATSCOPE_IOC_SNAPSHOT:
-		return latscope_ioc_result(s, uarg, true);
-	case LATSCOPE_IOC_GET_RESULT:
-		return latscope_ioc_result(s, uarg, false);
 	case LATSCOPE_IOC_PULSE:
 		return latscope_ioc_pulse(s, uarg);
 	default:

@@ -75,11 +75,15 @@ static inline u32 latscope_tail_index(u64 v)
 		     LATSCOPE_TAIL_BUCKETS - 1);
 }
 
-/* The smallest latency of tail bucket @i. */
+/*
+ * The smallest latency of tail bucket @i; LATSCOPE_TAIL_BUCKETS gives the
+ * end of the last one, 2^63.
+ */
 static inline u64 latscope_tail_lo(u32 i)
 {
 	const u32 b = LATSCOPE_TAIL_SUB_BITS, sub = 1U << b;
 
+	i = min_t(u32, i, LATSCOPE_TAIL_BUCKETS);
 	if (i < sub)
 		return i;
 	return (u64)(sub + i % sub) << (i / sub - 1);

@@ -15,8 +15,9 @@
 #include "latscope.h"
 
 /*
- * Clears @acc, its @nr_cells @cells of @cell_ns each and its @tail of
- * LATSCOPE_TAIL_BUCKETS.
+ * Clears @acc, its @nr_cells @cells of @cell_ns each (none: NULL, 0) and
+ * its @tail of LATSCOPE_TAIL_BUCKETS, which every accumulator has: every
+ * sample past the cells goes there.
  */
 void latscope_acc_init(struct latscope_acc *acc, u64 *cells, u32 nr_cells,
 		       u32 cell_ns, u64 *tail)

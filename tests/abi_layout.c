@@ -124,3 +124,17 @@ int main(void)
 	return LATSCOPE_SETUP_SIZE_VER1 == sizeof(struct latscope_setup) &&
 	       LATSCOPE_SETUP_SIZE_VER0 == offsetof(struct latscope_setup, gpio) ? 0 : 1;
 }
+
+/*
+ * The ioctl numbers are frozen: a structure that grows must not change
+ * them (x86's encoding, as the generic one; -m64 and -m32 alike).
+ */
+#if defined(__x86_64__) || defined(__i386__)
+_Static_assert(LATSCOPE_IOC_GET_INFO == 0x8058ba00, "GET_INFO number");
+_Static_assert(LATSCOPE_IOC_SETUP == 0x40f0ba01, "SETUP number");
+_Static_assert(LATSCOPE_IOC_START == 0xba02, "START number");
+_Static_assert(LATSCOPE_IOC_STOP == 0xba03, "STOP number");
+_Static_assert(LATSCOPE_IOC_GET_RESULT == 0xc160ba04, "GET_RESULT number");
+_Static_assert(LATSCOPE_IOC_PULSE == 0xc010ba05, "PULSE number");
+_Static_assert(LATSCOPE_IOC_SNAPSHOT == 0xc160ba06, "SNAPSHOT number");
+#endif

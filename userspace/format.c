@@ -61,9 +61,8 @@ int ls_fmt_rts(char *buf, size_t len, double min, double avg, double max,
 static void print_percentiles(FILE *f, const char *prefix,
 			      const struct ls_summary *sum)
 {
-	int i;
-
 	char buf[64];
+	int i;
 
 	fprintf(f, "%s| stddev %.3f", prefix, US(sum->stddev));
 	for (i = 0; i < LS_NR_PCT; i++) {

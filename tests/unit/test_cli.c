@@ -496,6 +496,8 @@ static void test_plot_rows_add_up(void)
 
 					st->samples -= st->overflow;
 					st->overflow = over * (i + 2);
+					/* the tail holds the overflow, at 50 us */
+					b.tail[i][ls_tail_index(50000)] = st->overflow;
 					st->underflow = under * (i + 3);
 					st->samples += st->overflow + st->underflow;
 					ls_merge_stats(&r.total, st);

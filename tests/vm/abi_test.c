@@ -418,6 +418,14 @@ static void test_tail(struct tally *t, uint32_t cpu)
 	      old.res.latency.overflow == res.latency.overflow,
 	      "tail: a caller older than the tail gets its 352 bytes, no more",
 	      "errno %d, %u bytes written past them", err, spoilt);
+	/* The number stays VER0's; one built with the grown size works too. */
+	err = ioctl(r.fd, _IOC(_IOC_READ | _IOC_WRITE, LATSCOPE_IOC_MAGIC, 4, sizeof(res)), &res) ?
+	      errno : 0;
+	check(t, LATSCOPE_IOC_GET_RESULT == _IOC(_IOC_READ | _IOC_WRITE, LATSCOPE_IOC_MAGIC, 4,
+						 LATSCOPE_RESULT_SIZE_VER0) && !err &&
+	      tail_total(tail) == res.latency.overflow,
+	      "tail: GET_RESULT's number is VER0's, and one with the size of VER1 works too",
+	      "errno %d", err);
 out:
 	free(cells);
 	free(tail);
@@ -464,6 +472,18 @@ static void test_bad_setup(struct tally *t)
 	big.future = 0;
 	err = try_setup(fd, &big.s);
 	check(t, err == 0, "setup: larger struct with zero tail accepted", "errno %d", err);
+	/* A caller from before the GPIO part: its own number and size. */
+	s = base_setup(LATSCOPE_CTX_IRQ, 0);
+	s.size = LATSCOPE_SETUP_SIZE_VER0;
+	err = ioctl(fd, _IOC(_IOC_WRITE, LATSCOPE_IOC_MAGIC, 1, LATSCOPE_SETUP_SIZE_VER0), &s) ?
+	      errno : 0;
+	check(t, err == 0, "setup: a timer-only caller's number and size (88) accepted",
+	      "errno %d", err);
+	err = ioctl(fd, _IOC(_IOC_READ, LATSCOPE_IOC_MAGIC, 1, sizeof(s)), &s) ? errno : 0;
+	check(t, err == ENOTTY, "setup: its number with another direction is not SETUP",
+	      "errno %d", err);
+	err = ioctl(fd, _IOC(_IOC_READ | _IOC_WRITE, LATSCOPE_IOC_MAGIC, 7, 8), &s) ? errno : 0;
+	check(t, err == ENOTTY, "an unknown number is ENOTTY", "errno %d", err);
 	err = ioctl(fd, _IO(LATSCOPE_IOC_MAGIC, 0x3f)) ? errno : 0;
 	check(t, err == ENOTTY, "unknown ioctl is ENOTTY", "errno %d", err);
 	close(fd);

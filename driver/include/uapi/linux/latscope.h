@@ -182,8 +182,9 @@ struct latscope_stats {
  *	lo(i) = i				if i < S
  *	lo(i) = (S + i % S) << (i / S - 1)	else
  *
- * so a bucket is at most 1/S of the values it holds wide (6.25 % for b = 4)
- * and LATSCOPE_TAIL_BUCKETS buckets reach 2^63 ns. A tail counts only samples
+ * so a bucket is one value wide below 2 * S, and past that at most 1/S of
+ * the values it holds (6.25 % for b = 4); LATSCOPE_TAIL_BUCKETS buckets
+ * reach 2^63 ns. A tail counts only samples
  * >= hist_cells * hist_cell_ns: its buckets below that are 0, and the
  * bucket holding that value holds only the samples from it on.
  */
@@ -334,12 +335,22 @@ struct latscope_info {
 /* 0xBA is free in Documentation/userspace-api/ioctl/ioctl-number.rst (6.12). */
 #define LATSCOPE_IOC_MAGIC	0xba
 
+/*
+ * SETUP, GET_RESULT and SNAPSHOT take structures that grow by the
+ * size-versioned rule, their @size saying which version a caller has.
+ * Their numbers are frozen at one size (a sizeof() would change them with
+ * every growth), and the driver accepts them with any size bits: a
+ * program built against an older or a newer header gets the same calls.
+ */
 #define LATSCOPE_IOC_GET_INFO	_IOR(LATSCOPE_IOC_MAGIC, 0, struct latscope_info)
-#define LATSCOPE_IOC_SETUP	_IOW(LATSCOPE_IOC_MAGIC, 1, struct latscope_setup)
+#define LATSCOPE_IOC_SETUP	_IOC(_IOC_WRITE, LATSCOPE_IOC_MAGIC, 1, \
+				     LATSCOPE_SETUP_SIZE_VER1)
 #define LATSCOPE_IOC_START	_IO(LATSCOPE_IOC_MAGIC, 2)
 #define LATSCOPE_IOC_STOP	_IO(LATSCOPE_IOC_MAGIC, 3)
-#define LATSCOPE_IOC_GET_RESULT	_IOWR(LATSCOPE_IOC_MAGIC, 4, struct latscope_result)
+#define LATSCOPE_IOC_GET_RESULT	_IOC(_IOC_READ | _IOC_WRITE, LATSCOPE_IOC_MAGIC, 4, \
+				     LATSCOPE_RESULT_SIZE_VER0)
 #define LATSCOPE_IOC_PULSE	_IOWR(LATSCOPE_IOC_MAGIC, 5, struct latscope_pulse)
-#define LATSCOPE_IOC_SNAPSHOT	_IOWR(LATSCOPE_IOC_MAGIC, 6, struct latscope_result)
+#define LATSCOPE_IOC_SNAPSHOT	_IOC(_IOC_READ | _IOC_WRITE, LATSCOPE_IOC_MAGIC, 6, \
+				     LATSCOPE_RESULT_SIZE_VER0)
 
 #endif /* _UAPI_LINUX_LATSCOPE_H */
