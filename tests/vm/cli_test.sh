@@ -68,10 +68,14 @@ echo 1 >/sys/devices/system/cpu/cpu1/online
 latscope -k -T 60 --checkpoint 2s -g kernel-checkpoint.plot --json kernel-checkpoint.json \
 	>cp.out 2>&1 &
 pid=$!
-# A checkpoint written (whole, by rename), then the kill.
-wait_for kernel-checkpoint.plot '^# checkpoint' 60 || nok "checkpoint: written" "$(cat cp.out)"
+# Both checkpoint files written (whole, by rename), then the kill.
+wait_for kernel-checkpoint.plot '^# checkpoint' 60 || nok "checkpoint: plot written" "$(cat cp.out)"
+wait_for kernel-checkpoint.json '"checkpoint": true' 60 || nok "checkpoint: JSON written" "$(cat cp.out)"
 kill -9 $pid
 wait $pid
+# A kill -9 in the middle of a later checkpoint leaves its temporary
+# file (which is why files are written by rename): not ours to clean up.
+rm -f kernel-checkpoint.plot.?????? kernel-checkpoint.json.??????
 plot_adds_up "checkpoint: the plot outlives kill -9, whole" kernel-checkpoint.plot
 has "checkpoint: the plot says so" kernel-checkpoint.plot "^# checkpoint: written while the run went on"
 has "checkpoint: the JSON says so" kernel-checkpoint.json '"checkpoint": true'
