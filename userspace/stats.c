@@ -83,7 +83,7 @@ static struct ls_pct percentile(const struct latscope_stats *st,
 
 /*
  * How a percentile prints, in us: "57.000" for a linear cell's upper
- * edge, "<=1006.633(-6.2%)" for a tail bucket (at most that, at least that
+ * edge, "<=1006.633(-4.0%)" for a tail bucket (at most that, at least that
  * much less), "<=6863.044" when only the maximum bounds it.
  */
 int ls_fmt_pct(char *buf, size_t len, const struct ls_pct *pct)

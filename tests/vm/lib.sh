@@ -12,15 +12,22 @@ has() { # name, file, pattern
 	if grep -q "$3" "$2"; then ok "$1"; else nok "$1" "no '$3' in $(cat "$2")"; fi
 }
 dump() { echo "LATSCOPE-FILE-BEGIN $1"; cat "$2"; echo "LATSCOPE-FILE-END"; }
-# Waits up to SECONDS for PATTERN in FILE: a condition, not a guess at
-# how long a loaded host takes. Returns 1 if it never came.
-wait_for() { # file, pattern, seconds
-	i=0
-	while ! grep -q "$2" "$1" 2>/dev/null; do
-		i=$((i + 1))
-		[ $i -gt $(($3 * 10)) ] && return 1
+# Runs COMMAND every 0.1 s until it succeeds, for SECONDS at most: a
+# condition, not a guess at how long a loaded host takes. Returns 1 if it
+# never did.
+wait_until() { # seconds, command...
+	local tries=$(($1 * 10))
+
+	shift
+	while ! "$@"; do
+		tries=$((tries - 1))
+		[ $tries -lt 0 ] && return 1
 		usleep 100000
 	done
+}
+# Waits up to SECONDS for PATTERN in FILE.
+wait_for() { # file, pattern, seconds
+	wait_until "$3" grep -q "$2" "$1" 2>/dev/null
 }
 
 # Every data row, "-1" (below 0) and "N+" (past the histogram) included,

@@ -37,6 +37,10 @@ leftovers() {
 		awk '$2 ~ /^\((hackbench|dd|stress-ng|stress-ng-.*|ping|find|sleep)\)$/ { print $1, $2 }'
 }
 
+nothing_left() {
+	[ -z "$(leftovers)" ]
+}
+
 # Runs latscope in the background with $@ and watches its load over a
 # window, not one snapshot: a loop's short-lived processes (dd, hackbench)
 # come and go, and on a busy CPU0 under TCG one may not have run yet. What
@@ -100,11 +104,7 @@ load_ok() { # name, tool expected among the load's processes
 # latscope has exited: its load is killed, but the kernel may take a
 # while to tear down what was killed. Waits for that (20 s at most).
 none_left() { # name
-	i=0
-	while [ $i -lt 200 ] && [ -n "$(leftovers)" ]; do
-		i=$((i + 1))
-		usleep 100000
-	done
+	wait_until 20 nothing_left
 	left=$(leftovers)
 	if [ -z "$left" ]; then ok "$1: nothing of the load left"; else nok "$1: nothing of the load left" "$left"; fi
 }

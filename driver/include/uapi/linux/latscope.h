@@ -184,9 +184,9 @@ struct latscope_stats {
  *
  * so a bucket is one value wide below 2 * S, and past that at most 1/S of
  * the values it holds (6.25 % for b = 4); LATSCOPE_TAIL_BUCKETS buckets
- * reach 2^63 ns. A tail counts only samples
- * >= hist_cells * hist_cell_ns: its buckets below that are 0, and the
- * bucket holding that value holds only the samples from it on.
+ * reach 2^63 ns. A tail counts only samples >= hist_cells * hist_cell_ns:
+ * its buckets below that are 0, and the bucket holding that value holds
+ * only the samples from it on.
  */
 #define LATSCOPE_TAIL_SUB_BITS		4
 #define LATSCOPE_TAIL_BUCKETS		((64 - LATSCOPE_TAIL_SUB_BITS) << LATSCOPE_TAIL_SUB_BITS)
