@@ -2,13 +2,14 @@
 #
 #   make                 latscope.ko for the running kernel (or KDIR=...) and
 #                        the latscope CLI (userspace/latscope)
-#   make check           every test (scripts/check.sh): checkpatch, W=1 and
-#                        sparse on four kernels, KUnit, VM ABI/CLI tests,
-#                        the GPIO suite on a gpio-sim kernel
+#   make check           every test (scripts/check.sh): checkpatch,
+#                        shellcheck, W=1 and sparse on four kernels, KUnit,
+#                        VM ABI/CLI tests, the GPIO suite on a gpio-sim kernel
 #   make demo            boot a VM, load the module, measure 10 s
 #   make install         install latscope.ko, the CLI, its man page and the
 #                        uapi header on this board
-#   make kunit | build-matrix | checkpatch | vm-test | vm-gpio | vm-fuzz | report-test
+#   make kunit | build-matrix | checkpatch | shellcheck | vm-test | vm-gpio |
+#        vm-fuzz | report-test
 #                        one stage of check (vm-fuzz: FUZZ_SECONDS, FUZZ_SEED)
 #   make vm-test-one SERIES=6.12 FLAVOUR=rt-amd64      one kernel of the matrix
 #   make compare         mainline vs PREEMPT_RT under load in the VM, reported
@@ -21,7 +22,7 @@ FLAVOUR ?= amd64
 FUZZ_SECONDS ?= 60
 FUZZ_SEED ?=
 
-.PHONY: all module cli check demo install deps kunit build-matrix checkpatch dtbo dt-check pi-vm report-test compare \
+.PHONY: all module cli check demo install deps kunit build-matrix checkpatch shellcheck dtbo dt-check pi-vm report-test compare \
 	vm-test vm-test-one vm-gpio vm-fuzz clean
 
 all: module cli
@@ -52,6 +53,9 @@ build-matrix: deps
 
 checkpatch: deps
 	scripts/checkpatch.sh
+
+shellcheck: deps
+	scripts/shellcheck.sh
 
 vm-test: deps
 	bash -c '. scripts/lib.sh && for k in "$${LATSCOPE_MATRIX[@]}"; do \

@@ -52,10 +52,10 @@ if [ ! -f "$tree/.done" ]; then
 	rm -rf "$tree/usr/src"
 	dpkg-deb --fsys-tarfile "$apt_dir"/debs/busybox-static_*.deb |
 		tar -C "$tree" -x ./bin/busybox
-	[ -f "$tree/Module.symvers" ] && [ -x "$tree/bin/busybox" ] || {
+	if [ ! -f "$tree/Module.symvers" ] || [ ! -x "$tree/bin/busybox" ]; then
 		echo "arm64-kernel: $headers or busybox-static lacks what is needed" >&2
 		exit 1
-	}
+	fi
 	rm -f "$apt_dir"/debs/*.deb
 	# Other versions' trees are stale.
 	find "$(latscope_cache)" -maxdepth 1 -name 'arm64-6.12.*' ! -path "$tree" -exec rm -rf {} +

@@ -13,7 +13,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 out=$(latscope_cache)/build-matrix
 fail=0
 for entry in "${LATSCOPE_MATRIX[@]}"; do
-	# shellcheck disable=SC2086
+	# shellcheck disable=SC2086 # $entry is "SERIES FLAVOUR": two arguments
 	kdir=$(latscope_headers_dir $entry) || {
 		echo "FAIL $entry: no headers installed (run scripts/install-deps.sh)"
 		fail=1

@@ -1,13 +1,13 @@
 #!/bin/bash
 # Runs every test latscope has, stage by stage, with the time each took:
-# packages, checkpatch, the W=1 + sparse build matrix, the KUnit suite, the
-# hostile command lines to a sanitized CLI, the host build of the test
-# program, the Raspberry Pi overlay checks, the ABI and CLI tests in a VM of
-# each kernel of the matrix, the GPIO suite and the fuzz and race stage in a
-# VM of the gpio-sim debug kernel (LATSCOPE_FUZZ_SECONDS of chaos, 60 by
-# default), and Debian's arm64 kernel on an emulated Raspberry Pi 3 with
-# the overlay. Ends with "check: N passed, N failed";
-# non-zero on any failure.
+# packages, checkpatch, shellcheck on every shell script, the W=1 + sparse
+# build matrix, the KUnit suite, the hostile command lines to a sanitized
+# CLI, the host build of the test program, the Raspberry Pi overlay checks,
+# the ABI and CLI tests in a VM of each kernel of the matrix, the GPIO suite
+# and the fuzz and race stage in a VM of the gpio-sim debug kernel
+# (LATSCOPE_FUZZ_SECONDS of chaos, 60 by default), and Debian's arm64
+# kernel on an emulated Raspberry Pi 3 with the overlay. Ends with
+# "check: N passed, N failed"; non-zero on any failure.
 # Run as root on Debian 12 (it installs what is missing).
 set -uo pipefail
 
@@ -46,7 +46,7 @@ host_build() {
 	gcc -std=c11 -O2 -Wall -Wextra -Werror -pthread "$inc" \
 		"$top/tests/vm/abi_test.c" -o "$out/abi_test-host" || return 1
 	for m in 64 32; do
-		# shellcheck disable=SC2046
+		# shellcheck disable=SC2046 # latscope_mflags prints several flags
 		gcc $(latscope_mflags $m) -std=c11 -Wall -Wextra -Werror "$inc" \
 			"$top/tests/abi_layout.c" -o "$out/abi_layout-m$m" &&
 			"$out/abi_layout-m$m" || return 1
@@ -56,6 +56,7 @@ host_build() {
 
 stage "install packages" "$top/scripts/install-deps.sh" || exit 1
 stage "checkpatch --strict" "$top/scripts/checkpatch.sh"
+stage "shellcheck" "$top/scripts/shellcheck.sh"
 stage "build matrix (W=1, sparse)" "$top/scripts/build-matrix.sh"
 stage "KUnit (x86_64 QEMU, 2 CPUs)" "$top/scripts/kunit.sh"
 stage "CLI unit tests" bash "$top/tests/unit/run.sh"
@@ -64,7 +65,7 @@ stage "latscope-report on fixtures (tables, PNG, SVG)" bash "$top/tests/report/r
 stage "uapi header in userspace (-Werror, -m64/-m32 layout)" host_build
 stage "Raspberry Pi overlay (dtc, fdtoverlay on Debian's arm64 DTBs)" bash "$top/tests/dt/run.sh"
 for entry in "${LATSCOPE_MATRIX[@]}"; do
-	# shellcheck disable=SC2086
+	# shellcheck disable=SC2086 # $entry is "SERIES FLAVOUR": two arguments
 	stage "VM ABI test $entry" "$top/scripts/vm.sh" $entry test
 done
 for flavour in preempt rt; do

@@ -31,6 +31,7 @@ done
 sync_file "$top/Kconfig" "$dst/Kconfig"
 grep -q 'drivers/misc/latscope/Kconfig' "$src/drivers/misc/Kconfig" ||
 	echo 'source "drivers/misc/latscope/Kconfig"' >>"$src/drivers/misc/Kconfig"
+# shellcheck disable=SC2016 # a Makefile line: $(CONFIG_LATSCOPE) is make's
 grep -q 'latscope/' "$src/drivers/misc/Makefile" ||
 	echo 'obj-$(CONFIG_LATSCOPE) += latscope/' >>"$src/drivers/misc/Makefile"
 

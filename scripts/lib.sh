@@ -86,4 +86,5 @@ latscope_loopback_overlay() {
 }
 
 # The kernel matrix every change is built and tested against.
+# shellcheck disable=SC2034 # read by the scripts that source this file
 LATSCOPE_MATRIX=("6.1 amd64" "6.1 rt-amd64" "6.12 amd64" "6.12 rt-amd64")

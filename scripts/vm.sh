@@ -71,7 +71,7 @@ chmod +x "$root/init"
 cp "$work/mod/latscope.ko" "$root/"
 # The same test as a 32-bit program exercises the compat ioctl path.
 for m in 64 32; do
-	# shellcheck disable=SC2046
+	# shellcheck disable=SC2046 # latscope_mflags prints several flags
 	gcc $(latscope_mflags $m) -std=c11 -static -O2 -Wall -Wextra -Werror -pthread \
 		-I"$top/driver/include/uapi" "$top/tests/vm/abi_test.c" -o "$root/abi_test$m"
 done

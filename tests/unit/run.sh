@@ -68,22 +68,22 @@ help=$("$top/userspace/latscope" --help)
 man=$(sed 's/\\-/-/g' "$top/userspace/latscope.1")	# roff's \- is a -
 docs_ok=0
 docs_bad=0
-for opt in $(grep -oE '^	\{ "[a-z-]+"' "$top/userspace/options.c" | cut -d'"' -f2); do
+while read -r opt; do
 	if grep -q -- "--$opt" <<<"$help" && grep -q -- "--$opt" <<<"$man"; then
 		docs_ok=$((docs_ok + 1))
 	else
 		echo "not ok - docs: --$opt missing from --help or latscope.1"
 		docs_bad=$((docs_bad + 1))
 	fi
-done
-for code in $(grep -oE 'LS_EXIT_[A-Z]+[[:space:]]+= [0-9]+' "$top/userspace/latscope.h" | awk '{print $3}'); do
+done < <(grep -oE '^	\{ "[a-z-]+"' "$top/userspace/options.c" | cut -d'"' -f2)
+while read -r code; do
 	if grep -qw "$code" <<<"$help" && grep -qx ".B $code" <<<"$man"; then
 		docs_ok=$((docs_ok + 1))
 	else
 		echo "not ok - docs: exit status $code missing from --help or latscope.1"
 		docs_bad=$((docs_bad + 1))
 	fi
-done
+done < <(grep -oE 'LS_EXIT_[A-Z]+[[:space:]]+= [0-9]+' "$top/userspace/latscope.h" | awk '{print $3}')
 make -s -C "$top/userspace" clean
 echo "docs: $docs_ok passed, $docs_bad failed"
 [ $docs_bad -eq 0 ] || status=1

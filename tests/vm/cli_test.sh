@@ -3,12 +3,13 @@
 # each context, several CPUs, every way of stopping and the bad inputs;
 # prints "ok"/"not ok" lines, dumps the plot and JSON files between
 # markers for the host to parse, and ends with "cli: N passed, N failed".
+# shellcheck source=tests/vm/lib.sh
 . /vm_lib.sh
 
 cd /tmp || exit 1
 for ctx in irq kernel user; do
 	flag=-$(echo $ctx | cut -c1)
-	latscope $flag -T 3 -g $ctx.plot --json $ctx.json >$ctx.out 2>$ctx.err
+	latscope "$flag" -T 3 -g $ctx.plot --json $ctx.json >$ctx.out 2>$ctx.err
 	expect_rc "$ctx: 3 s run" $? 0
 	has "$ctx: RTT line" $ctx.out "^RTT|  00:00:0[0-9]  ($ctx, 1000 us period,"
 	has "$ctx: RTH line" $ctx.out '^RTH|----lat min|----lat avg|----lat max|-overrun|---msw|---lat best|--lat worst$'
@@ -26,7 +27,11 @@ has "user: irq split line" user.out '^IRQ| irq part:'
 latscope -k --cpus 0,1 -T 2 -g two.plot >two.out 2>&1
 expect_rc "two CPUs" $? 0
 has "two CPUs: RTT names both" two.out 'CPU0-1-noisol)'
-[ "$(grep -c '^CPU|' two.out)" = 2 ] && ok "two CPUs: a CPU line each" || nok "two CPUs: a CPU line each" "$(cat two.out)"
+if [ "$(grep -c '^CPU|' two.out)" = 2 ]; then
+	ok "two CPUs: a CPU line each"
+else
+	nok "two CPUs: a CPU line each" "$(cat two.out)"
+fi
 has "two CPUs: a plot column each" two.plot '^# columns: latency (us), sample count CPU0 CPU1$'
 dump two.plot two.plot
 
@@ -40,7 +45,7 @@ for sig in INT TERM HUP; do
 	expect_rc "SIG$sig: clean exit" $? 0
 	has "SIG$sig: summary printed" $sig.out '^RTS|'
 	plot_adds_up "SIG$sig: plot written" $sig.plot
-	[ -s $sig.json ] && ok "SIG$sig: JSON written" || nok "SIG$sig: JSON written" "missing"
+	if [ -s $sig.json ]; then ok "SIG$sig: JSON written"; else nok "SIG$sig: JSON written" "missing"; fi
 done
 
 latscope -i -A 1 -T 30 >abort.out 2>&1
@@ -136,11 +141,26 @@ has "full disk: summary printed" full.out '^RTS|'
 sed -n '\|^=== latscope: /full/kept.plot could not|,\|^=== latscope: end of /full/kept.plot|p' full.out >rescued.plot
 plot_adds_up "full disk: the plot is on stdout, whole" rescued.plot
 has "full disk: the JSON is on stdout" full.out '^=== latscope: end of /full/new.json ===$'
-[ "$(cat /full/kept.plot)" = old ] && ok "full disk: old plot kept" || nok "full disk: old plot kept" "$(head -c 80 /full/kept.plot)"
-[ -z "$(ls /full | grep -v '^fill$\|^kept.plot$')" ] && ok "full disk: no temporary file" || nok "full disk: no temporary file" "$(ls /full)"
+if [ "$(cat /full/kept.plot)" = old ]; then
+	ok "full disk: old plot kept"
+else
+	nok "full disk: old plot kept" "$(head -c 80 /full/kept.plot)"
+fi
+extra=
+for f in /full/*; do
+	case $f in
+	/full/fill | /full/kept.plot) ;;
+	*) [ -e "$f" ] && extra="$extra $f" ;;
+	esac
+done
+if [ -z "$extra" ]; then ok "full disk: no temporary file"; else nok "full disk: no temporary file" "$(ls /full)"; fi
 umount /full
 
-[ -z "$(ls /tmp/*.plot.* /tmp/*.json.* 2>/dev/null)" ] && ok "no temporary file left" || nok "no temporary file left" "$(ls /tmp)"
+if [ -z "$(ls /tmp/*.plot.* /tmp/*.json.* 2>/dev/null)" ]; then
+	ok "no temporary file left"
+else
+	nok "no temporary file left" "$(ls /tmp)"
+fi
 
 echo "cli: $pass passed, $fail failed"
-[ $fail = 0 ]
+[ "$fail" = 0 ]

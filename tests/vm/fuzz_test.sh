@@ -3,11 +3,13 @@
 # gpio-sim chip of its own so GPIO setups reach real lines and interrupts.
 # Seed and length come from the kernel command line (lsseed=, lsfuzz=),
 # set by scripts/vm.sh from LATSCOPE_FUZZ_SEED and LATSCOPE_FUZZ_SECONDS.
+# shellcheck source=tests/vm/lib.sh
 . /vm_lib.sh
 
 secs=60
 seed=
-for arg in $(cat /proc/cmdline); do
+read -r cmdline </proc/cmdline
+for arg in $cmdline; do
 	case $arg in
 	lsfuzz=*) secs=${arg#lsfuzz=} ;;
 	lsseed=*) seed=${arg#lsseed=} ;;

@@ -6,6 +6,7 @@
 # Loopback: tests/vm/gpio_loop.c plays the wire. Then bad line specs, a
 # line held by another run, kill -9, and lines released after each run.
 # Ends with "gpio: N passed, N failed".
+# shellcheck source=tests/vm/lib.sh
 . /vm_lib.sh
 
 cd /tmp || exit 1
@@ -75,7 +76,7 @@ remote() {
 			event=$(is_event "$edge" $lvl)
 			a=$(val $ACK)
 			pull $IN $lvl
-			[ $event = 1 ] && wait_flip $ACK "$a" && probed=$((probed + 1))
+			[ "$event" = 1 ] && wait_flip $ACK "$a" && probed=$((probed + 1))
 		done
 		tries=$((tries + 1))
 	done
@@ -87,7 +88,7 @@ remote() {
 			event=$(is_event "$edge" $lvl)
 			a=$(val $ACK)
 			pull $IN $lvl
-			if [ $event = 1 ]; then
+			if [ "$event" = 1 ]; then
 				want=$((want + 1))
 				wait_flip $ACK "$a" && acks=$((acks + 1))
 				a=$(val $ACK)
@@ -206,4 +207,4 @@ expect_rc "lines free again after kill -9" $? 0
 
 echo 0 >$cfg/live
 echo "gpio: $pass passed, $fail failed"
-[ $fail = 0 ]
+[ "$fail" = 0 ]

@@ -1,6 +1,7 @@
-# shellcheck shell=sh
+# shellcheck shell=dash
 # Helpers the in-VM test scripts share (busybox sh): "ok"/"not ok" lines,
-# and files dumped between markers for the host to parse.
+# and files dumped between markers for the host to parse. Checked as dash:
+# busybox's sh is an ash, which has local as dash does.
 pass=0
 fail=0
 ok() { echo "ok - $1"; pass=$((pass + 1)); }
@@ -33,8 +34,12 @@ wait_for() { # file, pattern, seconds
 # Every data row, "-1" (below 0) and "N+" (past the histogram) included,
 # and every CPU's column, add up to the sample count.
 plot_adds_up() { # name, plot file
-	awk '/^# sample count:/ { n = $4 }
-	     /^-?[0-9]/ { for (i = 2; i <= NF; i++) s += $i }
-	     END { exit !(n == s && n > 0) }' "$2" && ok "$1" || nok "$1" "rows do not add up"
+	if awk '/^# sample count:/ { n = $4 }
+		/^-?[0-9]/ { for (i = 2; i <= NF; i++) s += $i }
+		END { exit !(n == s && n > 0) }' "$2"; then
+		ok "$1"
+	else
+		nok "$1" "rows do not add up"
+	fi
 }
 

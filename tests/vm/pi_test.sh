@@ -7,6 +7,7 @@
 # edge and with one from the command line.
 # QEMU's BCM2835 GPIO model raises no interrupts, so that run's pulses are
 # all lost: it checks the atomic pulse-out path and the lines' life cycle.
+# shellcheck source=tests/vm/lib.sh
 . /vm_lib.sh
 
 dev=/sys/bus/platform/drivers/latscope-gpio/latscope

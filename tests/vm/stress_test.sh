@@ -4,6 +4,7 @@
 # load's processes must exist, all at SCHED_OTHER and on CPU0 only; after
 # every way out (timeout, SIGINT, SIGTERM, -A, a runtime error) none of
 # them may be left. Ends with "stress: N passed, N failed".
+# shellcheck source=tests/vm/lib.sh
 . /vm_lib.sh
 # The real hackbench, stress-ng and ping, not busybox's applets.
 export PATH=/usr/bin:/bin:/sbin:/usr/sbin
@@ -66,7 +67,7 @@ start_run() {
 		sort -u -o /tmp/load /tmp/load
 		# Mid-exec a shell already has its name but not yet its
 		# arguments (an empty cmdline): it is read again next look.
-		for pid in $(awk '$2 == "(sh)" { print $1 }' /tmp/now); do
+		awk '$2 == "(sh)" { print $1 }' /tmp/now | while read -r pid; do
 			grep -q "^$pid " /tmp/loadcmd && continue
 			cmd=$(tr '\0' ' ' </proc/"$pid"/cmdline 2>/dev/null)
 			[ -n "$cmd" ] && echo "$pid $cmd" >>/tmp/loadcmd
@@ -136,7 +137,7 @@ latscope -k -c 1 -T 2 --stress none --json /tmp/none.json >/dev/null 2>&1
 expect_rc "none: runs" $? 0
 has "none: JSON says none" /tmp/none.json '"name": "none"'
 
-want=sleep
+want='sleep'
 start_run -T 5 --stress-cmd 'exec sleep 1000'
 load_ok "--stress-cmd" sleep
 wait "$lspid"
