@@ -1,9 +1,11 @@
 #!/bin/bash
-# Builds the GPIO test kernel (tests/gpio/kernel.config on x86_64
+# Builds the GPIO test kernel (kconfig/gpio-debug.config on x86_64
 # tinyconfig, from Debian's linux-source-6.12) once per config and prints
 # its build directory: arch/x86/boot/bzImage to boot, and the tree
-# out-of-tree modules build against.
-# Usage: scripts/gpio-kernel.sh [preempt|rt]   (rt: tests/gpio/rt.config)
+# out-of-tree modules build against. The cache key is the fragment's
+# content (not its path) and the kernel source's.
+# Usage: scripts/gpio-kernel.sh [preempt|rt]
+#   (rt: kconfig/gpio-debug-rt.config on top)
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -15,9 +17,9 @@ src=$(latscope_linux_source)
 frag=$(mktemp)
 trap 'rm -f "$frag"' EXIT
 case $flavour in
-preempt) cp "$top/tests/gpio/kernel.config" "$frag" ;;
-rt)	grep -v '^CONFIG_PREEMPT=' "$top/tests/gpio/kernel.config" >"$frag"
-	cat "$top/tests/gpio/rt.config" >>"$frag" ;;
+preempt) cp "$top/kconfig/gpio-debug.config" "$frag" ;;
+rt)	grep -v '^CONFIG_PREEMPT=' "$top/kconfig/gpio-debug.config" >"$frag"
+	cat "$top/kconfig/gpio-debug-rt.config" >>"$frag" ;;
 *)	echo "gpio-kernel: flavour '$flavour' is not preempt or rt" >&2
 	exit 2 ;;
 esac
