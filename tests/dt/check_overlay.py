@@ -14,18 +14,8 @@ import sys
 
 import libfdt
 
-failures = 0
-passes = 0
-
-
-def check(name, cond, detail=""):
-    global failures, passes
-    if cond:
-        passes += 1
-        print(f"ok - {name}")
-    else:
-        failures += 1
-        print(f"not ok - {name}" + (f": {detail}" if detail else ""))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from checks import check, summary  # noqa: E402  (tests/lib/checks.py)
 
 
 def load(path):
@@ -117,23 +107,23 @@ def check_overrides(ov):
     symbols = {k: v[:-1].decode() for k, v in props(ov, "/__symbols__").items()}
     by_phandle = phandles(ov)
     table = overrides(ov)
-    check("overrides: exactly the documented parameters",
-          sorted(table) == sorted(EXPECTED), f"{sorted(table)}")
+    check(sorted(table) == sorted(EXPECTED),
+          "overrides: exactly the documented parameters", f"{sorted(table)}")
     for param, want in EXPECTED.items():
         got = table.get(param, [])
         if want and isinstance(want[0], list):
-            check(f"{param}: enables the loopback fragments instead",
-                  got[:1] == [(0, "".join(want[0]))], f"{got[:1]}")
+            check(got[:1] == [(0, "".join(want[0]))],
+                  f"{param}: enables the loopback fragments instead", f"{got[:1]}")
             want, got = want[1:], got[1:]
-        check(f"{param}: {len(want)} targets", len(got) == len(want), f"{got}")
+        check(len(got) == len(want), f"{param}: {len(want)} targets", f"{got}")
         for (label, prop, cell, default), (ph, text) in zip(want, got):
             node = by_phandle.get(ph)
             name = f"{param} -> {label} {prop}" + ("" if cell is None else f"[{cell}]")
-            check(f"{name}: right node", node == symbols.get(label),
+            check(node == symbols.get(label), f"{name}: right node",
                   f"phandle {ph} is {node}, {label} is {symbols.get(label)}")
             # No ":offset" suffix: dtoverlay writes the parameter as a string.
             where = prop if cell is None else f"{prop}:{4 * cell}"
-            check(f"{name}: right property and cell", text == where, f"'{text}'")
+            check(text == where, f"{name}: right property and cell", f"'{text}'")
             if node is None:
                 continue
             if cell is None:
@@ -143,7 +133,7 @@ def check_overrides(ov):
                     value = cells(ov, node, prop)[cell]
                 except (libfdt.FdtException, IndexError):
                     value = None
-            check(f"{name}: default there is {default}", value == default, f"{value}")
+            check(value == default, f"{name}: default there is {default}", f"{value}")
 
 
 def merge(base, dtbo, out):
@@ -159,29 +149,30 @@ def check_merged(model, merged, loopback):
     try:
         off = fdt.path_offset("/latscope")
     except libfdt.FdtException:
-        check(f"{model}: /latscope node", False, "missing")
+        check(False, f"{model}: /latscope node", "missing")
         return
     compat = bytes(fdt.getprop(off, "compatible"))[:-1].decode()
-    check(f"{model}: compatible", compat == "latscope,gpio", compat)
-    check(f"{model}: pulse-in is GPIO24 of {gpio}",
-          cells(fdt, "/latscope", "pulse-in-gpios") == [gpio_ph, 24, 0])
-    check(f"{model}: ack-out is GPIO23 of {gpio}",
-          cells(fdt, "/latscope", "ack-out-gpios") == [gpio_ph, 23, 0])
+    check(compat == "latscope,gpio", f"{model}: compatible", compat)
+    check(cells(fdt, "/latscope", "pulse-in-gpios") == [gpio_ph, 24, 0],
+          f"{model}: pulse-in is GPIO24 of {gpio}")
+    check(cells(fdt, "/latscope", "ack-out-gpios") == [gpio_ph, 23, 0],
+          f"{model}: ack-out is GPIO23 of {gpio}")
     edge = string(fdt, "/latscope", "latscope,edge")
-    check(f"{model}: latscope,edge is rising", edge == "rising", f"{edge}")
+    check(edge == "rising", f"{model}: latscope,edge is rising", f"{edge}")
     has_out = fdt.getprop(off, "pulse-out-gpios", [libfdt.FDT_ERR_NOTFOUND])
     if loopback:
-        check(f"{model}: pulse-out is GPIO25 of {gpio}",
-              cells(fdt, "/latscope", "pulse-out-gpios") == [gpio_ph, 25, 0])
+        check(cells(fdt, "/latscope", "pulse-out-gpios") == [gpio_ph, 25, 0],
+              f"{model}: pulse-out is GPIO25 of {gpio}")
     else:
-        check(f"{model}: no pulse-out without loopback_pin", has_out == -libfdt.FDT_ERR_NOTFOUND)
+        check(has_out == -libfdt.FDT_ERR_NOTFOUND,
+              f"{model}: no pulse-out without loopback_pin")
     pins = phandles(fdt).get(cells(fdt, "/latscope", "pinctrl-0")[0], "")
-    check(f"{model}: pinctrl group under {gpio}", pins.startswith(gpio + "/"), pins)
+    check(pins.startswith(gpio + "/"), f"{model}: pinctrl group under {gpio}", pins)
     if pins.startswith(gpio + "/"):
         want = ([24, 23, 25], [0, 1, 1], [1, 0, 0]) if loopback else ([24, 23], [0, 1], [1, 0])
         got = tuple(cells(fdt, pins, p) for p in ("brcm,pins", "brcm,function", "brcm,pull"))
-        check(f"{model}: pins in, out{', out' if loopback else ''}, pulse-in pulled down",
-              got == want, f"{got}")
+        check(got == want, f"{model}: pins in, out{', out' if loopback else ''}, "
+              "pulse-in pulled down", f"{got}")
 
 
 def main():
@@ -193,7 +184,7 @@ def main():
             name = model + (" loopback" if loopback else "")
             merged = os.path.join(work, name.replace(" ", "-") + ".dtb")
             ok, err = merge(base, overlay, merged)
-            check(f"{name}: fdtoverlay applies", ok, err)
+            check(ok, f"{name}: fdtoverlay applies", err)
             if ok:
                 check_merged(name, merged, loopback)
     # Debian's Pi 5 tree has no RP1, so no header GPIO controller: the
@@ -201,9 +192,8 @@ def main():
     pi5 = os.path.join(dtb_dir, "bcm2712-rpi-5-b.dtb")
     if os.path.exists(pi5):
         ok, _ = merge(pi5, dtbo, os.path.join(work, "pi5.dtb"))
-        check("bcm2712-rpi-5-b (no RP1): the overlay does not apply", not ok)
-    print(f"dt: {passes} passed, {failures} failed")
-    return 1 if failures else 0
+        check(not ok, "bcm2712-rpi-5-b (no RP1): the overlay does not apply")
+    return summary("dt")
 
 
 if __name__ == "__main__":

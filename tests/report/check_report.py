@@ -18,7 +18,11 @@ import subprocess
 import sys
 import xml.etree.ElementTree as ET
 
-passed = failed = 0
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from checks import check, setup, summary  # noqa: E402  (tests/lib/checks.py)
+
+setup(prefix="report: ", show_ok=False)
+
 PERCENTILES = (50.0, 90.0, 99.0, 99.9, 99.99, 99.999, 99.9999)
 # The percentile columns of the hand-made fixtures, worked out by hand.
 HAND = {
@@ -42,15 +46,6 @@ HAND = {
 }
 TITLES = {"tail": "Tail latency", "cdf": "Cumulative distribution of the latency",
           "timeline": "Latency over the run, per second", "histogram": "Latency histogram"}
-
-
-def check(cond, name, detail=""):
-    global passed, failed
-    if cond:
-        passed += 1
-    else:
-        failed += 1
-        print(f"not ok - report: {name}" + (f": {detail}" if detail else ""))
 
 
 def tail_text(lo, hi, top):
@@ -187,12 +182,7 @@ def main():
               and not os.path.exists(none),
               f"refuses {args[-1]}", (run.returncode, run.stderr.strip()))
 
-    return summary()
-
-
-def summary():
-    print(f"report: {passed} passed, {failed} failed")
-    return 1 if failed else 0
+    return summary("report")
 
 
 if __name__ == "__main__":

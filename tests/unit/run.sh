@@ -14,18 +14,13 @@ cc -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -Werror -pthread \
 status=0
 "$out/test_cli" "$out/report.json" "$top/userspace/latscope.1" "$out" || status=1
 
-python3 - "$out/report.json" <<'PY' || status=1
+python3 - "$out/report.json" "$top/tests/lib" <<'PY' || status=1
 import json, sys
 
-passed = failed = 0
-def check(ok, name, detail=""):
-    global passed, failed
-    if ok:
-        passed += 1
-    else:
-        failed += 1
-        print(f"not ok - json: {name} {detail}")
+sys.path.insert(0, sys.argv[2])
+from checks import check, setup, summary  # tests/lib/checks.py
 
+setup(prefix="json: ", show_ok=False, sep=" ", always=True)
 with open(sys.argv[1]) as f:
     doc = json.load(f)          # fails the test if it is not JSON
 # rt-tests' keys, as cyclictest writes them
@@ -59,8 +54,7 @@ check(doc["total"]["percentile_ranges"]["99.9"] == [49.152, 50.0] and
 check(doc["cmdline"] == 'latscope --json "x"', "cmdline escaped", doc["cmdline"])
 check(doc["sysinfo"]["preemption"] == "PREEMPT_RT", "preemption model")
 check(doc["overruns"] == 1 and doc["duration_s"] == 61, "overruns and duration")
-print(f"json: {passed} passed, {failed} failed")
-sys.exit(1 if failed else 0)
+sys.exit(summary("json"))
 PY
 # --help, the man page and the code name the same options and exit codes.
 make -s -C "$top/userspace" latscope

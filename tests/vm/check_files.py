@@ -7,22 +7,17 @@ totals agree with the threads. Plot: gnuplot reads it
 as it is (plot 'FILE' with histeps). Ends with "N passed, N failed".
 """
 import json
+import os
 import re
 import pathlib
 import subprocess
 import sys
 
-passed = failed = 0
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from checks import check, setup, summary  # noqa: E402  (tests/lib/checks.py)
 
-
-def check(ok, name, detail=""):
-    global passed, failed
-    if ok:
-        passed += 1
-        print(f"ok - {name}")
-    else:
-        failed += 1
-        print(f"not ok - {name}: {detail}")
+# A failure's line has the ": " even without a detail.
+setup(always=True)
 
 
 def check_tail(name, what, block):
@@ -125,5 +120,4 @@ for path in plots:
           f"{path.name}: rows add up to the sample count ({count})",
           sum(int(v) for r in rows for v in r[1:]))
 
-print(f"files: {passed} passed, {failed} failed")
-sys.exit(1 if failed else 0)
+sys.exit(summary("files"))
