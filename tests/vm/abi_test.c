@@ -14,7 +14,6 @@
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -27,32 +26,10 @@
 
 #include <linux/latscope.h>
 
+#include "check.h"
+
 #define DEV		"/dev/latscope"
 #define PERIOD_NS	1000000ULL
-
-struct tally {
-	int passed;
-	int failed;
-};
-
-__attribute__((format(printf, 4, 5)))
-static void check(struct tally *t, bool ok, const char *name,
-		  const char *fmt, ...)
-{
-	va_list ap;
-
-	if (ok) {
-		t->passed++;
-		printf("ok - %s\n", name);
-		return;
-	}
-	t->failed++;
-	printf("not ok - %s: ", name);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-}
 
 static __u64 now_ns(void)
 {

@@ -33,7 +33,6 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -49,9 +48,12 @@
 
 #include <linux/latscope.h>
 
+#include "check.h"
+
 #define DEV		"/dev/latscope"
 #define CPU1_ONLINE	"/sys/devices/system/cpu/cpu1/online"
 #define MAX_HIST	((size_t)LATSCOPE_MAX_HIST_CELLS * 2)
+#define MAX_TAIL	((size_t)LATSCOPE_TAIL_BUCKETS * 2)
 #define MS		1000000ULL
 /* A wait that a fixed driver never needs: past it, something is stuck. */
 #define STUCK_SECS	8
@@ -81,27 +83,8 @@ struct fuzz {
 	char *bad_ro;		/* a read-only page */
 	char *bad_none;		/* an inaccessible page */
 	struct figures fig;
-	int passed;
-	int failed;
+	struct tally tally;
 };
-
-__attribute__((format(printf, 4, 5)))
-static void check(struct fuzz *f, bool ok, const char *name, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (ok) {
-		f->passed++;
-		printf("ok - %s\n", name);
-		return;
-	}
-	f->failed++;
-	printf("not ok - %s: ", name);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-}
 
 /* xorshift64*: one state per thread, from the seed and the thread's index. */
 static uint64_t rnd(uint64_t *st)
@@ -167,20 +150,28 @@ static bool hist_adds_up(const struct latscope_result *res, const uint64_t *cell
 	return true;
 }
 
+/* A GET_RESULT or SNAPSHOT argument: @cells and @tail have room for all. */
+static struct latscope_result result_arg(uint64_t *cells, uint64_t *tail)
+{
+	struct latscope_result res = {
+		.size = sizeof(res),
+		.histogram = (uintptr_t)cells,
+		.histogram_size = MAX_HIST * sizeof(*cells),
+		.tail = (uintptr_t)tail,
+		.tail_size = MAX_TAIL * sizeof(*tail),
+	};
+
+	return res;
+}
+
 /*
  * GET_RESULT or SNAPSHOT into @cells (room for every histogram); a result
  * that came back whole is checked. Returns the ioctl's errno.
  */
 static int result_checked(struct fuzz *f, int fd, bool snapshot, uint64_t *cells)
 {
-	uint64_t tail[2 * LATSCOPE_TAIL_BUCKETS];
-	struct latscope_result res = {
-		.size = sizeof(res),
-		.histogram = (uintptr_t)cells,
-		.histogram_size = MAX_HIST * sizeof(*cells),
-		.tail = (uintptr_t)tail,
-		.tail_size = sizeof(tail),
-	};
+	uint64_t tail[MAX_TAIL];
+	struct latscope_result res = result_arg(cells, tail);
 	int err;
 
 	err = xioctl(f, fd, snapshot ? LATSCOPE_IOC_SNAPSHOT : LATSCOPE_IOC_GET_RESULT, &res);
@@ -355,12 +346,12 @@ static void stall_phase(struct fuzz *f)
 	fd = open(DEV, O_RDWR | O_NONBLOCK);
 	area = mmap(NULL, n * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (fd < 0 || area == MAP_FAILED) {
-		check(f, false, "stall: set-up", "open or mmap: %s", strerror(errno));
+		check(&f->tally, false, "stall: set-up", "open or mmap: %s", strerror(errno));
 		return;
 	}
 	/* A stopped session with a bulk record to read and a result to get. */
 	if (xioctl(f, fd, LATSCOPE_IOC_SETUP, &s) || xioctl(f, fd, LATSCOPE_IOC_START, NULL)) {
-		check(f, false, "stall: set-up", "SETUP/START: %s", strerror(errno));
+		check(&f->tally, false, "stall: set-up", "SETUP/START: %s", strerror(errno));
 		close(fd);
 		return;
 	}
@@ -374,7 +365,7 @@ static void stall_phase(struct fuzz *f)
 		res[i]->histogram_size = 200 * sizeof(uint64_t);
 	}
 	uffd = uffd_open(area, n * page);
-	check(f, uffd >= 0, "stall: userfaultfd registered", "%s", strerror(errno));
+	check(&f->tally, uffd >= 0, "stall: userfaultfd registered", "%s", strerror(errno));
 	if (uffd < 0) {
 		close(fd);
 		return;
@@ -396,11 +387,12 @@ static void stall_phase(struct fuzz *f)
 	for (i = 0; i < n; i++)
 		pthread_create(&st_t[i], NULL, stalled_fn, &st[i]);
 	faults = wait_faults(uffd, n, 20);
-	check(f, faults == (int)n, "stall: every user-copy site is stalled in a page fault",
+	check(&f->tally, faults == (int)n,
+	      "stall: every user-copy site is stalled in a page fault",
 	      "%d of %zu faulted", faults, n);
 	for (i = 0; i < n; i++) {
 		snprintf(name, sizeof(name), "stall: %s waits for its page", stall_names[i]);
-		check(f, !atomic_load(&st[i].done), name, "returned without it");
+		check(&f->tally, !atomic_load(&st[i].done), name, "returned without it");
 	}
 	/*
 	 * One after the other: a SETUP stuck behind a stalled copy would hold
@@ -414,16 +406,16 @@ static void stall_phase(struct fuzz *f)
 		pthread_create(&tm_t[i], NULL, timed_fn, &tm[i]);
 		snprintf(name, sizeof(name), "stall: %s finishes meanwhile", timed_names[i]);
 		if (wait_flag(&tm[i].done, STUCK_SECS))
-			check(f, !tm[i].err, name, "%s", strerror(tm[i].err));
+			check(&f->tally, !tm[i].err, name, "%s", strerror(tm[i].err));
 		else
-			check(f, false, name, "still blocked after %d s", STUCK_SECS);
+			check(&f->tally, false, name, "still blocked after %d s", STUCK_SECS);
 	}
 	/* Closing the userfaultfd lets every stalled copy fault its page in. */
 	close(uffd);
 	for (i = 0; i < n; i++) {
 		snprintf(name, sizeof(name), "stall: %s returns once its page is there",
 			 stall_names[i]);
-		check(f, wait_flag(&st[i].done, STUCK_SECS), name,
+		check(&f->tally, wait_flag(&st[i].done, STUCK_SECS), name,
 		      "still stalled %d s after the userfaultfd was closed", STUCK_SECS);
 	}
 	for (i = 0; i < 3; i++)
@@ -491,15 +483,15 @@ static void result_phase(struct fuzz *f)
 
 	f->shared_fd = open(DEV, O_RDWR);
 	if (f->shared_fd < 0) {
-		check(f, false, "result: open", "%s", strerror(errno));
+		check(&f->tally, false, "result: open", "%s", strerror(errno));
 		return;
 	}
 	run_workers(f, w, 3, fn, 10);
 	close(f->shared_fd);
-	check(f, atomic_load(&f->fig.results) > before,
+	check(&f->tally, atomic_load(&f->fig.results) > before,
 	      "result: GET_RESULT and SNAPSHOT got results while SETUP/START/STOP looped",
 	      "none in 10 s");
-	check(f, !atomic_load(&f->fig.bad_results),
+	check(&f->tally, !atomic_load(&f->fig.bad_results),
 	      "result: every histogram adds up to its sample count",
 	      "%lu did not", atomic_load(&f->fig.bad_results));
 }
@@ -711,14 +703,8 @@ static void verified_run(struct fuzz *f, uint64_t *rng, uint64_t *cells)
 {
 	struct latscope_setup s = timer_setup(rnd_below(rng, 3), rnd_below(rng, f->ncpus),
 					      MS, 1 + rnd_below(rng, 1000));
-	uint64_t tail[2 * LATSCOPE_TAIL_BUCKETS];
-	struct latscope_result res = {
-		.size = sizeof(res),
-		.histogram = (uintptr_t)cells,
-		.histogram_size = MAX_HIST * sizeof(*cells),
-		.tail = (uintptr_t)tail,
-		.tail_size = sizeof(tail),
-	};
+	uint64_t tail[MAX_TAIL];
+	struct latscope_result res = result_arg(cells, tail);
 	struct latscope_bulk rec[8];
 	uint64_t sum = 0, end = now_ns() + (200 + rnd_below(rng, 1300)) * MS;
 	struct pollfd pfd;
@@ -873,7 +859,8 @@ static void run_workers(struct fuzz *f, struct worker *w, int n,
 		end = now_ns() + 30 * 1000000000ULL;
 		while (pthread_tryjoin_np(w[i].thread, NULL) == EBUSY) {
 			if (now_ns() > end) {
-				check(f, false, "workers stop", "worker %d stuck for 30 s", i);
+				check(&f->tally, false, "workers stop",
+				      "worker %d stuck for 30 s", i);
 				_exit(1);
 			}
 			pthread_kill(w[i].thread, SIGUSR1);
@@ -894,26 +881,28 @@ static void chaos_phase(struct fuzz *f)
 
 	f->shared_fd = open(DEV, O_RDWR);
 	if (f->shared_fd < 0) {
-		check(f, false, "chaos: open", "%s", strerror(errno));
+		check(&f->tally, false, "chaos: open", "%s", strerror(errno));
 		return;
 	}
 	run_workers(f, w, n, fn, f->secs);
 	close(f->shared_fd);
 	if (f->hotplug)
 		write_online("1");
-	check(f, atomic_load(&f->fig.runs) > 0, "chaos: whole runs were verified", "none");
-	check(f, !atomic_load(&f->fig.bad_runs), "chaos: bulk records add up to each run's result",
+	check(&f->tally, atomic_load(&f->fig.runs) > 0, "chaos: whole runs were verified", "none");
+	check(&f->tally, !atomic_load(&f->fig.bad_runs),
+	      "chaos: bulk records add up to each run's result",
 	      "%lu runs did not", atomic_load(&f->fig.bad_runs));
 	bad = atomic_load(&f->fig.bad_results) - bad;
-	check(f, !bad, "chaos: every histogram adds up", "%lu did not", bad);
-	check(f, atomic_load(&f->fig.rmmods) > 0 && !atomic_load(&f->fig.rmmod_wrong),
+	check(&f->tally, !bad, "chaos: every histogram adds up", "%lu did not", bad);
+	check(&f->tally, atomic_load(&f->fig.rmmods) > 0 && !atomic_load(&f->fig.rmmod_wrong),
 	      "chaos: rmmod is refused while a file is open",
 	      "%lu refused, %lu not", atomic_load(&f->fig.rmmods),
 	      atomic_load(&f->fig.rmmod_wrong));
-	check(f, atomic_load(&f->fig.kills) > 0, "chaos: children were killed mid-run", "none");
+	check(&f->tally, atomic_load(&f->fig.kills) > 0,
+	      "chaos: children were killed mid-run", "none");
 	if (f->hotplug)
-		check(f, atomic_load(&f->fig.hotplugs) > 0, "chaos: CPU 1 went offline and back",
-		      "never");
+		check(&f->tally, atomic_load(&f->fig.hotplugs) > 0,
+		      "chaos: CPU 1 went offline and back", "never");
 }
 
 static int usage(const char *arg)
@@ -963,7 +952,7 @@ int main(int argc, char **argv)
 	/* Held open throughout: rmmod must be refused, whatever else happens. */
 	keeper = open(DEV, O_RDWR);
 	if (keeper < 0) {
-		check(&f, false, "open " DEV, "%s", strerror(errno));
+		check(&f.tally, false, "open " DEV, "%s", strerror(errno));
 		return 1;
 	}
 	stall_phase(&f);
@@ -976,6 +965,6 @@ int main(int argc, char **argv)
 	       atomic_load(&f.fig.reads), atomic_load(&f.fig.runs),
 	       atomic_load(&f.fig.kills), atomic_load(&f.fig.hotplugs),
 	       atomic_load(&f.fig.rmmods));
-	printf("fuzz: %d passed, %d failed\n", f.passed, f.failed);
-	return f.failed ? 1 : 0;
+	printf("fuzz: %d passed, %d failed\n", f.tally.passed, f.tally.failed);
+	return f.tally.failed ? 1 : 0;
 }
