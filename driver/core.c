@@ -16,9 +16,11 @@
 
 #include "latscope.h"
 
+static struct miscdevice latscope_misc;
+
 static int latscope_open(struct inode *inode, struct file *file)
 {
-	struct latscope_session *s = latscope_session_create();
+	struct latscope_session *s = latscope_session_create(latscope_misc.this_device);
 
 	if (!s)
 		return -ENOMEM;
@@ -299,12 +301,6 @@ static struct miscdevice latscope_misc = {
 	.mode = 0600,
 };
 
-/* The device run-time GPIO lines are requested for. */
-struct device *latscope_device(void)
-{
-	return latscope_misc.this_device;
-}
-
 static int __init latscope_init(void)
 {
 	int ret;
@@ -312,7 +308,7 @@ static int __init latscope_init(void)
 	ret = latscope_sessions_init();
 	if (ret)
 		return ret;
-	ret = latscope_dt_init();
+	ret = latscope_sources_init();
 	if (ret)
 		goto sessions;
 	/*
@@ -321,11 +317,11 @@ static int __init latscope_init(void)
 	 */
 	ret = misc_register(&latscope_misc);
 	if (ret)
-		goto dt;
+		goto sources;
 	return 0;
 
-dt:
-	latscope_dt_exit();
+sources:
+	latscope_sources_exit();
 sessions:
 	latscope_sessions_exit();
 	return ret;
@@ -334,7 +330,7 @@ sessions:
 static void __exit latscope_exit(void)
 {
 	misc_deregister(&latscope_misc);
-	latscope_dt_exit();
+	latscope_sources_exit();
 	latscope_sessions_exit();
 }
 

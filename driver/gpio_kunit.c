@@ -5,10 +5,12 @@
  * loopback pulse train and arrivals fed by hand (one pulse in flight,
  * missed and lost pulses, stray edges, each edge choice, remote mode).
  */
+#include <kunit/device.h>
 #include <kunit/test.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 
+#include "gpio.h"
 #include "latscope.h"
 #include "latscope_kunit.h"
 
@@ -143,15 +145,18 @@ static void latscope_gpio_validation(struct kunit *test)
 static void latscope_gpio_missing_chip(struct kunit *test)
 {
 	struct latscope_setup setup = latscope_gpio_base(LATSCOPE_GPIO_LOOPBACK);
-	struct latscope_session *s = latscope_session_create();
+	struct device *dev = kunit_device_register(test, "latscope-kunit");
+	struct latscope_session *s;
 
+	KUNIT_ASSERT_FALSE(test, IS_ERR(dev));
+	s = latscope_session_create(dev);
 	KUNIT_ASSERT_NOT_NULL(test, s);
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, latscope_kunit_destroy, s), 0);
 	strscpy(setup.gpio.pulse_in.chip, "latscope-no-such-chip",
 		sizeof(setup.gpio.pulse_in.chip));
 	KUNIT_EXPECT_EQ(test, latscope_session_setup(s, &setup), -ENODEV);
 	KUNIT_EXPECT_EQ(test, s->state, LATSCOPE_IDLE);
-	KUNIT_EXPECT_NULL(test, s->gpio);
+	KUNIT_EXPECT_NULL(test, s->priv);
 	KUNIT_EXPECT_NULL(test, s->cells);
 	KUNIT_EXPECT_EQ(test, latscope_session_start(s), -EINVAL);
 }
@@ -160,7 +165,7 @@ static void latscope_gpio_missing_chip(struct kunit *test)
 static void latscope_gpio_no_dt_device(struct kunit *test)
 {
 	struct latscope_setup setup = latscope_gpio_base(LATSCOPE_GPIO_REMOTE);
-	struct latscope_session *s = latscope_session_create();
+	struct latscope_session *s = latscope_session_create(NULL);
 
 	KUNIT_ASSERT_NOT_NULL(test, s);
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, latscope_kunit_destroy, s), 0);
@@ -168,7 +173,7 @@ static void latscope_gpio_no_dt_device(struct kunit *test)
 	latscope_gpio_no_lines(&setup);
 	KUNIT_EXPECT_EQ(test, latscope_session_setup(s, &setup), -ENODEV);
 	KUNIT_EXPECT_EQ(test, s->state, LATSCOPE_IDLE);
-	KUNIT_EXPECT_NULL(test, s->gpio);
+	KUNIT_EXPECT_NULL(test, s->priv);
 }
 
 /* ---- loopback and remote bookkeeping, fed by hand ---- */
@@ -176,9 +181,10 @@ static void latscope_gpio_no_dt_device(struct kunit *test)
 #define PERIOD	(100 * NS_PER_US)
 
 /*
- * A session with a GPIO state but no lines, its timeline at T0_NOW, no
- * warm-up: the source's functions are called as the timer and the irq
- * handler would.
+ * A GPIO session with no lines, its timeline at T0_NOW, no warm-up: the
+ * timeline's steps and the irq handler's arrivals are called by hand, as
+ * the hrtimer and the interrupt would. The GPIO state is freed with the
+ * session.
  */
 static struct latscope_session *latscope_gpio_synthetic(struct kunit *test,
 							u32 mode, u32 edge)
@@ -191,12 +197,28 @@ static struct latscope_session *latscope_gpio_synthetic(struct kunit *test,
 	g->mode = mode;
 	g->edge = edge;
 	g->pulse_level = !latscope_gpio_idle_level(edge);
-	s->gpio = g;		/* freed with the session */
+	s->source = &latscope_gpio_source;
+	s->priv = g;
 	if (mode == LATSCOPE_GPIO_REMOTE)
 		s->setup.period_ns = 0;
 	latscope_timeline_init(s, T0_NOW);
-	latscope_gpio_reset(g);
+	latscope_gpio_pulse_reset(g);
+	latscope_gpio_irq_reset(g);
+	if (mode == LATSCOPE_GPIO_LOOPBACK)
+		latscope_gpio_pulse_use(s);
 	return s;
+}
+
+static struct latscope_gpio *gpio_of(struct latscope_session *s)
+{
+	return s->priv;
+}
+
+/* The timeline's next step, due at @t and run on time: pulse-out's level. */
+static int latscope_gpio_at(struct latscope_session *s, u64 t)
+{
+	latscope_timeline_step(s, t, t);
+	return gpio_of(s)->level;
 }
 
 /* What the kernel responder does with the event waiting for it. */
@@ -212,28 +234,29 @@ static void latscope_gpio_one_pulse_in_flight(struct kunit *test)
 {
 	struct latscope_session *s = latscope_gpio_synthetic(test, LATSCOPE_GPIO_LOOPBACK,
 							     LATSCOPE_EDGE_RISING);
-	struct latscope_gpio *g = s->gpio;
+	struct latscope_gpio *g = gpio_of(s);
 	u64 t = s->t0, half = PERIOD / 2;
 	struct latscope_result res;
 
-	/* Pulse 0 comes back 10 us late, is answered, and released. */
-	KUNIT_EXPECT_EQ(test, latscope_gpio_step(s, t, true), 1);
+	/* Pulse 0 comes back 10 us late, is answered, and ends. */
+	KUNIT_EXPECT_EQ(test, latscope_gpio_at(s, t), 1);
 	latscope_gpio_arrival(s, t + 10 * NS_PER_US);
 	latscope_gpio_answer(s, t + 30 * NS_PER_US);
-	KUNIT_EXPECT_EQ(test, latscope_gpio_step(s, t + half, false), 0);
+	KUNIT_EXPECT_EQ(test, latscope_gpio_at(s, t + half), 0);
 
-	/* Pulse 1 is late by 1.2 periods: no release, send step 2 skipped. */
+	/* Pulse 1 is late by 1.2 periods: it does not end, send 2 is skipped. */
 	t += PERIOD;
-	KUNIT_EXPECT_EQ(test, latscope_gpio_step(s, t, true), 1);
-	KUNIT_EXPECT_EQ(test, latscope_gpio_step(s, t + half, false), -1);
-	KUNIT_EXPECT_EQ(test, latscope_gpio_step(s, t + PERIOD, true), -1);
+	KUNIT_EXPECT_EQ(test, latscope_gpio_at(s, t), 1);
+	KUNIT_EXPECT_EQ(test, latscope_gpio_at(s, t + half), 1);
+	KUNIT_EXPECT_EQ(test, latscope_gpio_at(s, t + PERIOD), 1);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&g->in_flight), (s64)t);
 	latscope_gpio_arrival(s, t + 120 * NS_PER_US);
 	latscope_gpio_answer(s, t + 130 * NS_PER_US);
-	KUNIT_EXPECT_EQ(test, latscope_gpio_step(s, t + PERIOD + half, false), 0);
+	KUNIT_EXPECT_EQ(test, latscope_gpio_at(s, t + PERIOD + half), 0);
 
 	/* An edge with nothing in flight is stray, not an event. */
 	latscope_gpio_arrival(s, t + PERIOD + half + 1);
-	KUNIT_EXPECT_EQ(test, latscope_gpio_step(s, t + 2 * PERIOD, true), 1);
+	KUNIT_EXPECT_EQ(test, latscope_gpio_at(s, t + 2 * PERIOD), 1);
 	latscope_gpio_arrival(s, t + 2 * PERIOD + 5 * NS_PER_US);
 	latscope_gpio_answer(s, t + 2 * PERIOD + 6 * NS_PER_US);
 	latscope_measure_flush(s);
@@ -254,25 +277,36 @@ static void latscope_gpio_one_pulse_in_flight(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic64_read(&g->in_flight), 0LL);
 }
 
+/*
+ * A pulse whose edge never comes: every send step behind it is skipped
+ * until it is given up, a second after it left; the step that gives it up
+ * finds pulse-out still high, and the next one sends.
+ */
 static void latscope_gpio_lost_pulse(struct kunit *test)
 {
 	struct latscope_session *s = latscope_gpio_synthetic(test, LATSCOPE_GPIO_LOOPBACK,
 							     LATSCOPE_EDGE_RISING);
-	struct latscope_gpio *g = s->gpio;
-	u64 t = s->t0;
+	struct latscope_gpio *g = gpio_of(s);
+	u64 sends = NSEC_PER_SEC / PERIOD, t = s->t0, i;
 
-	KUNIT_EXPECT_EQ(test, latscope_gpio_step(s, t, true), 1);
-	/* Still out just under a second later: skipped, not lost. */
-	KUNIT_EXPECT_EQ(test, latscope_gpio_step(s, t + NSEC_PER_SEC - PERIOD, true), -1);
+	KUNIT_EXPECT_EQ(test, latscope_gpio_at(s, t), 1);
+	for (i = 1; i < sends; i++) {
+		latscope_gpio_at(s, t + i * PERIOD - PERIOD / 2);
+		latscope_gpio_at(s, t + i * PERIOD);
+	}
+	/* Just under a second: still in flight, not lost. */
 	KUNIT_EXPECT_EQ(test, g->lost, 0ULL);
-	/* A second later it is given up; the line is released first. */
-	KUNIT_EXPECT_EQ(test, latscope_gpio_step(s, t + NSEC_PER_SEC, true), -1);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&g->in_flight), (s64)t);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&s->overruns), (s64)(sends - 1));
+	latscope_gpio_at(s, t + sends * PERIOD - PERIOD / 2);
+	KUNIT_EXPECT_EQ(test, latscope_gpio_at(s, t + sends * PERIOD), 1);
 	KUNIT_EXPECT_EQ(test, g->lost, 1ULL);
-	KUNIT_EXPECT_EQ(test, latscope_gpio_step(s, t + NSEC_PER_SEC + PERIOD / 2, false), 0);
-	KUNIT_EXPECT_EQ(test, latscope_gpio_step(s, t + NSEC_PER_SEC + PERIOD, true), 1);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&g->in_flight), 0LL);
+	KUNIT_EXPECT_EQ(test, latscope_gpio_at(s, t + sends * PERIOD + PERIOD / 2), 0);
+	KUNIT_EXPECT_EQ(test, latscope_gpio_at(s, t + (sends + 1) * PERIOD), 1);
 	/* Its edge, if it ever comes, is taken for the new pulse. */
-	KUNIT_EXPECT_EQ(test, s->events, 4ULL);
-	KUNIT_EXPECT_EQ(test, atomic64_read(&s->overruns), 3LL);
+	KUNIT_EXPECT_EQ(test, s->events, sends + 2);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&s->overruns), (s64)(sends + 1));
 }
 
 static void latscope_gpio_edges(struct kunit *test)
@@ -283,17 +317,16 @@ static void latscope_gpio_edges(struct kunit *test)
 	int i;
 
 	/* Falling: idle high, a pulse drives it low. */
-	KUNIT_EXPECT_EQ(test, latscope_gpio_step(s, t, true), 0);
+	KUNIT_EXPECT_EQ(test, latscope_gpio_at(s, t), 0);
 	latscope_gpio_arrival(s, t + 1);
-	KUNIT_EXPECT_EQ(test, latscope_gpio_step(s, t + PERIOD / 2, false), 1);
+	KUNIT_EXPECT_EQ(test, latscope_gpio_at(s, t + PERIOD / 2), 1);
 
-	/* Both: every send step toggles, release steps do nothing. */
+	/* Both: every send step toggles, and there is no half step. */
 	s = latscope_gpio_synthetic(test, LATSCOPE_GPIO_LOOPBACK, LATSCOPE_EDGE_BOTH);
 	t = s->t0;
 	for (i = 0; i < 4; i++) {
-		KUNIT_EXPECT_EQ(test, latscope_gpio_step(s, t, true), !(i & 1));
+		KUNIT_EXPECT_EQ(test, latscope_gpio_at(s, t), !(i & 1));
 		latscope_gpio_arrival(s, t + 1);
-		KUNIT_EXPECT_EQ(test, latscope_gpio_step(s, t + PERIOD / 2, false), -1);
 		latscope_gpio_answer(s, t + 2);
 		t += PERIOD;
 	}
@@ -322,7 +355,7 @@ static void latscope_gpio_remote(struct kunit *test)
 	/* The answered one is the first of the two: its full delay counts. */
 	KUNIT_EXPECT_EQ(test, s->lat.max, (s64)(1009 * NS_PER_US));
 	KUNIT_EXPECT_EQ(test, s->irq.samples, 0ULL);
-	KUNIT_EXPECT_EQ(test, s->gpio->spurious, 0ULL);
+	KUNIT_EXPECT_EQ(test, gpio_of(s)->spurious, 0ULL);
 }
 
 /*
@@ -334,9 +367,9 @@ static void latscope_gpio_thread_raised(struct kunit *test)
 {
 	struct latscope_session *s = latscope_gpio_synthetic(test, LATSCOPE_GPIO_REMOTE,
 							     LATSCOPE_EDGE_RISING);
-	struct latscope_gpio *g = s->gpio;
+	struct latscope_gpio *g = gpio_of(s);
 	unsigned int policy = current->policy, rtprio = current->rt_priority;
-	struct latscope_gpio_result out = {};
+	struct latscope_result res = {};
 
 	g->thread_prio = 42;
 	latscope_gpio_arrival(s, s->t0 + NS_PER_MS);
@@ -352,38 +385,38 @@ static void latscope_gpio_thread_raised(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, current->policy, policy);
 	KUNIT_EXPECT_EQ(test, current->rt_priority, rtprio);
 	KUNIT_EXPECT_NULL(test, g->thread);
-	latscope_gpio_export(g, &out);
-	KUNIT_EXPECT_EQ(test, out.irq_thread_policy, policy);
-	KUNIT_EXPECT_STREQ(test, out.irq_thread_comm, current->comm);
+	latscope_gpio_source.export(s, &res);
+	KUNIT_EXPECT_EQ(test, res.gpio.irq_thread_policy, policy);
+	KUNIT_EXPECT_STREQ(test, res.gpio.irq_thread_comm, current->comm);
 }
 
 /* latscope,edge's values, and the edge a run reports. */
-static void latscope_gpio_edge_names(struct kunit *test)
+static void latscope_dt_edge_names(struct kunit *test)
 {
 	struct latscope_session *s;
-	struct latscope_gpio_result out = { };
+	struct latscope_result res = { };
 	static const char *const bad[] = { "Rising", "rising-edge", "", "none" };
 	int i;
 
-	KUNIT_EXPECT_EQ(test, latscope_gpio_edge_parse("rising"), LATSCOPE_EDGE_RISING);
-	KUNIT_EXPECT_EQ(test, latscope_gpio_edge_parse("falling"), LATSCOPE_EDGE_FALLING);
-	KUNIT_EXPECT_EQ(test, latscope_gpio_edge_parse("both"), LATSCOPE_EDGE_BOTH);
+	KUNIT_EXPECT_EQ(test, latscope_dt_edge_parse("rising"), LATSCOPE_EDGE_RISING);
+	KUNIT_EXPECT_EQ(test, latscope_dt_edge_parse("falling"), LATSCOPE_EDGE_FALLING);
+	KUNIT_EXPECT_EQ(test, latscope_dt_edge_parse("both"), LATSCOPE_EDGE_BOTH);
 	for (i = 0; i < ARRAY_SIZE(bad); i++)
-		KUNIT_EXPECT_EQ_MSG(test, latscope_gpio_edge_parse(bad[i]), -EINVAL,
+		KUNIT_EXPECT_EQ_MSG(test, latscope_dt_edge_parse(bad[i]), -EINVAL,
 				    "\"%s\"", bad[i]);
 	for (i = LATSCOPE_EDGE_RISING; i <= LATSCOPE_EDGE_BOTH; i++)
-		KUNIT_EXPECT_EQ(test, latscope_gpio_edge_parse(latscope_gpio_edge_name(i)), i);
+		KUNIT_EXPECT_EQ(test, latscope_dt_edge_parse(latscope_dt_edge_name(i)), i);
 
 	s = latscope_gpio_synthetic(test, LATSCOPE_GPIO_REMOTE, LATSCOPE_EDGE_FALLING);
-	latscope_gpio_export(s->gpio, &out);
-	KUNIT_EXPECT_EQ(test, out.edge, LATSCOPE_EDGE_FALLING);
+	latscope_gpio_source.export(s, &res);
+	KUNIT_EXPECT_EQ(test, res.gpio.edge, LATSCOPE_EDGE_FALLING);
 }
 
 static struct kunit_case latscope_gpio_test_cases[] = {
 	KUNIT_CASE_PARAM(latscope_gpio_validation, latscope_gpio_gen_params),
 	KUNIT_CASE(latscope_gpio_missing_chip),
 	KUNIT_CASE(latscope_gpio_no_dt_device),
-	KUNIT_CASE(latscope_gpio_edge_names),
+	KUNIT_CASE(latscope_dt_edge_names),
 	KUNIT_CASE(latscope_gpio_one_pulse_in_flight),
 	KUNIT_CASE(latscope_gpio_lost_pulse),
 	KUNIT_CASE(latscope_gpio_edges),

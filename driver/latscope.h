@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * latscope internals: the session an open file of /dev/latscope owns, the
- * statistics it keeps and the seam an event source (timer, later GPIO)
- * plugs into.
+ * statistics it keeps, the seam its event source (struct latscope_source)
+ * plugs into, and the timeline periodic sources share.
  */
 #ifndef LATSCOPE_H
 #define LATSCOPE_H
@@ -134,101 +134,100 @@ bool latscope_ring_consume(struct latscope_ring *ring,
 			   const struct latscope_ring_pos *pos, u32 n);
 bool latscope_ring_empty(struct latscope_ring *ring);
 
-struct gpio_desc;
+struct device;
 struct latscope_session;
+struct latscope_timeline;
 
-/*
- * An event source marks the ideal time of each event on the session's CPU
- * and hands it over from hard-irq context: latscope_event() for the timer,
- * latscope_handoff() for sources that stamp the irq part themselves.
+/**
+ * struct latscope_source - what makes a session's events: the only seam
+ * between a session and a source. latscope_source_of() finds one by its
+ * uapi id (enum latscope_source_id).
+ * @name: the source's name in the kernel's messages.
+ * @priv_size: bytes of state the session allocates, zeroed, at SETUP
+ *	for the source (@s->priv), and frees at the next SETUP or the close.
+ * @check: validates the source's part of a SETUP (its period, its own
+ *	block); the session checks the rest. Nothing is allocated yet.
+ * @get: optional: takes what the setup names (lines, an interrupt) into
+ *	@s->priv. Called with @s->lock held, after the previous setup's
+ *	@put. On failure it holds nothing.
+ * @put: optional: gives back what @get took; the figures in @s->priv
+ *	stay for the result. Called once for each @get that succeeded: when
+ *	the run's responder ended, else at the next SETUP or the close.
+ * @start: arms on @s->setup.cpu, with cpus_read_lock() and @s->lock held.
+ *	On failure @stop is called to undo what was done.
+ * @stop: disarms; no event reaches the session once it returns.
+ * @respond: optional: the responder answered the event of @ideal
+ *	(sleepable).
+ * @export: optional: fills the source's part of a result, with @s->lock
+ *	held, while the source runs too.
+ * @init: optional, at module load: what the source needs module-wide.
+ * @exit: optional, at module unload: undoes @init.
  */
 struct latscope_source {
 	const char *name;
-	/*
-	 * Arm on s->setup.cpu; called with cpus_read_lock() and s->lock held.
-	 * On failure stop() is called to undo what was done.
-	 */
+	size_t priv_size;
+	int (*check)(const struct latscope_setup *setup);
+	int (*get)(struct latscope_session *s);
+	void (*put)(struct latscope_session *s);
 	int (*start)(struct latscope_session *s);
-	/* Disarm; no call into latscope_event() once it returns. */
 	void (*stop)(struct latscope_session *s);
-	/* Optional: the responder answered the event of @ideal (sleepable). */
 	void (*respond)(struct latscope_session *s, u64 ideal);
-	/* Optional: after stop() and the responder's end. */
-	void (*release)(struct latscope_session *s);
+	void (*export)(struct latscope_session *s, struct latscope_result *res);
+	int (*init)(void);
+	void (*exit)(void);
 };
+
+/* Slots of the source table: the uapi ids, and room for a test's own. */
+#define LATSCOPE_SOURCE_SLOTS	8
+
+/* sources.c */
+const struct latscope_source *latscope_source_of(u32 id);
+int latscope_sources_init(void);
+void latscope_sources_exit(void);
+#if IS_ENABLED(CONFIG_LATSCOPE_KUNIT_TEST)
+const struct latscope_source *
+latscope_source_swap(u32 id, const struct latscope_source *src);
+#endif
 
 extern const struct latscope_source latscope_timer_source;
 extern const struct latscope_source latscope_gpio_source;
 
 /*
- * Lines, interrupt and loopback pulse train of a GPIO session. The lines
- * are held from SETUP to the stop; the figures until the next SETUP.
+ * What a periodic source does on the session's timeline, from hard irq:
+ * @tick at each ideal time (@arrival: when the handler ran), and, if
+ * given, @half half a period later (@when: its own due time).
  */
-struct latscope_dt_lines;
+typedef void (*latscope_tick_fn)(struct latscope_session *s, u64 ideal,
+				 u64 arrival);
+typedef void (*latscope_half_fn)(struct latscope_session *s, u64 when);
 
-struct latscope_gpio {
-	struct latscope_dt_lines *dt;	/* lines lent by the DT device */
-	struct gpio_desc *in;		/* pulse-in, the event */
-	struct gpio_desc *ack;		/* ack-out, the answer */
-	struct gpio_desc *out;		/* pulse-out, loopback only */
-	int irq;			/* of pulse-in */
-	u32 mode;			/* enum latscope_gpio_mode */
-	u32 edge;			/* enum latscope_gpio_edge */
-	bool out_cansleep;		/* pulse-out via pulse_task */
-	bool irq_requested;
-	bool timer_armed;
-
-	/* Loopback pulse train, timer-owned. */
-	int pulse_level;		/* raw level of a pulse */
-	int level;			/* raw level last asked of pulse-out */
-	bool release_step;		/* the timer's next step releases */
-	u64 next_send;			/* ideal time of the next send step */
-	atomic64_t in_flight;		/* ideal of the pulse out, or 0 */
-	u64 lost;			/* pulses given up, past the warm-up */
-	struct task_struct *pulse_task;	/* sleeping chips only */
-	atomic_t out_req;		/* level for pulse_task, or -1 */
-	int driven;			/* pulse_task-owned */
-
-	/* Arrival side, irq-handler owned. */
-	u64 spurious;
-	atomic_t paths;			/* LATSCOPE_GPIO_* */
-	pid_t thread_pid;
-	char thread_comm[TASK_COMM_LEN];
-
-	/* The stamping thread raised for the run (irq_thread_priority). */
-	u32 thread_prio;		/* asked, 0: leave it */
-	struct task_struct *thread;	/* held from its first arrival */
-	struct work_struct raise_work;
-	u32 thread_policy;		/* what it had, to give back */
-	u32 thread_rtprio;
-	int thread_nice;
-
-	/* Responder side. */
-	int ack_level;
-	u64 acks;
+/**
+ * struct latscope_timeline - the ideal times t0 + n * period of a
+ * periodic source, on a pinned hard-irq hrtimer of the session's CPU.
+ * @timer: fires at each ideal time, and half-way if @half is set.
+ * @tick: the source's step at each ideal time.
+ * @half: the source's optional step half a period later.
+ * @next: the next ideal time.
+ * @half_due: the timer's next expiry is a half step.
+ * @armed: @timer was started and is not cancelled yet.
+ */
+struct latscope_timeline {
+	struct hrtimer timer;
+	latscope_tick_fn tick;
+	latscope_half_fn half;
+	u64 next;
+	bool half_due;
+	bool armed;
 };
 
-/* gpio.c */
-int latscope_gpio_setup_check(const struct latscope_setup *setup);
-struct latscope_gpio *latscope_gpio_get(const struct latscope_setup *setup);
-void latscope_gpio_release(struct latscope_gpio *g);
-int latscope_gpio_edge_parse(const char *name);
-const char *latscope_gpio_edge_name(u32 edge);
-int latscope_gpio_idle_level(u32 edge);
-void latscope_gpio_reset(struct latscope_gpio *g);
-int latscope_gpio_step(struct latscope_session *s, u64 ideal, bool send);
-void latscope_gpio_arrival(struct latscope_session *s, u64 arrival);
-void latscope_gpio_export(const struct latscope_gpio *g,
-			  struct latscope_gpio_result *out);
-
-/* platform.c */
-int latscope_dt_borrow(struct latscope_gpio *g, bool loopback);
-void latscope_dt_return(struct latscope_gpio *g);
-int latscope_dt_init(void);
-void latscope_dt_exit(void);
-
-/* core.c */
-struct device *latscope_device(void);
+/* timeline.c */
+void latscope_timeline_init(struct latscope_session *s, u64 now);
+void latscope_timeline_use(struct latscope_session *s, latscope_tick_fn tick,
+			   latscope_half_fn half);
+int latscope_timeline_arm(struct latscope_session *s);
+u64 latscope_timeline_step(struct latscope_session *s, u64 due, u64 now);
+void latscope_timeline_close(struct latscope_session *s, u64 next, u64 now);
+void latscope_timeline_stop(struct latscope_session *s);
 
 enum latscope_state {
 	LATSCOPE_IDLE,		/* opened, not set up */
@@ -241,22 +240,24 @@ struct latscope_session {
 	struct mutex lock;		/* state changes, setup, results */
 	enum latscope_state state;	/* written under @lock */
 	struct latscope_setup setup;	/* validated, defaults filled in */
-	const struct latscope_source *source;
-	struct latscope_gpio *gpio;	/* LATSCOPE_SRC_GPIO only */
+	const struct latscope_source *source;	/* of @setup, NULL before */
+	void *priv;			/* the source's, @source->priv_size */
+	bool held;			/* by the source's get(), not put() yet */
+	struct device *dev;		/* resources are requested for */
 	struct list_head node;		/* in the list the hotplug hook walks */
 	u32 result_flags;
 
 	/* Timeline: ideal(n) = t0 + n * period. */
 	u64 t0;
 	u64 warmup_end;			/* first ideal time that counts */
-	struct hrtimer timer;
+	struct latscope_timeline timeline;	/* periodic sources */
 
 	/* Measurement, written from the measuring contexts only. */
 	/* lat.cells, irq.cells (not in irq context), lat.tail, irq.tail */
 	u64 *cells;
 	struct latscope_acc lat;	/* what the context measures */
-	struct latscope_acc irq;	/* timer irq part, kernel/user ctx */
-	u64 events;			/* past the warm-up, irq side */
+	struct latscope_acc irq;	/* irq part, kernel/user context */
+	u64 events;			/* past the warm-up, source side */
 	atomic64_t overruns;		/* past the warm-up, any side */
 	struct latscope_second sec;
 	struct latscope_ring ring;
@@ -282,16 +283,51 @@ static inline u32 latscope_hist_count(const struct latscope_setup *setup)
 	return setup->context == LATSCOPE_CTX_IRQ ? 1 : 2;
 }
 
+/*
+ * Where the counters lie in a block of histograms, then tails: the
+ * session's own, with both tails always (the irq one stays empty in the
+ * irq context), and a result's copy, with as many tails as histograms.
+ */
+struct latscope_counters {
+	u64 *lat_cells;
+	u64 *irq_cells;		/* NULL in the irq context */
+	u64 *lat_tail;
+	u64 *irq_tail;		/* NULL if @tails is 1 */
+};
+
+static inline size_t latscope_counters_size(const struct latscope_setup *setup,
+					    u32 tails)
+{
+	return (size_t)latscope_hist_count(setup) * setup->hist_cells +
+	       (size_t)tails * LATSCOPE_TAIL_BUCKETS;
+}
+
+static inline struct latscope_counters
+latscope_counters_at(u64 *base, const struct latscope_setup *setup, u32 tails)
+{
+	u32 count = latscope_hist_count(setup);
+	struct latscope_counters c = { };
+
+	if (!base)
+		return c;
+	c.lat_cells = base;
+	c.lat_tail = base + (size_t)count * setup->hist_cells;
+	if (count > 1)
+		c.irq_cells = base + setup->hist_cells;
+	if (tails > 1)
+		c.irq_tail = c.lat_tail + LATSCOPE_TAIL_BUCKETS;
+	return c;
+}
+
 /* Counters of a result: the histograms, then as many tails. */
 static inline size_t latscope_result_counters(const struct latscope_setup *setup)
 {
-	return (size_t)latscope_hist_count(setup) *
-	       (setup->hist_cells + LATSCOPE_TAIL_BUCKETS);
+	return latscope_counters_size(setup, latscope_hist_count(setup));
 }
 
 /* session.c */
 int latscope_setup_check(struct latscope_setup *setup);
-struct latscope_session *latscope_session_create(void);
+struct latscope_session *latscope_session_create(struct device *dev);
 void latscope_session_destroy(struct latscope_session *s);
 int latscope_session_setup(struct latscope_session *s,
 			   const struct latscope_setup *setup);
@@ -301,11 +337,6 @@ int latscope_session_result(struct latscope_session *s,
 			    struct latscope_result *res, u64 **cells);
 int latscope_session_snapshot(struct latscope_session *s,
 			      struct latscope_result *res, u64 **cells);
-int latscope_session_pulse(struct latscope_session *s,
-			   struct latscope_pulse *pulse);
-struct task_struct *latscope_fifo_kthread(struct latscope_session *s,
-					  int (*fn)(void *), u32 prio,
-					  const char *name);
 int latscope_sessions_init(void);
 void latscope_sessions_exit(void);
 
@@ -322,14 +353,21 @@ static inline u64 latscope_missed(u64 ideal, u64 arrival, u64 period)
 
 /* measure.c */
 void latscope_measure_reset(struct latscope_session *s);
-void latscope_timeline_init(struct latscope_session *s, u64 now);
-void latscope_timeline_close(struct latscope_session *s, u64 next, u64 now);
-void latscope_event(struct latscope_session *s, u64 ideal, u64 arrival,
-		    u64 missed);
 void latscope_handoff(struct latscope_session *s, u64 ideal, s64 irq_lat,
 		      bool has_irq);
 void latscope_record(struct latscope_session *s, s64 lat, u64 ideal);
 void latscope_measure_flush(struct latscope_session *s);
-int latscope_kthread_fn(void *data);
+
+/* responder.c */
+struct task_struct *latscope_fifo_kthread(struct latscope_session *s,
+					  int (*fn)(void *), u32 prio,
+					  const char *name);
+int latscope_responder_start(struct latscope_session *s);
+void latscope_responder_stop(struct latscope_session *s);
+int latscope_session_pulse(struct latscope_session *s,
+			   struct latscope_pulse *pulse);
+
+/* timer.c */
+void latscope_timer_tick(struct latscope_session *s, u64 ideal, u64 arrival);
 
 #endif /* LATSCOPE_H */

@@ -2,10 +2,9 @@
 /*
  * latscope measurement path: what happens at each event, from the source's
  * hard-irq callback to the responder's sample, and the 1 Hz bulk records.
- * Nothing here allocates, sleeps (outside the kthread's wait) or prints.
+ * Nothing here allocates, sleeps or prints.
  */
 #include <linux/kernel.h>
-#include <linux/kthread.h>
 #include <linux/math64.h>
 #include <linux/sched.h>
 #include <linux/string.h>
@@ -31,14 +30,11 @@ static void latscope_second_start(struct latscope_second *sec, u64 index,
 void latscope_measure_reset(struct latscope_session *s)
 {
 	u32 cells = s->setup.hist_cells, cell_ns = s->setup.hist_cell_ns;
-	u32 count = latscope_hist_count(&s->setup);
-	u64 *tails = s->cells + (size_t)count * cells;
+	struct latscope_counters c = latscope_counters_at(s->cells, &s->setup, 2);
 
-	/* See latscope_session_setup() for the layout. */
-	latscope_acc_init(&s->lat, s->cells, cells, cell_ns, tails);
-	latscope_acc_init(&s->irq, count > 1 ? s->cells + cells : NULL,
-			  count > 1 ? cells : 0, cell_ns,
-			  tails + LATSCOPE_TAIL_BUCKETS);
+	latscope_acc_init(&s->lat, c.lat_cells, cells, cell_ns, c.lat_tail);
+	latscope_acc_init(&s->irq, c.irq_cells, c.irq_cells ? cells : 0,
+			  cell_ns, c.irq_tail);
 	s->events = 0;
 	atomic64_set(&s->overruns, 0);
 	latscope_second_start(&s->sec, 0, s->warmup_end + NSEC_PER_SEC, 0);
@@ -117,45 +113,6 @@ void latscope_record(struct latscope_session *s, s64 lat, u64 ideal)
 		latscope_trace_fire(s, lat, ideal);
 }
 
-/*
- * Puts event 0 one period after @now, rounds the warm-up up to whole
- * periods, and clears every figure. The session is not running.
- */
-void latscope_timeline_init(struct latscope_session *s, u64 now)
-{
-	u64 period = s->setup.period_ns;
-	u64 warmup_periods;
-
-	if (!period) {
-		/* Events come from outside (remote GPIO): no timeline. */
-		s->t0 = now;
-		s->warmup_end = now + s->setup.warmup_ns;
-	} else {
-		warmup_periods = div64_u64(s->setup.warmup_ns + period - 1, period);
-		s->t0 = now + period;
-		s->warmup_end = s->t0 + warmup_periods * period;
-	}
-	latscope_measure_reset(s);
-}
-
-/*
- * At the stop, the source's next ideal time is @next. Ideal times that are
- * a whole period or more behind @now never reached the handler (a stalled
- * timer or interrupts held off): they are events, and missed periods, as
- * they would have been had the handler run once more.
- */
-void latscope_timeline_close(struct latscope_session *s, u64 next, u64 now)
-{
-	u64 period = s->setup.period_ns, missed;
-
-	next = max(next, s->warmup_end);
-	if (now < next + period)
-		return;
-	missed = div64_u64(now - next, period);
-	s->events += missed;
-	atomic64_add(missed, &s->overruns);
-}
-
 /* Sends the last, partial second once the session stopped. */
 void latscope_measure_flush(struct latscope_session *s)
 {
@@ -181,49 +138,4 @@ void latscope_handoff(struct latscope_session *s, u64 ideal, s64 irq_lat,
 		wake_up_process(s->kthread);
 	else
 		swake_up_one(&s->resp_wq);
-}
-
-/*
- * Called by the timer source in hard-irq context: @ideal is the event's
- * place on the timeline, @arrival when the irq saw it, @missed how many
- * later periods passed before it did.
- */
-void latscope_event(struct latscope_session *s, u64 ideal, u64 arrival,
-		    u64 missed)
-{
-	s64 lat = (s64)(arrival - ideal);
-
-	if (ideal >= s->warmup_end) {
-		s->events += 1 + missed;
-		if (missed)
-			atomic64_add(missed, &s->overruns);
-	}
-	if (s->setup.context == LATSCOPE_CTX_IRQ)
-		latscope_record(s, lat, ideal);
-	else
-		latscope_handoff(s, ideal, lat, true);
-}
-
-/* The kernel-context responder, bound to the session's CPU. */
-int latscope_kthread_fn(void *data)
-{
-	struct latscope_session *s = data;
-	u64 ideal;
-
-	for (;;) {
-		set_current_state(TASK_INTERRUPTIBLE);
-		if (kthread_should_stop())
-			break;
-		ideal = atomic64_xchg(&s->pending, 0);
-		if (!ideal) {
-			schedule();
-			continue;
-		}
-		__set_current_state(TASK_RUNNING);
-		latscope_record(s, (s64)(ktime_get_ns() - ideal), ideal);
-		if (s->source->respond)
-			s->source->respond(s, ideal);
-	}
-	__set_current_state(TASK_RUNNING);
-	return 0;
 }

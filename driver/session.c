@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * latscope sessions: one per open file. Validates SETUP, starts and stops
- * the event source and the responder, hands results out, and ends any
- * session whose CPU goes offline.
+ * latscope sessions: one per open file. Validates SETUP, takes and gives
+ * back the event source's resources through its hooks, starts and stops
+ * the source and the responder, hands results out, and ends any session
+ * whose CPU goes offline. What a source is, only the source knows.
  *
  * Lock order: cpus_read_lock() (or the hotplug lock, in the offline hook),
  * then latscope_sessions_lock, then a session's lock, then its ring's lock.
@@ -13,13 +14,9 @@
 #include <linux/cpuhotplug.h>
 #include <linux/cpumask.h>
 #include <linux/err.h>
-#include <linux/kthread.h>
 #include <linux/mm.h>
-#include <linux/sched.h>
 #include <linux/slab.h>
-#include <linux/string.h>
 #include <linux/timekeeping.h>
-#include <uapi/linux/sched/types.h>
 
 #include "latscope.h"
 
@@ -32,23 +29,12 @@ int latscope_setup_check(struct latscope_setup *setup)
 {
 	unsigned int i;
 
-	if (setup->context > LATSCOPE_CTX_USER)
+	const struct latscope_source *src = latscope_source_of(setup->source);
+
+	if (!src || setup->context > LATSCOPE_CTX_USER)
 		return -EINVAL;
-	switch (setup->source) {
-	case LATSCOPE_SRC_TIMER:
-		if (setup->period_ns < LATSCOPE_MIN_PERIOD_NS ||
-		    setup->period_ns > LATSCOPE_MAX_PERIOD_NS)
-			return -EINVAL;
-		if (memchr_inv(&setup->gpio, 0, sizeof(setup->gpio)))
-			return -EINVAL;
-		break;
-	case LATSCOPE_SRC_GPIO:
-		if (latscope_gpio_setup_check(setup))
-			return -EINVAL;
-		break;
-	default:
+	if (src->check(setup))
 		return -EINVAL;
-	}
 	if (setup->cpu >= nr_cpu_ids || !cpu_online(setup->cpu))
 		return -EINVAL;
 	if (setup->priority > LATSCOPE_MAX_PRIORITY)
@@ -88,7 +74,8 @@ static void latscope_bulk_wake(struct irq_work *work)
 	wake_up_interruptible(&s->bulk_wq);
 }
 
-struct latscope_session *latscope_session_create(void)
+/* A session whose sources request what they need for @dev (may be NULL). */
+struct latscope_session *latscope_session_create(struct device *dev)
 {
 	struct latscope_session *s = kzalloc(sizeof(*s), GFP_KERNEL);
 
@@ -100,7 +87,7 @@ struct latscope_session *latscope_session_create(void)
 	init_waitqueue_head(&s->bulk_wq);
 	init_irq_work(&s->bulk_work, latscope_bulk_wake);
 	s->state = LATSCOPE_IDLE;
-	s->source = &latscope_timer_source;
+	s->dev = dev;
 
 	mutex_lock(&latscope_sessions_lock);
 	list_add(&s->node, &latscope_sessions);
@@ -108,15 +95,45 @@ struct latscope_session *latscope_session_create(void)
 	return s;
 }
 
-/* Stops the kernel responder, then lets the source give back what it holds. */
-static void latscope_responder_end(struct latscope_session *s)
+/* The source gives back what it holds; its figures stay. */
+static void latscope_source_put(struct latscope_session *s)
 {
-	if (s->kthread) {
-		kthread_stop(s->kthread);
-		s->kthread = NULL;
+	if (s->held && s->source->put)
+		s->source->put(s);
+	s->held = false;
+}
+
+/* The source's state goes too: at the next SETUP, and at the close. */
+static void latscope_source_free(struct latscope_session *s)
+{
+	latscope_source_put(s);
+	kfree(s->priv);
+	s->priv = NULL;
+}
+
+/*
+ * The state of @src for the setup in @s->setup, and what it names.
+ * Errors: ENOMEM, or the source's get().
+ */
+static int latscope_source_get(struct latscope_session *s,
+			       const struct latscope_source *src)
+{
+	int ret;
+
+	s->source = src;
+	if (src->priv_size) {
+		s->priv = kzalloc(src->priv_size, GFP_KERNEL);
+		if (!s->priv)
+			return -ENOMEM;
 	}
-	if (s->source->release)
-		s->source->release(s);
+	ret = src->get ? src->get(s) : 0;
+	if (ret) {
+		kfree(s->priv);
+		s->priv = NULL;
+		return ret;
+	}
+	s->held = true;
+	return 0;
 }
 
 /* Stops the source and the responder; @s->lock held. */
@@ -125,7 +142,8 @@ static void latscope_halt(struct latscope_session *s)
 	if (s->state != LATSCOPE_RUNNING)
 		return;
 	s->source->stop(s);
-	latscope_responder_end(s);
+	latscope_responder_stop(s);
+	latscope_source_put(s);
 	latscope_measure_flush(s);
 	/* Pairs with the acquire in read(): the last record is visible. */
 	smp_store_release(&s->state, LATSCOPE_STOPPED);
@@ -143,8 +161,8 @@ void latscope_session_destroy(struct latscope_session *s)
 	latscope_halt(s);
 	mutex_unlock(&s->lock);
 	irq_work_sync(&s->bulk_work);
-	latscope_gpio_release(s->gpio);
-	kfree(s->gpio);
+	if (s->source)
+		latscope_source_free(s);
 	kvfree(s->cells);
 	kfree(s);
 }
@@ -153,18 +171,14 @@ int latscope_session_setup(struct latscope_session *s,
 			   const struct latscope_setup *setup)
 {
 	struct latscope_setup checked = *setup;
-	struct latscope_gpio *gpio = NULL;
-	size_t nr;
 	u64 *cells;
 	int ret;
 
 	ret = latscope_setup_check(&checked);
 	if (ret)
 		return ret;
-	/* Both tails always: the irq one stays empty in the irq context. */
-	nr = (size_t)checked.hist_cells * latscope_hist_count(&checked) +
-	     2 * LATSCOPE_TAIL_BUCKETS;
-	cells = kvcalloc(nr, sizeof(*cells), GFP_KERNEL);
+	cells = kvcalloc(latscope_counters_size(&checked, 2), sizeof(*cells),
+			 GFP_KERNEL);
 	if (!cells)
 		return -ENOMEM;
 
@@ -173,26 +187,21 @@ int latscope_session_setup(struct latscope_session *s,
 		ret = -EBUSY;
 		goto fail;
 	}
-	/* The old lines go first: the new setup may name the same ones. */
-	latscope_gpio_release(s->gpio);
-	kfree(s->gpio);
-	s->gpio = NULL;
-	if (checked.source == LATSCOPE_SRC_GPIO) {
-		gpio = latscope_gpio_get(&checked);
-		if (IS_ERR(gpio)) {
-			ret = PTR_ERR(gpio);
-			/* Its lines are gone: the old setup cannot run either. */
-			WRITE_ONCE(s->state, LATSCOPE_IDLE);
-			/* read() and poll() waiting on it now fail. */
-			wake_up_interruptible_all(&s->bulk_wq);
-			goto fail;
-		}
+	/* The old resources go first: the new setup may name the same ones. */
+	if (s->source)
+		latscope_source_free(s);
+	/* What get() reads; the state says whether it may run. */
+	s->setup = checked;
+	ret = latscope_source_get(s, latscope_source_of(checked.source));
+	if (ret) {
+		/* The old ones are gone: the old setup cannot run either. */
+		WRITE_ONCE(s->state, LATSCOPE_IDLE);
+		/* read() and poll() waiting on it now fail. */
+		wake_up_interruptible_all(&s->bulk_wq);
+		goto fail;
 	}
 	kvfree(s->cells);
 	s->cells = cells;
-	s->gpio = gpio;
-	s->source = gpio ? &latscope_gpio_source : &latscope_timer_source;
-	s->setup = checked;
 	s->result_flags = 0;
 	s->t0 = 0;
 	s->warmup_end = 0;
@@ -205,47 +214,6 @@ fail:
 	mutex_unlock(&s->lock);
 	kvfree(cells);
 	return ret;
-}
-
-/*
- * Starts @fn(@s) in a kthread named @name/<cpu>, bound to the session's
- * CPU at SCHED_FIFO @prio.
- */
-struct task_struct *latscope_fifo_kthread(struct latscope_session *s,
-					  int (*fn)(void *), u32 prio,
-					  const char *name)
-{
-	struct sched_attr attr = {
-		.size = sizeof(attr),
-		.sched_policy = SCHED_FIFO,
-		.sched_priority = prio,
-	};
-	struct task_struct *t;
-	int ret;
-
-	t = kthread_create(fn, s, "%s/%u", name, s->setup.cpu);
-	if (IS_ERR(t))
-		return t;
-	kthread_bind(t, s->setup.cpu);
-	ret = sched_setattr_nocheck(t, &attr);
-	if (ret) {
-		kthread_stop(t);
-		return ERR_PTR(ret);
-	}
-	wake_up_process(t);
-	return t;
-}
-
-static int latscope_kthread_start(struct latscope_session *s)
-{
-	struct task_struct *t;
-
-	t = latscope_fifo_kthread(s, latscope_kthread_fn, s->setup.priority,
-				  "latscope");
-	if (IS_ERR(t))
-		return PTR_ERR(t);
-	s->kthread = t;
-	return 0;
 }
 
 int latscope_session_start(struct latscope_session *s)
@@ -261,11 +229,9 @@ int latscope_session_start(struct latscope_session *s)
 	ret = -ENODEV;
 	if (!cpu_online(setup->cpu))
 		goto out;
-	if (setup->context == LATSCOPE_CTX_KERNEL) {
-		ret = latscope_kthread_start(s);
-		if (ret)
-			goto out;
-	}
+	ret = latscope_responder_start(s);
+	if (ret)
+		goto out;
 
 	latscope_timeline_init(s, ktime_get_ns());
 	WRITE_ONCE(s->run, s->run + 1);
@@ -273,10 +239,7 @@ int latscope_session_start(struct latscope_session *s)
 	ret = s->source->start(s);
 	if (ret) {
 		s->source->stop(s);
-		if (s->kthread) {
-			kthread_stop(s->kthread);
-			s->kthread = NULL;
-		}
+		latscope_responder_stop(s);
 		WRITE_ONCE(s->state, LATSCOPE_READY);
 	}
 	if (ret == -EPROBE_DEFER)
@@ -327,8 +290,8 @@ static void latscope_result_fill(struct latscope_session *s,
 	res->overruns = atomic64_read(&s->overruns);
 	res->bulk_dropped = READ_ONCE(s->ring.dropped);
 	res->trace_sample_ns = READ_ONCE(s->trace_sample);
-	if (s->gpio)
-		latscope_gpio_export(s->gpio, &res->gpio);
+	if (s->source->export)
+		s->source->export(s, res);
 }
 
 /*
@@ -346,7 +309,8 @@ static int latscope_session_copy(struct latscope_session *s,
 				 struct latscope_result *res, u64 **cells,
 				 bool snapshot)
 {
-	u64 *copy = NULL, *tail = NULL, *irq_cells = NULL, *irq_tail = NULL;
+	struct latscope_counters c;
+	u64 *copy = NULL;
 	size_t nr = 0, want;
 	int ret;
 
@@ -377,17 +341,12 @@ static int latscope_session_copy(struct latscope_session *s,
 	latscope_result_fill(s, res);
 	if (snapshot)
 		res->flags |= LATSCOPE_RESULT_SNAPSHOT;
-	if (copy) {
-		tail = copy + (size_t)res->hist_count * res->hist_cells;
-		if (res->hist_count > 1) {
-			irq_cells = copy + res->hist_cells;
-			irq_tail = tail + LATSCOPE_TAIL_BUCKETS;
-		}
-	}
-	ret = latscope_acc_snapshot(&s->lat, &res->latency, copy, tail);
+	c = latscope_counters_at(copy, &s->setup, res->hist_count);
+	ret = latscope_acc_snapshot(&s->lat, &res->latency, c.lat_cells,
+				    c.lat_tail);
 	if (!ret)
-		ret = latscope_acc_snapshot(&s->irq, &res->irq, irq_cells,
-					    irq_tail);
+		ret = latscope_acc_snapshot(&s->irq, &res->irq, c.irq_cells,
+					    c.irq_tail);
 out:
 	mutex_unlock(&s->lock);
 	if (ret) {
@@ -411,82 +370,6 @@ int latscope_session_snapshot(struct latscope_session *s,
 			      struct latscope_result *res, u64 **cells)
 {
 	return latscope_session_copy(s, res, cells, true);
-}
-
-/*
- * Wait condition of PULSE: an event of run @run to take, or a session that
- * ended. A caller woken by the stop may run only after a SETUP and START
- * made a later run, maybe of another context: it must not take that run's
- * event.
- */
-static bool latscope_pulse_ready(struct latscope_session *s, u32 run, u64 *ideal)
-{
-	*ideal = 0;
-	if ((s32)(READ_ONCE(s->run) - run) > 0)
-		return true;
-	*ideal = atomic64_xchg(&s->pending, 0);
-	return *ideal || READ_ONCE(s->state) == LATSCOPE_STOPPED;
-}
-
-/* Takes the next event for the user responder, or tells why there is none. */
-static int latscope_pulse_wait(struct latscope_session *s, u32 run, u64 *ideal)
-{
-	if (swait_event_interruptible_exclusive(s->resp_wq,
-						latscope_pulse_ready(s, run, ideal)))
-		return -EINTR;
-	if (!*ideal)
-		return -ECANCELED;
-	return 0;
-}
-
-int latscope_session_pulse(struct latscope_session *s,
-			   struct latscope_pulse *pulse)
-{
-	u64 ideal = 0;
-	u32 run;
-	int ret;
-
-	if (atomic_xchg(&s->resp_busy, 1))
-		return -EBUSY;
-
-	mutex_lock(&s->lock);
-	if (s->state == LATSCOPE_IDLE ||
-	    s->setup.context != LATSCOPE_CTX_USER) {
-		mutex_unlock(&s->lock);
-		ret = -EINVAL;
-		goto out;
-	}
-	if (s->state == LATSCOPE_STOPPED) {
-		mutex_unlock(&s->lock);
-		ret = -ECANCELED;
-		goto out;
-	}
-	ideal = s->outstanding;
-	s->outstanding = 0;
-	/*
-	 * It was set after the wait, unlocked: a STOP, SETUP and START may
-	 * have come in between. An ideal time before this run's t0 is not
-	 * this run's event.
-	 */
-	if (pulse->stamp_ns && ideal >= s->t0 &&
-	    s->state == LATSCOPE_RUNNING) {
-		latscope_record(s, (s64)(pulse->stamp_ns - ideal), ideal);
-		if (s->source->respond)
-			s->source->respond(s, ideal);
-	}
-	/* Called before the START, it answers the run that START makes. */
-	run = s->state == LATSCOPE_READY ? s->run + 1 : s->run;
-	mutex_unlock(&s->lock);
-
-	ret = latscope_pulse_wait(s, run, &ideal);
-	if (!ret) {
-		s->outstanding = ideal;
-		pulse->ideal_ns = ideal;
-	}
-out:
-	/* Release: the next caller reads @outstanding after taking resp_busy. */
-	atomic_set_release(&s->resp_busy, 0);
-	return ret;
 }
 
 /* Ends, with an error, every running session measuring @cpu. */

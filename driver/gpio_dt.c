@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * latscope GPIO lines from the device tree: a platform device with
- * compatible "latscope,gpio" and the properties pulse-in-gpios,
- * ack-out-gpios and, for loopback, pulse-out-gpios. Probing requests the
- * lines, so gpioinfo shows them held by latscope from boot; a GPIO
- * session that asks for LATSCOPE_GPIO_FROM_DT borrows them for its run.
+ * latscope GPIO lines from the device tree: a platform driver for the
+ * device with compatible "latscope,gpio" and the properties
+ * pulse-in-gpios, ack-out-gpios and, for loopback, pulse-out-gpios.
+ * Probing requests the lines, so gpioinfo shows them held by latscope from
+ * boot; a GPIO session that asks for LATSCOPE_GPIO_FROM_DT borrows them
+ * for its run.
  * The optional latscope,edge ("rising", the default, "falling" or "both")
  * is the edge of a session that does not choose one.
  *
@@ -20,9 +21,10 @@
 #include <linux/platform_device.h>
 #include <linux/property.h>
 #include <linux/slab.h>
+#include <linux/string.h>
 
 #include "compat.h"
-#include "latscope.h"
+#include "gpio.h"
 
 struct latscope_dt_lines {
 	struct kref ref;
@@ -48,11 +50,13 @@ static void latscope_dt_free(struct kref *ref)
 }
 
 /*
- * Lends the device tree's lines to @g for a session in @loopback mode or
- * not. Errors: ENODEV no device bound (or no pulse-out for loopback),
+ * Lends the device tree's lines to a session in @loopback mode or not:
+ * fills @lines and the device's @edge, returns what latscope_dt_return()
+ * takes. Errors: ENODEV no device bound (or no pulse-out for loopback),
  * EBUSY another session has them.
  */
-int latscope_dt_borrow(struct latscope_gpio *g, bool loopback)
+struct latscope_dt_lines *latscope_dt_borrow(struct latscope_gpio_lines *lines,
+					     u32 *edge, bool loopback)
 {
 	struct latscope_dt_lines *d;
 	int ret = 0;
@@ -66,14 +70,13 @@ int latscope_dt_borrow(struct latscope_gpio *g, bool loopback)
 	if (!ret) {
 		d->lent = true;
 		kref_get(&d->ref);
-		g->dt = d;
-		g->in = d->in;
-		g->ack = d->ack;
-		g->out = loopback ? d->out : NULL;
-		g->edge = d->edge;
+		lines->in = d->in;
+		lines->ack = d->ack;
+		lines->out = loopback ? d->out : NULL;
+		*edge = d->edge;
 	}
 	mutex_unlock(&latscope_dt_lock);
-	return ret;
+	return ret ? ERR_PTR(ret) : d;
 }
 
 /*
@@ -87,22 +90,34 @@ static void latscope_dt_idle(struct latscope_dt_lines *d)
 }
 
 /*
- * Gives the lines back, pulse-out at the device's idle level whatever
- * edge the session used; the last holder frees them.
+ * Takes back the lines latscope_dt_borrow() lent, pulse-out at the
+ * device's idle level whatever edge the session used; the last holder
+ * frees them.
  */
-void latscope_dt_return(struct latscope_gpio *g)
+void latscope_dt_return(struct latscope_dt_lines *d)
 {
-	struct latscope_dt_lines *d = g->dt;
-
 	latscope_dt_idle(d);
 	mutex_lock(&latscope_dt_lock);
 	d->lent = false;
 	mutex_unlock(&latscope_dt_lock);
 	kref_put(&d->ref, latscope_dt_free);
-	g->dt = NULL;
-	g->in = NULL;
-	g->ack = NULL;
-	g->out = NULL;
+}
+
+/* latscope,edge's values, in enum latscope_gpio_edge order from 1. */
+static const char *const latscope_edge_names[] = { "rising", "falling", "both" };
+
+/* The enum latscope_gpio_edge of a latscope,edge value, or -EINVAL. */
+int latscope_dt_edge_parse(const char *name)
+{
+	int i = match_string(latscope_edge_names, ARRAY_SIZE(latscope_edge_names), name);
+
+	return i < 0 ? -EINVAL : i + LATSCOPE_EDGE_RISING;
+}
+
+/* The latscope,edge value of a valid enum latscope_gpio_edge. */
+const char *latscope_dt_edge_name(u32 edge)
+{
+	return latscope_edge_names[edge - LATSCOPE_EDGE_RISING];
 }
 
 /* latscope,edge, or rising without it. */
@@ -113,7 +128,7 @@ static int latscope_dt_edge(struct device *dev)
 
 	if (device_property_read_string(dev, "latscope,edge", &name))
 		return LATSCOPE_EDGE_RISING;
-	ret = latscope_gpio_edge_parse(name);
+	ret = latscope_dt_edge_parse(name);
 	if (ret < 0)
 		dev_err(dev, "latscope,edge \"%s\" is not rising, falling or both\n", name);
 	return ret;
@@ -171,7 +186,7 @@ static int latscope_dt_probe(struct platform_device *pdev)
 	mutex_unlock(&latscope_dt_lock);
 	platform_set_drvdata(pdev, d);
 	dev_info(dev, "pulse-in irq %d, %s edge, %s\n", ret,
-		 latscope_gpio_edge_name(d->edge),
+		 latscope_dt_edge_name(d->edge),
 		 d->out ? "loopback pulse-out present" : "no pulse-out (remote only)");
 	return 0;
 

@@ -1,0 +1,173 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * latscope GPIO arrivals and answers: the edge on pulse-in is stamped by a
+ * handler requested with IRQF_NO_THREAD, so it runs in hard irq on
+ * PREEMPT_RT too unless the GPIO chip itself delivers its interrupts from
+ * a thread (nested irq chips such as I2C expanders): the result says which
+ * it was, and that thread can be raised for the run. The responder answers
+ * by toggling ack-out.
+ */
+#include <linux/gpio/consumer.h>
+#include <linux/interrupt.h>
+#include <linux/sched.h>
+#include <linux/sched/task.h>
+#include <linux/string.h>
+#include <linux/timekeeping.h>
+#include <linux/workqueue.h>
+#include <uapi/linux/sched/types.h>
+
+#include "gpio.h"
+#include "latscope.h"
+
+static void latscope_gpio_raise(struct work_struct *work);
+
+/* Clears the arrival and answer figures of a run; nothing is running. */
+void latscope_gpio_irq_reset(struct latscope_gpio *g)
+{
+	atomic_set(&g->paths, g->out_cansleep ? LATSCOPE_GPIO_OUT_CANSLEEP : 0);
+	if (g->lines.ack && gpiod_cansleep(g->lines.ack))
+		atomic_or(LATSCOPE_GPIO_ACK_CANSLEEP, &g->paths);
+	g->ack_level = 0;
+	g->acks = 0;
+	g->spurious = 0;
+	g->thread_pid = 0;
+	memset(g->thread_comm, 0, sizeof(g->thread_comm));
+	g->thread_policy = 0;
+	g->thread_rtprio = 0;
+	INIT_WORK(&g->raise_work, latscope_gpio_raise);
+}
+
+/* Remembers, once, the task that stamps arrivals when it is not hard irq. */
+static void latscope_gpio_note_context(struct latscope_gpio *g)
+{
+	if (in_hardirq()) {
+		if (!(atomic_read(&g->paths) & LATSCOPE_GPIO_IN_HARDIRQ))
+			atomic_or(LATSCOPE_GPIO_IN_HARDIRQ, &g->paths);
+		return;
+	}
+	if (atomic_fetch_or(LATSCOPE_GPIO_IN_THREAD, &g->paths) &
+	    LATSCOPE_GPIO_IN_THREAD)
+		return;
+	g->thread_pid = task_pid_nr(current);
+	strscpy_pad(g->thread_comm, current->comm, sizeof(g->thread_comm));
+	if (g->thread_prio) {
+		g->thread = get_task_struct(current);
+		schedule_work(&g->raise_work);
+	}
+}
+
+/* Runs the thread that stamps arrivals at the asked priority. */
+static void latscope_gpio_raise(struct work_struct *work)
+{
+	struct latscope_gpio *g = container_of(work, struct latscope_gpio,
+					       raise_work);
+	struct sched_attr attr = {
+		.size = sizeof(attr),
+		.sched_policy = SCHED_FIFO,
+		.sched_priority = g->thread_prio,
+	};
+
+	g->thread_policy = g->thread->policy;
+	g->thread_rtprio = g->thread->rt_priority;
+	g->thread_nice = task_nice(g->thread);
+	if (!sched_setattr_nocheck(g->thread, &attr))
+		atomic_or(LATSCOPE_GPIO_THREAD_RAISED, &g->paths);
+}
+
+/* Gives the thread its scheduling back; no arrival can come any more. */
+static void latscope_gpio_restore(struct latscope_gpio *g)
+{
+	struct sched_attr attr = { .size = sizeof(attr) };
+
+	cancel_work_sync(&g->raise_work);
+	if (!g->thread)
+		return;
+	if (atomic_read(&g->paths) & LATSCOPE_GPIO_THREAD_RAISED) {
+		attr.sched_policy = g->thread_policy;
+		attr.sched_priority = g->thread_rtprio;
+		attr.sched_nice = g->thread_nice;
+		sched_setattr_nocheck(g->thread, &attr);
+	}
+	put_task_struct(g->thread);
+	g->thread = NULL;
+}
+
+/* The edge on pulse-in that is an event. */
+void latscope_gpio_arrival(struct latscope_session *s, u64 arrival)
+{
+	struct latscope_gpio *g = s->priv;
+	u64 ideal;
+
+	latscope_gpio_note_context(g);
+	if (g->mode == LATSCOPE_GPIO_REMOTE) {
+		if (arrival >= s->warmup_end)
+			s->events++;
+		latscope_handoff(s, arrival, 0, false);
+		return;
+	}
+	ideal = atomic64_xchg(&g->in_flight, 0);
+	if (!ideal) {
+		if (arrival >= s->warmup_end)
+			g->spurious++;
+		return;
+	}
+	latscope_handoff(s, ideal, (s64)(arrival - ideal), true);
+}
+
+static irqreturn_t latscope_gpio_irq(int irq, void *data)
+{
+	struct latscope_session *s = data;
+
+	latscope_gpio_arrival(s, ktime_get_ns());
+	return IRQ_HANDLED;
+}
+
+static unsigned long latscope_gpio_trigger(u32 edge)
+{
+	switch (edge) {
+	case LATSCOPE_EDGE_RISING:
+		return IRQF_TRIGGER_RISING;
+	case LATSCOPE_EDGE_FALLING:
+		return IRQF_TRIGGER_FALLING;
+	default:
+		return IRQF_TRIGGER_RISING | IRQF_TRIGGER_FALLING;
+	}
+}
+
+/* Arrivals start: pulse-in's interrupt, on the session's edge. */
+int latscope_gpio_irq_start(struct latscope_session *s)
+{
+	struct latscope_gpio *g = s->priv;
+	int ret;
+
+	ret = request_any_context_irq(g->in_irq, latscope_gpio_irq,
+				      IRQF_NO_THREAD | latscope_gpio_trigger(g->edge),
+				      "latscope", s);
+	if (ret < 0)
+		return ret;
+	g->irq_requested = true;
+	return 0;
+}
+
+/* No arrival after it returns; the stamping thread has its own back. */
+void latscope_gpio_irq_stop(struct latscope_session *s)
+{
+	struct latscope_gpio *g = s->priv;
+
+	if (g->irq_requested) {
+		free_irq(g->in_irq, s);
+		g->irq_requested = false;
+	}
+	latscope_gpio_restore(g);
+}
+
+/* The responder answered the event of @ideal: one ack-out toggle. */
+void latscope_gpio_respond(struct latscope_session *s, u64 ideal)
+{
+	struct latscope_gpio *g = s->priv;
+
+	g->ack_level = !g->ack_level;
+	gpiod_set_raw_value_cansleep(g->lines.ack, g->ack_level);
+	if (ideal >= s->warmup_end)
+		g->acks++;
+}

@@ -1,0 +1,595 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit tests for session.c and responder.c: SETUP validation and the
+ * state machine, a test-only source that plugs in through the source
+ * table, and short real runs of every context, two sessions at once and a
+ * CPU going offline.
+ */
+#include <kunit/test.h>
+#include <linux/cpu.h>
+#include <linux/cpumask.h>
+#include <linux/delay.h>
+#include <linux/kthread.h>
+#include <linux/mm.h>
+#include <linux/timekeeping.h>
+
+#include "latscope.h"
+#include "latscope_kunit.h"
+
+/* ---- SETUP validation ---- */
+
+struct latscope_setup_case {
+	const char *desc;
+	void (*mutate)(struct latscope_setup *setup);
+	int ret;
+};
+
+/* One mutation of a valid setup, named for the table below. */
+#define SETUP_MUTATION(name, body)					\
+	static void setup_##name(struct latscope_setup *setup) { body; }
+
+SETUP_MUTATION(valid, (void)setup)
+SETUP_MUTATION(period_min, setup->period_ns = LATSCOPE_MIN_PERIOD_NS)
+SETUP_MUTATION(period_max, setup->period_ns = LATSCOPE_MAX_PERIOD_NS)
+SETUP_MUTATION(cells_max, setup->hist_cells = LATSCOPE_MAX_HIST_CELLS)
+SETUP_MUTATION(cells_1ms_100ns, setup->hist_cells = 10000; setup->hist_cell_ns = 100)
+SETUP_MUTATION(priority_99, setup->priority = 99)
+SETUP_MUTATION(warmup_max, setup->flags = 0; setup->warmup_ns = LATSCOPE_MAX_WARMUP_NS)
+SETUP_MUTATION(threshold_max, setup->trace_threshold_ns = S64_MAX)
+SETUP_MUTATION(context_bad, setup->context = LATSCOPE_CTX_USER + 1)
+SETUP_MUTATION(period_short, setup->period_ns = LATSCOPE_MIN_PERIOD_NS - 1)
+SETUP_MUTATION(period_long, setup->period_ns = LATSCOPE_MAX_PERIOD_NS + 1)
+SETUP_MUTATION(period_zero, setup->period_ns = 0)
+SETUP_MUTATION(cpu_past_ids, setup->cpu = nr_cpu_ids)
+SETUP_MUTATION(cpu_huge, setup->cpu = U32_MAX)
+SETUP_MUTATION(priority_100, setup->priority = 100)
+SETUP_MUTATION(cells_too_many, setup->hist_cells = LATSCOPE_MAX_HIST_CELLS + 1)
+SETUP_MUTATION(cell_too_wide, setup->hist_cell_ns = LATSCOPE_MAX_CELL_NS + 1)
+SETUP_MUTATION(flags_unknown, setup->flags |= 1U << 31)
+SETUP_MUTATION(no_warmup_with_warmup, setup->warmup_ns = 1)
+SETUP_MUTATION(warmup_too_long, setup->flags = 0; setup->warmup_ns = LATSCOPE_MAX_WARMUP_NS + 1)
+SETUP_MUTATION(threshold_negative, setup->trace_threshold_ns = (u64)S64_MAX + 1)
+SETUP_MUTATION(source_unknown, setup->source = LATSCOPE_SRC_GPIO + 1)
+SETUP_MUTATION(source_past_table, setup->source = LATSCOPE_SOURCE_SLOTS)
+SETUP_MUTATION(reserved_last_set, setup->__reserved[3] = 1)
+
+#define SETUP_ENTRY(name, ret) { #name, setup_##name, ret }
+
+static const struct latscope_setup_case latscope_setup_cases[] = {
+	SETUP_ENTRY(valid, 0),
+	SETUP_ENTRY(period_min, 0),
+	SETUP_ENTRY(period_max, 0),
+	SETUP_ENTRY(cells_max, 0),
+	SETUP_ENTRY(cells_1ms_100ns, 0),
+	SETUP_ENTRY(priority_99, 0),
+	SETUP_ENTRY(warmup_max, 0),
+	SETUP_ENTRY(threshold_max, 0),
+	SETUP_ENTRY(context_bad, -EINVAL),
+	SETUP_ENTRY(period_short, -EINVAL),
+	SETUP_ENTRY(period_long, -EINVAL),
+	SETUP_ENTRY(period_zero, -EINVAL),
+	SETUP_ENTRY(cpu_past_ids, -EINVAL),
+	SETUP_ENTRY(cpu_huge, -EINVAL),
+	SETUP_ENTRY(priority_100, -EINVAL),
+	SETUP_ENTRY(cells_too_many, -EINVAL),
+	SETUP_ENTRY(cell_too_wide, -EINVAL),
+	SETUP_ENTRY(flags_unknown, -EINVAL),
+	SETUP_ENTRY(no_warmup_with_warmup, -EINVAL),
+	SETUP_ENTRY(warmup_too_long, -EINVAL),
+	SETUP_ENTRY(threshold_negative, -EINVAL),
+	SETUP_ENTRY(source_unknown, -EINVAL),
+	SETUP_ENTRY(source_past_table, -EINVAL),
+	SETUP_ENTRY(reserved_last_set, -EINVAL),
+};
+
+static void latscope_setup_case_desc(const struct latscope_setup_case *c,
+				     char *desc)
+{
+	strscpy(desc, c->desc, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(latscope_setup, latscope_setup_cases, latscope_setup_case_desc);
+
+static void latscope_setup_validation(struct kunit *test)
+{
+	const struct latscope_setup_case *c = test->param_value;
+	struct latscope_setup setup = latscope_base_setup(LATSCOPE_CTX_KERNEL, NS_PER_MS);
+	struct latscope_setup before;
+	struct latscope_session *s = latscope_session_create(NULL);
+
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, latscope_kunit_destroy, s), 0);
+	c->mutate(&setup);
+	before = setup;
+	KUNIT_EXPECT_EQ(test, latscope_setup_check(&setup), c->ret);
+	KUNIT_EXPECT_EQ(test, latscope_session_setup(s, &before), c->ret);
+	/* A refused SETUP leaves the session as it was: not set up. */
+	KUNIT_EXPECT_EQ(test, s->state, c->ret ? LATSCOPE_IDLE : LATSCOPE_READY);
+	KUNIT_EXPECT_EQ(test, !s->cells, c->ret != 0);
+}
+
+static void latscope_setup_defaults(struct kunit *test)
+{
+	struct latscope_setup setup = latscope_base_setup(LATSCOPE_CTX_KERNEL, NS_PER_MS);
+
+	setup.flags = 0;
+	KUNIT_ASSERT_EQ(test, latscope_setup_check(&setup), 0);
+	KUNIT_EXPECT_EQ(test, setup.priority, (u32)LATSCOPE_DEFAULT_PRIORITY);
+	KUNIT_EXPECT_EQ(test, setup.hist_cells, (u32)LATSCOPE_DEFAULT_HIST_CELLS);
+	KUNIT_EXPECT_EQ(test, setup.hist_cell_ns, (u32)LATSCOPE_DEFAULT_CELL_NS);
+	KUNIT_EXPECT_EQ(test, setup.warmup_ns, LATSCOPE_DEFAULT_WARMUP_NS);
+
+	setup = latscope_base_setup(LATSCOPE_CTX_KERNEL, NS_PER_MS);
+	KUNIT_ASSERT_EQ(test, latscope_setup_check(&setup), 0);
+	KUNIT_EXPECT_EQ(test, setup.warmup_ns, 0ULL);
+}
+
+static void latscope_state_machine(struct kunit *test)
+{
+	struct latscope_setup setup = latscope_base_setup(LATSCOPE_CTX_IRQ, NS_PER_MS);
+	struct latscope_session *s = latscope_session_create(NULL);
+	struct latscope_pulse pulse = {};
+	struct latscope_result res;
+
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, latscope_kunit_destroy, s), 0);
+	KUNIT_EXPECT_EQ(test, latscope_session_start(s), -EINVAL);
+	KUNIT_EXPECT_EQ(test, latscope_session_stop(s), -EINVAL);
+	KUNIT_EXPECT_EQ(test, latscope_session_result(s, &res, NULL), -EINVAL);
+	KUNIT_EXPECT_EQ(test, latscope_session_snapshot(s, &res, NULL), -EINVAL);
+	KUNIT_EXPECT_EQ(test, latscope_session_pulse(s, &pulse), -EINVAL);
+
+	KUNIT_ASSERT_EQ(test, latscope_session_setup(s, &setup), 0);
+	/* Set up, not started: a snapshot is an empty result. */
+	KUNIT_EXPECT_EQ(test, latscope_session_snapshot(s, &res, NULL), 0);
+	KUNIT_EXPECT_EQ(test, res.latency.samples, 0ULL);
+	KUNIT_EXPECT_EQ(test, latscope_session_pulse(s, &pulse), -EINVAL);
+	KUNIT_ASSERT_EQ(test, latscope_session_start(s), 0);
+	KUNIT_EXPECT_EQ(test, latscope_session_start(s), -EINVAL);
+	KUNIT_EXPECT_EQ(test, latscope_session_setup(s, &setup), -EBUSY);
+	KUNIT_EXPECT_EQ(test, latscope_session_result(s, &res, NULL), -EBUSY);
+	KUNIT_EXPECT_EQ(test, latscope_session_stop(s), 0);
+	KUNIT_EXPECT_EQ(test, latscope_session_stop(s), 0);
+	KUNIT_EXPECT_EQ(test, latscope_session_result(s, &res, NULL), 0);
+	/* A stopped session can be set up and run again. */
+	KUNIT_EXPECT_EQ(test, latscope_session_setup(s, &setup), 0);
+	KUNIT_EXPECT_EQ(test, latscope_session_start(s), 0);
+}
+
+static struct kunit_case latscope_setup_test_cases[] = {
+	KUNIT_CASE_PARAM(latscope_setup_validation, latscope_setup_gen_params),
+	KUNIT_CASE(latscope_setup_defaults),
+	KUNIT_CASE(latscope_state_machine),
+	{}
+};
+
+static struct kunit_suite latscope_setup_suite = {
+	.name = "latscope_setup",
+	.test_cases = latscope_setup_test_cases,
+};
+
+/* ---- a test-only source, plugged in through the source table ---- */
+
+/* The spare slot the test source takes. */
+#define TEST_SRC_ID	(LATSCOPE_SOURCE_SLOTS - 1)
+/* A period the test source refuses, and one whose get() fails. */
+#define TEST_BAD_PERIOD	1
+#define TEST_GET_FAILS	2
+
+/* Which hooks ran, in order, as letters; the tests run one at a time. */
+static struct {
+	char calls[32];
+	unsigned int n;
+	atomic_t responds;
+} latscope_test_log;
+
+static void latscope_test_called(char hook)
+{
+	if (latscope_test_log.n < sizeof(latscope_test_log.calls) - 1)
+		latscope_test_log.calls[latscope_test_log.n++] = hook;
+}
+
+struct latscope_test_priv {
+	u64 events;
+};
+
+static int latscope_test_check(const struct latscope_setup *setup)
+{
+	latscope_test_called('c');
+	return setup->period_ns == TEST_BAD_PERIOD ? -EINVAL : 0;
+}
+
+static int latscope_test_get(struct latscope_session *s)
+{
+	latscope_test_called('g');
+	return s->setup.period_ns == TEST_GET_FAILS ? -EBUSY : 0;
+}
+
+static void latscope_test_put(struct latscope_session *s)
+{
+	latscope_test_called('p');
+}
+
+/* One event at once, from process context: the kthread answers it. */
+static int latscope_test_start(struct latscope_session *s)
+{
+	struct latscope_test_priv *priv = s->priv;
+
+	latscope_test_called('s');
+	priv->events++;
+	s->events++;
+	latscope_handoff(s, ktime_get_ns(), 0, false);
+	return 0;
+}
+
+static void latscope_test_stop(struct latscope_session *s)
+{
+	latscope_test_called('x');
+}
+
+static void latscope_test_respond(struct latscope_session *s, u64 ideal)
+{
+	atomic_inc(&latscope_test_log.responds);
+}
+
+static void latscope_test_export(struct latscope_session *s,
+				 struct latscope_result *res)
+{
+	const struct latscope_test_priv *priv = s->priv;
+
+	res->gpio.acks = priv->events;
+}
+
+static const struct latscope_source latscope_test_source = {
+	.name = "kunit",
+	.priv_size = sizeof(struct latscope_test_priv),
+	.check = latscope_test_check,
+	.get = latscope_test_get,
+	.put = latscope_test_put,
+	.start = latscope_test_start,
+	.stop = latscope_test_stop,
+	.respond = latscope_test_respond,
+	.export = latscope_test_export,
+};
+
+static void latscope_test_source_out(void *old)
+{
+	latscope_source_swap(TEST_SRC_ID, old);
+}
+
+/* A session of the test source; the slot is given back when the test ends. */
+static struct latscope_session *latscope_test_session(struct kunit *test,
+						      struct latscope_setup *setup)
+{
+	struct latscope_session *s = latscope_session_create(NULL);
+	const struct latscope_source *old;
+
+	memset(&latscope_test_log, 0, sizeof(latscope_test_log));
+	old = latscope_source_swap(TEST_SRC_ID, &latscope_test_source);
+	KUNIT_ASSERT_NULL(test, old);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, latscope_test_source_out,
+							(void *)old), 0);
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, latscope_kunit_destroy, s), 0);
+	*setup = latscope_base_setup(LATSCOPE_CTX_KERNEL, 0);
+	setup->source = TEST_SRC_ID;
+	return s;
+}
+
+static void latscope_test_source_runs(struct kunit *test)
+{
+	struct latscope_setup setup;
+	struct latscope_session *s = latscope_test_session(test, &setup);
+	struct latscope_result res;
+	int i;
+
+	KUNIT_ASSERT_EQ(test, latscope_session_setup(s, &setup), 0);
+	KUNIT_EXPECT_STREQ(test, latscope_test_log.calls, "cg");
+	KUNIT_ASSERT_EQ(test, latscope_session_start(s), 0);
+	for (i = 0; i < 500 && !atomic_read(&latscope_test_log.responds); i++)
+		msleep(20);
+	KUNIT_EXPECT_EQ(test, latscope_session_stop(s), 0);
+	/* The resources go back once the responder is gone, once only. */
+	KUNIT_EXPECT_STREQ(test, latscope_test_log.calls, "cgsxp");
+	KUNIT_EXPECT_EQ(test, atomic_read(&latscope_test_log.responds), 1);
+
+	res = latscope_kunit_result(test, s);
+	KUNIT_EXPECT_EQ(test, res.events, 1ULL);
+	KUNIT_EXPECT_EQ(test, res.latency.samples, 1ULL);
+	KUNIT_EXPECT_EQ(test, res.irq.samples, 0ULL);
+	KUNIT_EXPECT_EQ(test, res.gpio.acks, 1ULL);
+
+	/* A new SETUP: no second put, a fresh state. */
+	KUNIT_ASSERT_EQ(test, latscope_session_setup(s, &setup), 0);
+	KUNIT_EXPECT_STREQ(test, latscope_test_log.calls, "cgsxpcg");
+	res = latscope_kunit_result(test, s);
+	KUNIT_EXPECT_EQ(test, res.gpio.acks, 0ULL);
+}
+
+static void latscope_test_source_refuses(struct kunit *test)
+{
+	struct latscope_setup setup;
+	struct latscope_session *s = latscope_test_session(test, &setup);
+
+	setup.period_ns = TEST_BAD_PERIOD;
+	KUNIT_EXPECT_EQ(test, latscope_session_setup(s, &setup), -EINVAL);
+	KUNIT_EXPECT_STREQ(test, latscope_test_log.calls, "c");
+
+	/* Set up, then a SETUP whose get() fails: the old one is put. */
+	setup.period_ns = 0;
+	KUNIT_ASSERT_EQ(test, latscope_session_setup(s, &setup), 0);
+	setup.period_ns = TEST_GET_FAILS;
+	KUNIT_EXPECT_EQ(test, latscope_session_setup(s, &setup), -EBUSY);
+	KUNIT_EXPECT_STREQ(test, latscope_test_log.calls, "ccgcpg");
+	KUNIT_EXPECT_EQ(test, s->state, LATSCOPE_IDLE);
+	KUNIT_EXPECT_NULL(test, s->priv);
+	KUNIT_EXPECT_EQ(test, latscope_session_start(s), -EINVAL);
+}
+
+static struct kunit_case latscope_source_test_cases[] = {
+	KUNIT_CASE(latscope_test_source_runs),
+	KUNIT_CASE(latscope_test_source_refuses),
+	{}
+};
+
+static struct kunit_suite latscope_source_suite = {
+	.name = "latscope_source",
+	.test_cases = latscope_source_test_cases,
+};
+
+/* ---- real runs on the hrtimer ---- */
+
+#define RUN_PERIOD	NS_PER_MS
+#define RUN_MS		300
+
+/*
+ * Histogram cells plus underflow and overflow must add up to the samples,
+ * the tail (if not NULL) to the overflow.
+ */
+static void latscope_check_stats(struct kunit *test, const struct latscope_stats *st,
+				 const u64 *cells, u32 nr_cells, const u64 *tail)
+{
+	u64 total = st->underflow + st->overflow;
+	s64 avg;
+	u32 i;
+
+	KUNIT_ASSERT_GT(test, st->samples, 0ULL);
+	avg = div64_s64(st->sum_ns, st->samples);
+	KUNIT_EXPECT_LE(test, st->min_ns, avg);
+	KUNIT_EXPECT_LE(test, avg, st->max_ns);
+	for (i = 0; i < nr_cells; i++)
+		total += cells[i];
+	KUNIT_EXPECT_EQ(test, total, st->samples);
+	if (tail)
+		KUNIT_EXPECT_EQ(test, latscope_tail_sum(tail), st->overflow);
+}
+
+/* Both statistics blocks of @res, with the histograms and tails @cells. */
+static void latscope_check_result(struct kunit *test,
+				  const struct latscope_result *res,
+				  const u64 *cells)
+{
+	const u64 *tail = cells + (size_t)res->hist_count * res->hist_cells;
+
+	KUNIT_EXPECT_EQ(test, res->tail_buckets, LATSCOPE_TAIL_BUCKETS);
+	latscope_check_stats(test, &res->latency, cells, res->hist_cells, tail);
+	if (res->hist_count == 2)
+		latscope_check_stats(test, &res->irq, cells + res->hist_cells,
+				     res->hist_cells, tail + LATSCOPE_TAIL_BUCKETS);
+}
+
+/* The histogram copies the session hands out are the caller's to free. */
+static void latscope_kvfree_action(void *cells)
+{
+	kvfree(cells);
+}
+
+/* A snapshot of the running session: allowed, flagged, consistent. */
+static void latscope_check_snapshot(struct kunit *test, struct latscope_session *s)
+{
+	struct latscope_result res = {};
+	u64 *cells = NULL;
+
+	KUNIT_EXPECT_EQ(test, latscope_session_result(s, &res, NULL), -EBUSY);
+	KUNIT_ASSERT_EQ(test, latscope_session_snapshot(s, &res, &cells), 0);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, latscope_kvfree_action, cells), 0);
+	KUNIT_EXPECT_TRUE(test, res.flags & LATSCOPE_RESULT_SNAPSHOT);
+	latscope_check_result(test, &res, cells);
+}
+
+/* Runs @s for RUN_MS and checks the event count against the timeline. */
+static struct latscope_result latscope_run(struct kunit *test,
+					   struct latscope_session *s)
+{
+	struct latscope_result res = {};
+	u64 stop_before, stop_after;
+	u64 *cells = NULL;
+
+	KUNIT_EXPECT_EQ(test, latscope_session_start(s), 0);
+	msleep(RUN_MS);
+	latscope_check_snapshot(test, s);
+	stop_before = ktime_get_ns();
+	KUNIT_EXPECT_EQ(test, latscope_session_stop(s), 0);
+	stop_after = ktime_get_ns();
+	KUNIT_ASSERT_EQ(test, latscope_session_result(s, &res, &cells), 0);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, latscope_kvfree_action, cells), 0);
+
+	/*
+	 * Every ideal time a period or more before the stop is an event,
+	 * handled or not; none after the stop is. Measured with ktime, not
+	 * RUN_MS: early in boot under TCG, msleep() and ktime can disagree.
+	 */
+	KUNIT_EXPECT_GE(test, res.events, div64_u64(stop_before - res.start_ns, RUN_PERIOD));
+	KUNIT_EXPECT_LE(test, res.events, div64_u64(stop_after - res.start_ns, RUN_PERIOD) + 1);
+	latscope_check_result(test, &res, cells);
+	KUNIT_EXPECT_EQ(test, res.flags, 0U);
+	return res;
+}
+
+static void latscope_run_irq(struct kunit *test)
+{
+	struct latscope_setup setup = latscope_base_setup(LATSCOPE_CTX_IRQ, RUN_PERIOD);
+	struct latscope_session *s = latscope_kunit_session(test, &setup);
+	struct latscope_result res = latscope_run(test, s);
+	struct latscope_bulk rec;
+
+	KUNIT_EXPECT_EQ(test, res.latency.samples + res.overruns, res.events);
+	KUNIT_EXPECT_EQ(test, res.irq.samples, 0ULL);
+	KUNIT_EXPECT_EQ(test, res.hist_count, 1U);
+	/* Under a second: the stop sends the one, partial, record. */
+	KUNIT_ASSERT_TRUE(test, latscope_ring_pop(&s->ring, &rec));
+	KUNIT_EXPECT_EQ(test, rec.second, 0ULL);
+	KUNIT_EXPECT_EQ(test, rec.samples, res.latency.samples);
+	KUNIT_EXPECT_EQ(test, rec.max_ns, res.latency.max_ns);
+}
+
+static void latscope_run_kernel(struct kunit *test)
+{
+	struct latscope_setup setup = latscope_base_setup(LATSCOPE_CTX_KERNEL, RUN_PERIOD);
+	struct latscope_session *s = latscope_kunit_session(test, &setup);
+	struct latscope_result res = latscope_run(test, s);
+
+	/* At most the last event can be in flight at the stop. */
+	KUNIT_EXPECT_LE(test, res.latency.samples + res.overruns, res.events);
+	KUNIT_EXPECT_GE(test, res.latency.samples + res.overruns + 1, res.events);
+	KUNIT_EXPECT_LE(test, res.irq.samples, res.events);
+	/* The responder wakes after the irq: it cannot be earlier at best. */
+	KUNIT_EXPECT_GE(test, res.latency.min_ns, res.irq.min_ns);
+	KUNIT_EXPECT_NULL(test, s->kthread);
+}
+
+struct latscope_fake_user {
+	struct latscope_session *s;
+	int answered;
+	int ret;
+	struct completion done;
+};
+
+/* Plays the CLI's responder thread: PULSE until the session stops. */
+static int latscope_fake_user_fn(void *data)
+{
+	struct latscope_fake_user *u = data;
+	struct latscope_pulse pulse = {};
+
+	for (;;) {
+		u->ret = latscope_session_pulse(u->s, &pulse);
+		if (u->ret)
+			break;
+		pulse.stamp_ns = ktime_get_ns();
+		u->answered++;
+	}
+	complete(&u->done);
+	return 0;
+}
+
+static void latscope_run_user(struct kunit *test)
+{
+	struct latscope_setup setup = latscope_base_setup(LATSCOPE_CTX_USER, RUN_PERIOD);
+	struct latscope_session *s = latscope_kunit_session(test, &setup);
+	struct latscope_fake_user u = { .s = s };
+	struct latscope_pulse pulse = {};
+	struct latscope_result res;
+	struct task_struct *t;
+
+	init_completion(&u.done);
+	t = kthread_run(latscope_fake_user_fn, &u, "latscope-kunit-user");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+	res = latscope_run(test, s);
+	KUNIT_ASSERT_NE(test, wait_for_completion_timeout(&u.done, HZ), 0UL);
+
+	KUNIT_EXPECT_EQ(test, u.ret, -ECANCELED);
+	/* Every answered event but the last is a sample. */
+	KUNIT_EXPECT_GE(test, res.latency.samples + 1, (u64)u.answered);
+	KUNIT_EXPECT_LE(test, res.latency.samples, (u64)u.answered);
+	KUNIT_EXPECT_LE(test, res.latency.samples + res.overruns, res.events);
+	KUNIT_EXPECT_GT(test, res.irq.samples, 0ULL);
+	KUNIT_EXPECT_EQ(test, latscope_session_pulse(s, &pulse), -ECANCELED);
+}
+
+static void latscope_two_sessions(struct kunit *test)
+{
+	struct latscope_setup a = latscope_base_setup(LATSCOPE_CTX_KERNEL, RUN_PERIOD);
+	struct latscope_setup b = latscope_base_setup(LATSCOPE_CTX_IRQ, 2 * RUN_PERIOD);
+	struct latscope_session *sa, *sb;
+	struct latscope_result ra, rb;
+
+	if (num_online_cpus() < 2)
+		kunit_skip(test, "needs two online CPUs");
+	b.cpu = cpumask_next(a.cpu, cpu_online_mask);
+	sa = latscope_kunit_session(test, &a);
+	sb = latscope_kunit_session(test, &b);
+	KUNIT_ASSERT_EQ(test, latscope_session_start(sa), 0);
+	KUNIT_ASSERT_EQ(test, latscope_session_start(sb), 0);
+	msleep(RUN_MS);
+	KUNIT_EXPECT_EQ(test, latscope_session_stop(sa), 0);
+	KUNIT_EXPECT_EQ(test, latscope_session_stop(sb), 0);
+	ra = latscope_kunit_result(test, sa);
+	rb = latscope_kunit_result(test, sb);
+	KUNIT_EXPECT_EQ(test, rb.cpu, b.cpu);
+	KUNIT_EXPECT_GT(test, ra.latency.samples, 0ULL);
+	KUNIT_EXPECT_GT(test, rb.latency.samples, 0ULL);
+	/* Twice the period, about half the events. */
+	KUNIT_EXPECT_LT(test, rb.events, ra.events);
+}
+
+static void latscope_cpu_offline_ends_session(struct kunit *test)
+{
+	struct latscope_setup setup = latscope_base_setup(LATSCOPE_CTX_KERNEL, RUN_PERIOD);
+	struct latscope_session *s;
+	struct latscope_result res;
+	unsigned int cpu;
+	int ret;
+
+	if (num_online_cpus() < 2)
+		kunit_skip(test, "needs two online CPUs");
+	cpu = cpumask_last(cpu_online_mask);
+	setup.cpu = cpu;
+	s = latscope_kunit_session(test, &setup);
+	KUNIT_ASSERT_EQ(test, latscope_session_start(s), 0);
+	msleep(50);
+	ret = remove_cpu(cpu);
+	if (ret)
+		kunit_skip(test, "CPU%u cannot go offline: %d", cpu, ret);
+	KUNIT_EXPECT_EQ(test, s->state, LATSCOPE_STOPPED);
+	KUNIT_EXPECT_NULL(test, s->kthread);
+	KUNIT_EXPECT_EQ(test, latscope_session_stop(s), -ENODEV);
+	res = latscope_kunit_result(test, s);
+	KUNIT_EXPECT_TRUE(test, res.flags & LATSCOPE_RESULT_CPU_OFFLINE);
+	KUNIT_EXPECT_GT(test, res.events, 0ULL);
+	/* Not online: a new start is refused, nothing left running. */
+	KUNIT_EXPECT_EQ(test, latscope_session_setup(s, &setup), -EINVAL);
+	KUNIT_EXPECT_EQ(test, add_cpu(cpu), 0);
+	KUNIT_EXPECT_EQ(test, latscope_session_setup(s, &setup), 0);
+}
+
+static void latscope_destroy_while_running(struct kunit *test)
+{
+	struct latscope_setup setup = latscope_base_setup(LATSCOPE_CTX_KERNEL, RUN_PERIOD);
+	struct latscope_session *s = latscope_session_create(NULL);
+
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	KUNIT_ASSERT_EQ(test, latscope_session_setup(s, &setup), 0);
+	KUNIT_ASSERT_EQ(test, latscope_session_start(s), 0);
+	msleep(20);
+	/* What close() does, whatever the state: must not leave a timer. */
+	latscope_session_destroy(s);
+	msleep(20);
+}
+
+static struct kunit_case latscope_run_cases[] = {
+	KUNIT_CASE_SLOW(latscope_run_irq),
+	KUNIT_CASE_SLOW(latscope_run_kernel),
+	KUNIT_CASE_SLOW(latscope_run_user),
+	KUNIT_CASE_SLOW(latscope_two_sessions),
+	KUNIT_CASE_SLOW(latscope_cpu_offline_ends_session),
+	KUNIT_CASE(latscope_destroy_while_running),
+	{}
+};
+
+static struct kunit_suite latscope_run_suite = {
+	.name = "latscope_run",
+	.test_cases = latscope_run_cases,
+};
+
+kunit_test_suites(&latscope_setup_suite, &latscope_source_suite,
+		  &latscope_run_suite);
