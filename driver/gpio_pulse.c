@@ -10,7 +10,6 @@
  * The steps run in hard irq. A chip that may sleep is driven by a
  * SCHED_FIFO thread they wake instead.
  */
-#include <linux/err.h>
 #include <linux/gpio/consumer.h>
 #include <linux/kthread.h>
 #include <linux/minmax.h>
@@ -152,23 +151,15 @@ void latscope_gpio_out_to_idle(struct latscope_gpio *g)
 int latscope_gpio_pulse_start(struct latscope_session *s)
 {
 	struct latscope_gpio *g = s->priv;
-	struct task_struct *t;
 
 	if (!g->out_cansleep)
 		return 0;
-	t = latscope_fifo_kthread(s, latscope_gpio_pulse_fn,
-				  LATSCOPE_GPIO_PULSE_PRIO, "latscope-pulse");
-	if (IS_ERR(t))
-		return PTR_ERR(t);
-	g->pulse_task = t;
-	return 0;
+	return latscope_kthread_start(s, &g->pulse_task, latscope_gpio_pulse_fn,
+				      LATSCOPE_GPIO_PULSE_PRIO, "latscope-pulse");
 }
 
 /* After the timeline stopped: nothing wakes the thread any more. */
 void latscope_gpio_pulse_stop(struct latscope_gpio *g)
 {
-	if (g->pulse_task) {
-		kthread_stop(g->pulse_task);
-		g->pulse_task = NULL;
-	}
+	latscope_kthread_stop(&g->pulse_task);
 }

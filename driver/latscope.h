@@ -359,9 +359,9 @@ void latscope_record(struct latscope_session *s, s64 lat, u64 ideal);
 void latscope_measure_flush(struct latscope_session *s);
 
 /* responder.c */
-struct task_struct *latscope_fifo_kthread(struct latscope_session *s,
-					  int (*fn)(void *), u32 prio,
-					  const char *name);
+int latscope_kthread_start(struct latscope_session *s, struct task_struct **slot,
+			   int (*fn)(void *), u32 prio, const char *name);
+void latscope_kthread_stop(struct task_struct **slot);
 int latscope_responder_start(struct latscope_session *s);
 void latscope_responder_stop(struct latscope_session *s);
 int latscope_session_pulse(struct latscope_session *s,

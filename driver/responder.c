@@ -16,11 +16,10 @@
 
 /*
  * Starts @fn(@s) in a kthread named @name/<cpu>, bound to the session's
- * CPU at SCHED_FIFO @prio.
+ * CPU at SCHED_FIFO @prio, and puts it in *@slot for latscope_kthread_stop().
  */
-struct task_struct *latscope_fifo_kthread(struct latscope_session *s,
-					  int (*fn)(void *), u32 prio,
-					  const char *name)
+int latscope_kthread_start(struct latscope_session *s, struct task_struct **slot,
+			   int (*fn)(void *), u32 prio, const char *name)
 {
 	struct sched_attr attr = {
 		.size = sizeof(attr),
@@ -32,15 +31,25 @@ struct task_struct *latscope_fifo_kthread(struct latscope_session *s,
 
 	t = kthread_create(fn, s, "%s/%u", name, s->setup.cpu);
 	if (IS_ERR(t))
-		return t;
+		return PTR_ERR(t);
 	kthread_bind(t, s->setup.cpu);
 	ret = sched_setattr_nocheck(t, &attr);
 	if (ret) {
 		kthread_stop(t);
-		return ERR_PTR(ret);
+		return ret;
 	}
 	wake_up_process(t);
-	return t;
+	*slot = t;
+	return 0;
+}
+
+/* Stops the kthread in *@slot, if there is one. */
+void latscope_kthread_stop(struct task_struct **slot)
+{
+	if (*slot) {
+		kthread_stop(*slot);
+		*slot = NULL;
+	}
 }
 
 /* The kernel-context responder. */
@@ -70,25 +79,16 @@ static int latscope_kthread_fn(void *data)
 /* The kernel responder, if the context has one; before the source starts. */
 int latscope_responder_start(struct latscope_session *s)
 {
-	struct task_struct *t;
-
 	if (s->setup.context != LATSCOPE_CTX_KERNEL)
 		return 0;
-	t = latscope_fifo_kthread(s, latscope_kthread_fn, s->setup.priority,
-				  "latscope");
-	if (IS_ERR(t))
-		return PTR_ERR(t);
-	s->kthread = t;
-	return 0;
+	return latscope_kthread_start(s, &s->kthread, latscope_kthread_fn,
+				      s->setup.priority, "latscope");
 }
 
 /* Stops the kernel responder; the user one ends when it sees the state. */
 void latscope_responder_stop(struct latscope_session *s)
 {
-	if (s->kthread) {
-		kthread_stop(s->kthread);
-		s->kthread = NULL;
-	}
+	latscope_kthread_stop(&s->kthread);
 }
 
 /*
