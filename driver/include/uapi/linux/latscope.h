@@ -26,34 +26,48 @@
 
 #define LATSCOPE_ABI_VERSION		1
 
-/* Who answers the event, which decides where the latency is stamped. */
+/**
+ * enum latscope_context - who answers the event, which decides where the latency is stamped
+ * @LATSCOPE_CTX_IRQ: the source's hard-irq handler (timer source only; the
+ *	GPIO source refuses the irq context)
+ * @LATSCOPE_CTX_KERNEL: a SCHED_FIFO kthread on the CPU
+ * @LATSCOPE_CTX_USER: a userspace thread in LATSCOPE_IOC_PULSE
+ */
 enum latscope_context {
-	LATSCOPE_CTX_IRQ	= 0,	/* hrtimer hard-irq handler */
-	LATSCOPE_CTX_KERNEL	= 1,	/* SCHED_FIFO kthread on the CPU */
-	LATSCOPE_CTX_USER	= 2,	/* userspace thread in LATSCOPE_IOC_PULSE */
+	LATSCOPE_CTX_IRQ	= 0,
+	LATSCOPE_CTX_KERNEL	= 1,
+	LATSCOPE_CTX_USER	= 2,
 };
 
-/* What marks the events. */
+/**
+ * enum latscope_source_id - what marks the events
+ * @LATSCOPE_SRC_TIMER: an hrtimer at each ideal time
+ * @LATSCOPE_SRC_GPIO: an edge on the pulse-in GPIO line
+ */
 enum latscope_source_id {
-	LATSCOPE_SRC_TIMER	= 0,	/* hrtimer at each ideal time */
-	LATSCOPE_SRC_GPIO	= 1,	/* an edge on the pulse-in GPIO line */
+	LATSCOPE_SRC_TIMER	= 0,
+	LATSCOPE_SRC_GPIO	= 1,
 };
 
-/* How GPIO events come (struct latscope_gpio_setup.mode). */
+/**
+ * enum latscope_gpio_mode - how GPIO events come (&latscope_gpio_setup.mode)
+ * @LATSCOPE_GPIO_LOOPBACK: the driver drives pulse-out at each ideal time
+ *	t0 + n * period; pulse-out is wired to pulse-in. One board measures
+ *	itself.
+ * @LATSCOPE_GPIO_REMOTE: another device drives pulse-in and times the ack
+ *	itself; the driver measures arrival to response. period_ns must be 0.
+ */
 enum latscope_gpio_mode {
-	/*
-	 * The driver drives pulse-out at each ideal time t0 + n * period;
-	 * pulse-out is wired to pulse-in. One board measures itself.
-	 */
 	LATSCOPE_GPIO_LOOPBACK	= 0,
-	/*
-	 * Another device drives pulse-in and times the ack itself; the
-	 * driver measures arrival to response. period_ns must be 0.
-	 */
 	LATSCOPE_GPIO_REMOTE	= 1,
 };
 
-/* The pulse-in edge that is an event (physical level, not active-low). */
+/**
+ * enum latscope_gpio_edge - the pulse-in edge that is an event (physical level, not active-low)
+ * @LATSCOPE_EDGE_RISING: low to high
+ * @LATSCOPE_EDGE_FALLING: high to low
+ * @LATSCOPE_EDGE_BOTH: either
+ */
 enum latscope_gpio_edge {
 	LATSCOPE_EDGE_RISING	= 1,
 	LATSCOPE_EDGE_FALLING	= 2,
@@ -80,104 +94,138 @@ enum latscope_gpio_edge {
 #define LATSCOPE_GPIO_FROM_DT	_BITUL(0)	/* lines of the "latscope,gpio" device */
 #define LATSCOPE_GPIO_FLAGS_MASK	LATSCOPE_GPIO_FROM_DT
 
-/*
- * One GPIO line chosen at run time: the label of its chip (what
- * GPIO_GET_CHIPINFO_IOCTL reports as label, NUL-terminated) and the
- * line's offset on that chip.
+/**
+ * struct latscope_gpio_line - one GPIO line chosen at run time
+ * @chip: the label of its chip (what GPIO_GET_CHIPINFO_IOCTL reports as
+ *	label), NUL-terminated
+ * @offset: the line's offset on that chip
+ * @__reserved: must be 0
  */
 struct latscope_gpio_line {
 	char chip[32];
 	__u32 offset;
-	__u32 __reserved;	/* must be 0 */
+	__u32 __reserved;
 };
 
-/*
- * GPIO part of the setup. The context must be kernel or user: the
- * responder answers each event by toggling ack-out once. pulse_out is
- * used in loopback mode only and must be all zero in remote mode. With
- * LATSCOPE_GPIO_FROM_DT the lines are those of the device tree's
- * "latscope,gpio" device (loopback needs its pulse-out-gpios) and every
- * line field must be zero.
+/**
+ * struct latscope_gpio_setup - GPIO part of the setup (&latscope_setup.gpio)
+ * @mode: enum latscope_gpio_mode
+ * @edge: enum latscope_gpio_edge. 0 only with LATSCOPE_GPIO_FROM_DT: the
+ *	device's latscope,edge property, rising if it has none.
+ * @flags: LATSCOPE_GPIO_*, others rejected
+ * @irq_thread_priority: 1..99: if arrivals are stamped in a thread (the
+ *	GPIO chip delivers its interrupts from one), that thread runs at this
+ *	SCHED_FIFO priority for the run, then gets its own back. 0: leave it
+ *	alone.
+ * @pulse_in: the line whose edges are the events
+ * @ack_out: the line the responder toggles once per event
+ * @pulse_out: the line the driver drives at each ideal time (loopback mode
+ *	only)
+ * @__reserved: must be 0
  *
- * SETUP errors besides EINVAL: ENODEV no chip with that label (or no
- * device tree device), EBUSY a line is in use, ENXIO pulse-in cannot
- * raise an interrupt.
+ * The context must be kernel or user: the responder answers each event by
+ * toggling ack-out once. pulse_out is used in loopback mode only and must be
+ * all zero in remote mode. With LATSCOPE_GPIO_FROM_DT the lines are those of
+ * the device tree's "latscope,gpio" device (loopback needs its
+ * pulse-out-gpios) and every line field must be zero.
+ *
+ * SETUP errors besides EINVAL: ENODEV no chip with that label (or no device
+ * tree device), EBUSY a line is in use, ENXIO pulse-in cannot raise an
+ * interrupt.
  */
 struct latscope_gpio_setup {
-	__u32 mode;		/* enum latscope_gpio_mode */
-	/*
-	 * enum latscope_gpio_edge. 0 only with LATSCOPE_GPIO_FROM_DT: the
-	 * device's latscope,edge property, rising if it has none.
-	 */
+	__u32 mode;
 	__u32 edge;
-	__u32 flags;		/* LATSCOPE_GPIO_*, others rejected */
-	/*
-	 * 1..99: if arrivals are stamped in a thread (the GPIO chip
-	 * delivers its interrupts from one), that thread runs at this
-	 * SCHED_FIFO priority for the run, then gets its own back. 0: leave
-	 * it alone.
-	 */
+	__u32 flags;
 	__u32 irq_thread_priority;
 	struct latscope_gpio_line pulse_in;
 	struct latscope_gpio_line ack_out;
 	struct latscope_gpio_line pulse_out;
-	__u64 __reserved[2];	/* must be 0 */
+	__u64 __reserved[2];
 };
 
-/*
- * LATSCOPE_IOC_SETUP argument. The driver reads @size bytes with
- * copy_struct_from_user(): a caller built against an older, shorter
- * structure still works, and bytes a newer caller sets beyond what the
- * driver knows must be zero (else -E2BIG). A field left at 0 takes its
- * default unless stated otherwise.
+/**
+ * struct latscope_setup - LATSCOPE_IOC_SETUP argument
+ * @size: sizeof(struct latscope_setup) of the caller
+ * @context: enum latscope_context
+ * @period_ns: LATSCOPE_MIN_PERIOD_NS..LATSCOPE_MAX_PERIOD_NS, no default (0 in
+ *	GPIO remote mode)
+ * @cpu: online CPU to measure on
+ * @priority: kthread SCHED_FIFO priority, 0: default
+ * @hist_cells: 0: default, at most LATSCOPE_MAX_HIST_CELLS
+ * @hist_cell_ns: 0: default, at most LATSCOPE_MAX_CELL_NS
+ * @warmup_ns: 0: default, or none with LATSCOPE_SETUP_NO_WARMUP
+ * @trace_threshold_ns: 0: off; else stop ftrace above it
+ * @flags: LATSCOPE_SETUP_*, others rejected
+ * @source: enum latscope_source_id
+ * @__reserved: must be 0
+ * @gpio: LATSCOPE_SRC_GPIO only, else 0
+ *
+ * The driver reads @size bytes with copy_struct_from_user(): a caller built
+ * against an older, shorter structure still works, and bytes a newer caller
+ * sets beyond what the driver knows must be zero (else -E2BIG). A field left
+ * at 0 takes its default unless stated otherwise.
  */
 struct latscope_setup {
-	__u32 size;		/* sizeof(struct latscope_setup) of the caller */
-	__u32 context;		/* enum latscope_context */
-	__u64 period_ns;	/* MIN..MAX_PERIOD_NS, no default */
-	__u32 cpu;		/* online CPU to measure on */
-	__u32 priority;		/* kthread SCHED_FIFO priority, 0: default */
-	__u32 hist_cells;	/* 0: default, at most LATSCOPE_MAX_HIST_CELLS */
-	__u32 hist_cell_ns;	/* 0: default, at most LATSCOPE_MAX_CELL_NS */
-	__u64 warmup_ns;	/* 0: default, or none with SETUP_NO_WARMUP */
-	__u64 trace_threshold_ns; /* 0: off; else stop ftrace above it */
-	__u32 flags;		/* LATSCOPE_SETUP_*, others rejected */
-	__u32 source;		/* enum latscope_source_id */
-	__u64 __reserved[4];	/* must be 0 */
-	struct latscope_gpio_setup gpio;	/* LATSCOPE_SRC_GPIO only, else 0 */
+	__u32 size;
+	__u32 context;
+	__u64 period_ns;
+	__u32 cpu;
+	__u32 priority;
+	__u32 hist_cells;
+	__u32 hist_cell_ns;
+	__u64 warmup_ns;
+	__u64 trace_threshold_ns;
+	__u32 flags;
+	__u32 source;
+	__u64 __reserved[4];
+	struct latscope_gpio_setup gpio;
 };
 
 #define LATSCOPE_SETUP_SIZE_VER0	88	/* timer only */
 #define LATSCOPE_SETUP_SIZE_VER1	240	/* with struct latscope_gpio_setup */
 
-/*
- * Statistics of one latency, in nanoseconds. A latency is stamp - ideal,
- * so it can be negative (an event answered early): those samples count in
- * min/sum/underflow like any other. Unsigned 128-bit sum of squares, split
- * in two halves, so that a long run cannot overflow it.
+/**
+ * struct latscope_stats - statistics of one latency, in nanoseconds
+ * @samples: number of samples
+ * @min_ns: the smallest sample, 0 when samples == 0
+ * @max_ns: the largest sample, 0 when samples == 0
+ * @sum_ns: sum of the samples
+ * @sum_sq_lo: sum of squares, ns^2, low 64 bits
+ * @sum_sq_hi: sum of squares, high 64 bits
+ * @peak_ns: CLOCK_MONOTONIC ideal time of the max
+ * @underflow: samples < 0, not in any histogram cell
+ * @overflow: samples >= hist_cells * hist_cell_ns
+ *
+ * A latency is stamp - ideal, so it can be negative (an event answered
+ * early): those samples count in min/sum/underflow like any other. Unsigned
+ * 128-bit sum of squares, split in two halves, so that a long run cannot
+ * overflow it.
  */
 struct latscope_stats {
 	__u64 samples;
-	__s64 min_ns;		/* 0 when samples == 0 */
-	__s64 max_ns;		/* 0 when samples == 0 */
+	__s64 min_ns;
+	__s64 max_ns;
 	__s64 sum_ns;
-	__u64 sum_sq_lo;	/* sum of squares, ns^2, low 64 bits */
-	__u64 sum_sq_hi;	/* ... high 64 bits */
-	__u64 peak_ns;		/* CLOCK_MONOTONIC ideal time of the max */
-	__u64 underflow;	/* samples < 0, not in any histogram cell */
-	__u64 overflow;		/* samples >= hist_cells * hist_cell_ns */
+	__u64 sum_sq_lo;
+	__u64 sum_sq_hi;
+	__u64 peak_ns;
+	__u64 underflow;
+	__u64 overflow;
 };
 
-/*
+/**
+ * DOC: tail
+ *
  * Logarithmic tail of a histogram: the samples at or past its end (those
  * latscope_stats.overflow counts), in buckets of fixed relative width up to
  * the largest latency. With b = LATSCOPE_TAIL_SUB_BITS and S = 1 << b
- * sub-buckets per power of two, a latency v >= 0 (ns) falls in bucket
+ * sub-buckets per power of two, a latency v >= 0 (ns) falls in bucket::
  *
  *	i = v					if v < 2 * S
  *	i = (k - b + 1) * S + ((v >> (k - b)) & (S - 1))	else, k = log2(v)
  *
- * (k the index of v's highest set bit). Bucket i covers [lo(i), lo(i + 1)):
+ * (k the index of v's highest set bit). Bucket i covers [lo(i), lo(i + 1))::
  *
  *	lo(i) = i				if i < S
  *	lo(i) = (S + i % S) << (i / S - 1)	else
@@ -203,29 +251,74 @@ struct latscope_stats {
 #define LATSCOPE_GPIO_ACK_CANSLEEP	_BITUL(3)	/* ack-out chip may sleep */
 #define LATSCOPE_GPIO_THREAD_RAISED	_BITUL(4)	/* irq_thread_priority applied */
 
-/*
- * GPIO figures of a result. In loopback mode @latency is the response
- * time (responder - ideal) and @irq the arrival time (pulse-in irq -
- * ideal); in remote mode the ideal time is the arrival stamp, so
- * @latency is arrival to response and @irq stays empty.
+/**
+ * struct latscope_gpio_result - GPIO figures of a result (&latscope_result.gpio)
+ * @acks: ack-out toggles, past the warm-up
+ * @lost: loopback pulses never seen on pulse-in
+ * @spurious: loopback edges with no pulse in flight
+ * @paths: how the GPIO events were handled: LATSCOPE_GPIO_IN_HARDIRQ ..
+ *	LATSCOPE_GPIO_THREAD_RAISED bits
+ * @irq: Linux irq of pulse-in
+ * @irq_thread_pid: task that stamped arrivals, or 0
+ * @irq_thread_comm: its name, NUL-terminated
+ * @irq_thread_policy: its scheduling policy before the run, restored after it
+ * @irq_thread_rtprio: its real-time priority before the run, restored after it
+ * @edge: enum latscope_gpio_edge the run used
+ * @__reserved1: reserved, 0
+ *
+ * In loopback mode &latscope_result.latency is the response time (responder -
+ * ideal) and &latscope_result.irq the arrival time (pulse-in irq - ideal); in
+ * remote mode the ideal time is the arrival stamp, so &latscope_result.latency
+ * is arrival to response and &latscope_result.irq stays empty.
  */
 struct latscope_gpio_result {
-	__u64 acks;		/* ack-out toggles, past the warm-up */
-	__u64 lost;		/* loopback pulses never seen on pulse-in */
-	__u64 spurious;		/* loopback edges with no pulse in flight */
-	__u32 paths;		/* LATSCOPE_GPIO_* */
-	__s32 irq;		/* Linux irq of pulse-in */
-	__s32 irq_thread_pid;	/* task that stamped arrivals, or 0 */
-	char irq_thread_comm[16];	/* its name, NUL-terminated */
-	__u32 irq_thread_policy;	/* its scheduling before the run ... */
-	__u32 irq_thread_rtprio;	/* ... restored after it */
-	__u32 edge;		/* enum latscope_gpio_edge the run used */
+	__u64 acks;
+	__u64 lost;
+	__u64 spurious;
+	__u32 paths;
+	__s32 irq;
+	__s32 irq_thread_pid;
+	char irq_thread_comm[16];
+	__u32 irq_thread_policy;
+	__u32 irq_thread_rtprio;
+	__u32 edge;
 	__u64 __reserved1;
 };
 
-/*
- * LATSCOPE_IOC_GET_RESULT argument. Allowed once the session was set up,
- * and not while it runs (-EBUSY).
+/**
+ * struct latscope_result - LATSCOPE_IOC_GET_RESULT and LATSCOPE_IOC_SNAPSHOT argument
+ * @size: in: sizeof(struct latscope_result)
+ * @flags: LATSCOPE_RESULT_*
+ * @histogram: in: user address of a __u64 array, or 0 for totals only
+ * @histogram_size: in: bytes at @histogram; out: bytes the whole histogram
+ *	needs
+ * @context: the enum latscope_context the session ran with
+ * @cpu: the CPU it ran on
+ * @period_ns: its period
+ * @hist_cells: its counters per histogram
+ * @hist_cell_ns: its histogram cell width
+ * @hist_count: histograms in the buffer: 1 or 2
+ * @priority: its kthread SCHED_FIFO priority
+ * @warmup_ns: its warm-up
+ * @start_ns: CLOCK_MONOTONIC ideal time of event 0
+ * @events: events past the warm-up, of any source
+ * @overruns: periods missed past the warm-up
+ * @bulk_dropped: bulk records the logger did not read
+ * @trace_sample_ns: sample that fired the trace, or 0
+ * @latency: what the context measures
+ * @irq: the irq part: the event's ideal time to its hard-irq stamp (kernel and
+ *	user contexts)
+ * @__reserved: reserved, 0
+ * @gpio: LATSCOPE_SRC_GPIO only
+ * @tail: in: user pointer, or 0 (this member and all after it: since
+ *	LATSCOPE_RESULT_SIZE_VER1)
+ * @tail_size: in: bytes at @tail; out: needed
+ * @tail_buckets: out: per tail, LATSCOPE_TAIL_BUCKETS
+ * @tail_sub_bits: out: LATSCOPE_TAIL_SUB_BITS
+ * @__reserved2: reserved, 0
+ *
+ * LATSCOPE_IOC_GET_RESULT is allowed once the session was set up, and not
+ * while it runs (-EBUSY).
  *
  * LATSCOPE_IOC_SNAPSHOT takes the same argument and is allowed while the
  * session runs too (for checkpoints of long runs): each statistics block
@@ -234,9 +327,9 @@ struct latscope_gpio_result {
  * fails with EAGAIN if the histogram could not be copied between two
  * samples (a big histogram at a short period): try again later.
  *
- * In: @size, @histogram (user address of a __u64 array, or 0 for totals
- * only) and @histogram_size (its size in bytes). Out: everything else, and
- * @histogram_size set to the bytes the whole histogram needs. If a
+ * In: @size, @histogram and @histogram_size. Out: everything else, and
+ * @histogram_size set to the bytes the whole histogram needs; @context to
+ * @warmup_ns (but @hist_count) are the settings the session ran with. If a
  * buffer is too small the call fails with ENOSPC, copies no counters, and
  * still fills in the totals, @histogram_size and (since VER1) @tail_size.
  *
@@ -251,82 +344,104 @@ struct latscope_gpio_result {
  * neither, and the driver writes nothing past its @size.
  */
 struct latscope_result {
-	__u32 size;		/* in: sizeof(struct latscope_result) */
-	__u32 flags;		/* LATSCOPE_RESULT_* */
-	__u64 histogram;	/* in: user pointer, or 0 */
-	__u64 histogram_size;	/* in: bytes at @histogram; out: needed */
-	__u32 context;		/* settings the session ran with */
+	__u32 size;
+	__u32 flags;
+	__u64 histogram;
+	__u64 histogram_size;
+	__u32 context;
 	__u32 cpu;
 	__u64 period_ns;
 	__u32 hist_cells;
 	__u32 hist_cell_ns;
-	__u32 hist_count;	/* histograms in the buffer: 1 or 2 */
+	__u32 hist_count;
 	__u32 priority;
 	__u64 warmup_ns;
-	__u64 start_ns;		/* CLOCK_MONOTONIC ideal time of event 0 */
-	__u64 events;		/* timer events past the warm-up */
-	__u64 overruns;		/* periods missed past the warm-up */
-	__u64 bulk_dropped;	/* bulk records the logger did not read */
-	__s64 trace_sample_ns;	/* sample that fired the trace, or 0 */
-	struct latscope_stats latency;	/* what the context measures */
-	struct latscope_stats irq;	/* timer irq part (kernel, user) */
+	__u64 start_ns;
+	__u64 events;
+	__u64 overruns;
+	__u64 bulk_dropped;
+	__s64 trace_sample_ns;
+	struct latscope_stats latency;
+	struct latscope_stats irq;
 	__u64 __reserved[4];
-	struct latscope_gpio_result gpio;	/* LATSCOPE_SRC_GPIO only */
-	/* Since LATSCOPE_RESULT_SIZE_VER1. */
-	__u64 tail;		/* in: user pointer, or 0 */
-	__u64 tail_size;	/* in: bytes at @tail; out: needed */
-	__u32 tail_buckets;	/* out: per tail, LATSCOPE_TAIL_BUCKETS */
-	__u32 tail_sub_bits;	/* out: LATSCOPE_TAIL_SUB_BITS */
+	struct latscope_gpio_result gpio;
+	__u64 tail;
+	__u64 tail_size;
+	__u32 tail_buckets;
+	__u32 tail_sub_bits;
 	__u64 __reserved2[3];
 };
 
 #define LATSCOPE_RESULT_SIZE_VER0	352	/* no tail */
 #define LATSCOPE_RESULT_SIZE_VER1	400	/* with the tail */
 
-/*
- * LATSCOPE_IOC_PULSE argument, user context only. @stamp_ns is the
- * CLOCK_MONOTONIC time the caller took when its previous PULSE returned
- * (0 on the first call; ignored when no event is outstanding). The call
- * then blocks until the next event and returns its ideal time.
- * A call waits for the events of one run: the running one, or, called
+/**
+ * struct latscope_pulse - LATSCOPE_IOC_PULSE argument, user context only
+ * @stamp_ns: in: the CLOCK_MONOTONIC time the caller took when its previous
+ *	PULSE returned (0 on the first call; ignored when no event is
+ *	outstanding)
+ * @ideal_ns: out: the ideal time of the next event
+ *
+ * The call records the answer @stamp_ns gives to the event the previous
+ * PULSE returned, then blocks until the next event and returns its ideal
+ * time. A call waits for the events of one run: the running one, or, called
  * before START, the run START makes.
  * Errors: EINTR on a signal, ECANCELED once the session stopped or a later
  * run started (the responder should exit), EBUSY if another thread is
- * already waiting.
+ * already waiting, EINVAL if the session is not set up or its context is
+ * not LATSCOPE_CTX_USER.
  */
 struct latscope_pulse {
-	__u64 stamp_ns;		/* in */
-	__u64 ideal_ns;		/* out */
+	__u64 stamp_ns;
+	__u64 ideal_ns;
 };
 
-/*
- * One record per second of measurement, read() from the session file by
- * the logger. read() returns whole records, blocks while the session runs
- * (or -EAGAIN with O_NONBLOCK), and returns 0 (EOF) once the session
- * stopped and every record was read. poll() reports EPOLLIN. Readers of
- * one file each get different records; a record whose copy to user space
- * failed stays for the next read().
+/**
+ * struct latscope_bulk - one record per second of measurement
+ * @second: 0 for the first second past the warm-up
+ * @samples: samples of this second
+ * @overruns: periods missed in this second
+ * @min_ns: the smallest latency (what the context measures) of this second,
+ *	0 without samples
+ * @avg_ns: the average latency of this second, 0 without samples
+ * @max_ns: the largest latency of this second, 0 without samples
+ *
+ * The logger read()s the records from the session file. read() returns
+ * whole records (EINVAL for a buffer smaller than one, or before a setup),
+ * blocks while the session runs (or -EAGAIN with O_NONBLOCK), and returns 0
+ * (EOF) once the session stopped and every record was read. poll() reports
+ * EPOLLIN. Readers of one file each get different records; a record whose
+ * copy to user space failed stays for the next read(). A second with
+ * neither samples nor overruns has no record.
  */
 struct latscope_bulk {
-	__u64 second;		/* 0 for the first second past the warm-up */
-	__u64 samples;		/* of this second */
-	__u64 overruns;		/* of this second */
+	__u64 second;
+	__u64 samples;
+	__u64 overruns;
 	__s64 min_ns;
 	__s64 avg_ns;
 	__s64 max_ns;
 };
 
+/**
+ * struct latscope_info - LATSCOPE_IOC_GET_INFO argument: what the driver is
+ * @abi_version: LATSCOPE_ABI_VERSION
+ * @setup_size: sizeof(struct latscope_setup) in the driver
+ * @result_size: sizeof(struct latscope_result) in the driver
+ * @max_hist_cells: LATSCOPE_MAX_HIST_CELLS
+ * @version: driver version, NUL-terminated
+ * @timer_resolution_ns: hrtimer resolution now: 1 with high-resolution
+ *	timers active, a whole tick without them (then every period shorter
+ *	than a tick shows as overruns)
+ * @__reserved0: reserved, 0
+ * @__reserved: reserved, 0
+ */
 struct latscope_info {
-	__u32 abi_version;	/* LATSCOPE_ABI_VERSION */
-	__u32 setup_size;	/* sizeof(struct latscope_setup) in the driver */
-	__u32 result_size;	/* sizeof(struct latscope_result) */
+	__u32 abi_version;
+	__u32 setup_size;
+	__u32 result_size;
 	__u32 max_hist_cells;
-	char version[32];	/* driver version, NUL-terminated */
-	/*
-	 * hrtimer resolution now: 1 with high-resolution timers active, a
-	 * whole tick without them (then every period shorter than a tick
-	 * shows as overruns).
-	 */
+	char version[32];
 	__u32 timer_resolution_ns;
 	__u32 __reserved0;
 	__u64 __reserved[4];
@@ -335,12 +450,65 @@ struct latscope_info {
 /* 0xBA is free in Documentation/userspace-api/ioctl/ioctl-number.rst (6.12). */
 #define LATSCOPE_IOC_MAGIC	0xba
 
-/*
+/**
+ * DOC: ioctls
+ *
  * SETUP, GET_RESULT and SNAPSHOT take structures that grow by the
  * size-versioned rule, their @size saying which version a caller has.
  * Their numbers are frozen at one size (a sizeof() would change them with
  * every growth), and the driver accepts them with any size bits: a
  * program built against an older or a newer header gets the same calls.
+ *
+ * Every call with an argument fails with EFAULT if that argument (or a
+ * buffer it points to) cannot be copied; an unknown command fails with
+ * ENOTTY.
+ *
+ * LATSCOPE_IOC_GET_INFO, struct latscope_info (out)
+ *	What the driver is: ABI version, structure sizes, limits, and the
+ *	hrtimer resolution.
+ *
+ * LATSCOPE_IOC_SETUP, struct latscope_setup (in)
+ *	Checks the setup, fills in its defaults, takes the source's resources
+ *	(those of an earlier setup are given back first) and readies the
+ *	session for START. Errors: EINVAL a field out of range or @size
+ *	below LATSCOPE_SETUP_SIZE_VER0; E2BIG @size past a page, or non-zero
+ *	bytes past the driver's structure; ENOMEM; EBUSY the session runs, or
+ *	a GPIO line (or the device tree's lines) is in use; ENODEV no GPIO
+ *	chip with that label, or no "latscope,gpio" device (with a pulse-out
+ *	line, for loopback); ENXIO pulse-in cannot raise an interrupt.
+ *
+ * LATSCOPE_IOC_START, no argument
+ *	Starts a run of the set-up session: the responder, then the source.
+ *	Errors: EINVAL the session is not set up or is running (a stopped
+ *	session needs a new SETUP); ENODEV the session's CPU is offline; or
+ *	the error of starting the responder kthread or the source (e.g.
+ *	ENOMEM, or the request of pulse-in's interrupt).
+ *
+ * LATSCOPE_IOC_STOP, no argument
+ *	Ends the run: read() returns EOF once every record was read, and a
+ *	waiting PULSE returns ECANCELED. Errors: EINVAL if the session is not
+ *	set up or was not started since its SETUP; ENODEV if the run was ended by its CPU
+ *	going offline (LATSCOPE_RESULT_CPU_OFFLINE).
+ *
+ * LATSCOPE_IOC_GET_RESULT, struct latscope_result (in/out)
+ *	The result of the session's run, with its histograms and tails if
+ *	asked for. Errors: EBUSY while the session runs; EINVAL if it is not
+ *	set up, or @size too short to hold @irq; ENOSPC a buffer too small
+ *	(the totals, @histogram_size and @tail_size are still filled in);
+ *	ENOMEM; EFAULT.
+ *
+ * LATSCOPE_IOC_SNAPSHOT, struct latscope_result (in/out)
+ *	As GET_RESULT, but allowed while the session runs too (no EBUSY),
+ *	and LATSCOPE_RESULT_SNAPSHOT is set. It adds EAGAIN: a histogram
+ *	could not be copied between two samples, try again later.
+ *
+ * LATSCOPE_IOC_PULSE, struct latscope_pulse (in/out)
+ *	The user-context responder's one call: records the answer to the
+ *	previous event and waits for the next. Errors: EINTR on a signal;
+ *	ECANCELED once the session stopped or a later run started (the
+ *	responder should exit); EBUSY another thread is already waiting;
+ *	EINVAL the session is not set up or its context is not
+ *	LATSCOPE_CTX_USER (the call is for user context only).
  */
 #define LATSCOPE_IOC_GET_INFO	_IOR(LATSCOPE_IOC_MAGIC, 0, struct latscope_info)
 #define LATSCOPE_IOC_SETUP	_IOC(_IOC_WRITE, LATSCOPE_IOC_MAGIC, 1, \
