@@ -9,25 +9,25 @@
 
 #include "latscope.h"
 
-#define US(ns)	((double)(ns) / 1000.0)
-
-static unsigned long long hh(unsigned long long s) { return s / 3600; }
-static unsigned long long mm(unsigned long long s) { return (s / 60) % 60; }
-static unsigned long long ss(unsigned long long s) { return s % 60; }
+/* Seconds as latmus prints a time: hh:mm:ss, hours past 99 in full. */
+int ls_fmt_hhmmss(char *buf, size_t len, unsigned long long s)
+{
+	return snprintf(buf, len, "%.2llu:%.2llu:%.2llu", s / 3600, (s / 60) % 60, s % 60);
+}
 
 int ls_fmt_rtt(char *buf, size_t len, unsigned long long elapsed_s,
 	       const char *context, unsigned int period_us, int priority,
 	       const char *cpus, bool isolated)
 {
-	char prio[32] = "", period[32] = "remote pulses";
+	char prio[32] = "", period[32] = "remote pulses", elapsed[32];
 
 	if (priority > 0)
 		snprintf(prio, sizeof(prio), " priority %d,", priority);
 	/* 0: the events come from a remote GPIO monitor, at its pace. */
 	if (period_us)
 		snprintf(period, sizeof(period), "%u us period", period_us);
-	return snprintf(buf, len, "RTT|  %.2llu:%.2llu:%.2llu  (%s, %s,%s CPU%s%s)\n",
-			hh(elapsed_s), mm(elapsed_s), ss(elapsed_s), context,
+	ls_fmt_hhmmss(elapsed, sizeof(elapsed), elapsed_s);
+	return snprintf(buf, len, "RTT|  %s  (%s, %s,%s CPU%s%s)\n", elapsed, context,
 			period, prio, cpus, isolated ? "" : "-noisol");
 }
 
@@ -50,12 +50,14 @@ int ls_fmt_rts(char *buf, size_t len, double min, double avg, double max,
 	       unsigned long long overruns, unsigned long long duration_s,
 	       unsigned long long timeout_s)
 {
+	char duration[32], timeout[32];
+
+	ls_fmt_hhmmss(duration, sizeof(duration), duration_s);
+	ls_fmt_hhmmss(timeout, sizeof(timeout), timeout_s);
 	return snprintf(buf, len,
 			"---|-----------|-----------|-----------|--------|------|-------------------------\n"
-			"RTS|%11.3f|%11.3f|%11.3f|%8llu|%6u|    %.2llu:%.2llu:%.2llu/%.2llu:%.2llu:%.2llu\n",
-			min, avg, max, overruns, 0U,
-			hh(duration_s), mm(duration_s), ss(duration_s),
-			hh(timeout_s), mm(timeout_s), ss(timeout_s));
+			"RTS|%11.3f|%11.3f|%11.3f|%8llu|%6u|    %s/%s\n",
+			min, avg, max, overruns, 0U, duration, timeout);
 }
 
 static void print_percentiles(FILE *f, const char *prefix,
@@ -64,7 +66,7 @@ static void print_percentiles(FILE *f, const char *prefix,
 	char buf[64];
 	int i;
 
-	fprintf(f, "%s| stddev %.3f", prefix, US(sum->stddev));
+	fprintf(f, "%s| stddev %.3f", prefix, ls_us(sum->stddev));
 	for (i = 0; i < LS_NR_PCT; i++) {
 		ls_fmt_pct(buf, sizeof(buf), &sum->pct[i]);
 		fprintf(f, "  %g%% %s", ls_percentiles[i], buf);
@@ -106,7 +108,7 @@ void ls_print_summary(FILE *f, const struct ls_report *r)
 	}
 	ls_total_hist(r, &h);
 	ls_summarize(&r->total, &h, &sum);
-	ls_fmt_rts(line, sizeof(line), US(sum.min), US(sum.avg), US(sum.max),
+	ls_fmt_rts(line, sizeof(line), ls_us(sum.min), ls_us(sum.avg), ls_us(sum.max),
 		   r->total_overruns, r->duration_s,
 		   p->timeout_s ? p->timeout_s : r->duration_s);
 	fputs(line, f);
@@ -114,8 +116,8 @@ void ls_print_summary(FILE *f, const struct ls_report *r)
 	if (r->total_irq.samples) {
 		ls_summarize(&r->total_irq, NULL, &irq);
 		fprintf(f, "IRQ| irq part: min %.3f avg %.3f max %.3f, %s part: avg %.3f us\n",
-			US(irq.min), US(irq.avg), US(irq.max),
-			ls_context_name(p->context), US(sum.avg - irq.avg));
+			ls_us(irq.min), ls_us(irq.avg), ls_us(irq.max),
+			ls_context_name(p->context), ls_us(sum.avg - irq.avg));
 	}
 	if (r->nr_cpus > 1 || p->verbosity > 1) {
 		for (i = 0; i < r->nr_cpus; i++) {
@@ -125,7 +127,7 @@ void ls_print_summary(FILE *f, const struct ls_report *r)
 			ls_summarize(st, &h, &sum);
 			fprintf(f, "CPU| CPU%d%s: min %.3f avg %.3f max %.3f us, %llu samples, %llu overruns\n",
 				r->cpu[i].cpu, r->cpu[i].isolated ? "" : "-noisol",
-				US(sum.min), US(sum.avg), US(sum.max),
+				ls_us(sum.min), ls_us(sum.avg), ls_us(sum.max),
 				(unsigned long long)st->samples,
 				(unsigned long long)r->cpu[i].res.overruns);
 		}

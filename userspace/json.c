@@ -10,8 +10,6 @@
 
 #include "latscope.h"
 
-#define US(ns)	((double)(ns) / 1000.0)
-
 static void json_string(FILE *f, const char *s)
 {
 	fputc('"', f);
@@ -58,7 +56,7 @@ static void json_tail(FILE *f, const char *indent, const struct ls_hist *h)
 		if (!h->tail[i])
 			continue;
 		fprintf(f, "%s[%.3f, %.3f, %llu]", sep,
-			US(fmax((double)ls_tail_lo(i), span)), US((double)ls_tail_lo(i + 1)),
+			ls_us(fmax((double)ls_tail_lo(i), span)), ls_us((double)ls_tail_lo(i + 1)),
 			(unsigned long long)h->tail[i]);
 		sep = ", ";
 	}
@@ -75,18 +73,18 @@ static void json_stats(FILE *f, const char *indent, const struct latscope_stats 
 	ls_summarize(st, h, &sum);
 	fprintf(f, "%s\"samples\": %llu,\n", indent, (unsigned long long)sum.samples);
 	fprintf(f, "%s\"min\": %.3f,\n%s\"avg\": %.3f,\n%s\"max\": %.3f,\n",
-		indent, US(sum.min), indent, US(sum.avg), indent, US(sum.max));
-	fprintf(f, "%s\"stddev\": %.3f,\n", indent, US(sum.stddev));
+		indent, ls_us(sum.min), indent, ls_us(sum.avg), indent, ls_us(sum.max));
+	fprintf(f, "%s\"stddev\": %.3f,\n", indent, ls_us(sum.stddev));
 	if (h) {
 		fprintf(f, "%s\"percentiles\": {", indent);
 		for (i = 0; i < LS_NR_PCT; i++)
 			fprintf(f, "%s\"%g\": %.3f", i ? ", " : " ", ls_percentiles[i],
-				US(sum.pct[i].hi));
+				ls_us(sum.pct[i].hi));
 		fputs(" },\n", f);
 		fprintf(f, "%s\"percentile_ranges\": {", indent);
 		for (i = 0; i < LS_NR_PCT; i++)
 			fprintf(f, "%s\"%g\": [%.3f, %.3f]", i ? ", " : " ", ls_percentiles[i],
-				US(sum.pct[i].lo), US(sum.pct[i].hi));
+				ls_us(sum.pct[i].lo), ls_us(sum.pct[i].hi));
 		fputs(" },\n", f);
 		if (h->tail)
 			json_tail(f, indent, h);
@@ -127,7 +125,7 @@ static void json_thread(FILE *f, const struct ls_report *r, int i)
 	/* rt-tests' own keys: cycles, min, max, avg (us), cpu, node. */
 	fprintf(f, "      \"cycles\": %llu,\n", (unsigned long long)sum.samples);
 	fprintf(f, "      \"min\": %.3f,\n      \"max\": %.3f,\n      \"avg\": %.3f,\n",
-		US(sum.min), US(sum.max), US(sum.avg));
+		ls_us(sum.min), ls_us(sum.max), ls_us(sum.avg));
 	fprintf(f, "      \"cpu\": %d,\n      \"node\": 0,\n", c->cpu);
 	fprintf(f, "      \"isolated\": %s,\n", c->isolated ? "true" : "false");
 	fprintf(f, "      \"events\": %llu,\n      \"overruns\": %llu,\n",
@@ -213,8 +211,8 @@ static void json_timeline(FILE *f, const struct ls_timeline *t)
 			(unsigned long long)pt->second, (unsigned long long)pt->samples,
 			(unsigned long long)pt->overruns);
 		if (pt->samples)
-			fprintf(f, "%.3f, %.3f, %.3f]", US(pt->min_ns),
-				US((double)pt->sum_ns / (double)pt->samples), US(pt->max_ns));
+			fprintf(f, "%.3f, %.3f, %.3f]", ls_us(pt->min_ns),
+				ls_us((double)pt->sum_ns / (double)pt->samples), ls_us(pt->max_ns));
 		else
 			fputs("null, null, null]", f);
 	}

@@ -65,6 +65,17 @@ struct ls_params {
 	char cmdline[1024];
 };
 
+/* util.c */
+void ls_fail(char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+__u64 ls_now_ns(void);
+
+/* Nanoseconds as the microseconds every output prints. */
+static inline double ls_us(double ns)
+{
+	return ns / 1000.0;
+}
+
 enum ls_parse {
 	LS_PARSE_RUN,
 	LS_PARSE_HELP,
@@ -149,6 +160,7 @@ __u64 ls_tail_lo(unsigned int i);
 void ls_summarize(const struct latscope_stats *st, const struct ls_hist *h,
 		  struct ls_summary *out);
 int ls_fmt_pct(char *buf, size_t len, const struct ls_pct *pct);
+bool ls_merge_extremes(__s64 *min, __s64 *max, bool empty, __s64 lo, __s64 hi);
 void ls_merge_stats(struct latscope_stats *into,
 		    const struct latscope_stats *from);
 void ls_merge_cells(__u64 *into, const __u64 *from, unsigned int n);
@@ -249,6 +261,7 @@ void ls_total_hist(const struct ls_report *r, struct ls_hist *h);
 void ls_cpu_hist(const struct ls_cpu_result *c, bool irq, struct ls_hist *h);
 
 /* format.c: latmus's lines, exactly. Each returns the line's length. */
+int ls_fmt_hhmmss(char *buf, size_t len, unsigned long long s);
 int ls_fmt_rtt(char *buf, size_t len, unsigned long long elapsed_s,
 	       const char *context, unsigned int period_us, int priority,
 	       const char *cpus, bool isolated);

@@ -31,7 +31,7 @@ static void print_breaktrace(const struct ls_report *r)
 
 		if (res->flags & LATSCOPE_RESULT_TRACE_FIRED)
 			printf("BRK| CPU%d stopped the trace at a %.3f us sample: read /sys/kernel/tracing/trace\n",
-			       r->cpu[i].cpu, res->trace_sample_ns / 1000.0);
+			       r->cpu[i].cpu, ls_us(res->trace_sample_ns));
 	}
 }
 

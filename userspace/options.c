@@ -8,7 +8,6 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -93,15 +92,6 @@ void ls_params_init(struct ls_params *p)
 	p->verbosity = 1;
 	p->lines = 21;
 	CPU_ZERO(&p->cpus);
-}
-
-static void fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
 }
 
 /* A whole decimal number in [min, max], nothing else around it. */
@@ -291,8 +281,8 @@ static int parse_one(int c, const char *arg, struct ls_params *p, char *err,
 		p->gpio_dt = true;
 		p->gpio_edge = 0;	/* the device's latscope,edge */
 		if (arg && ls_gpio_parse_edge(arg, &p->gpio_edge)) {
-			fail(err, errlen, "--gpio-dt=%s: edge '%s' is not rising-edge, falling-edge or both-edges",
-			     arg, arg);
+			ls_fail(err, errlen, "--gpio-dt=%s: edge '%s' is not rising-edge, falling-edge or both-edges",
+				arg, arg);
 			return -1;
 		}
 		return 0;
@@ -316,15 +306,15 @@ static int parse_one(int c, const char *arg, struct ls_params *p, char *err,
 			char names[128];
 
 			ls_stress_names(names, sizeof(names));
-			fail(err, errlen, "--stress %s: no such preset (presets: %s)", arg, names);
+			ls_fail(err, errlen, "--stress %s: no such preset (presets: %s)", arg, names);
 			return -1;
 		}
 		p->stress = arg;
 		return 0;
 	case OPT_STRESS_CMD:
 		if (!arg[0] || strlen(arg) >= sizeof(((struct ls_stress *)0)->cmd[0])) {
-			fail(err, errlen, "--stress-cmd: give a command of 1 to %zu characters",
-			     sizeof(((struct ls_stress *)0)->cmd[0]) - 1);
+			ls_fail(err, errlen, "--stress-cmd: give a command of 1 to %zu characters",
+				sizeof(((struct ls_stress *)0)->cmd[0]) - 1);
 			return -1;
 		}
 		p->stress_cmd = arg;
@@ -333,9 +323,9 @@ static int parse_one(int c, const char *arg, struct ls_params *p, char *err,
 	case 'Z':
 		p->gpio = true;
 		if (strcmp(arg, "-")) {
-			fail(err, errlen,
-			     "-%c %s: talking to a latmon monitor is not supported yet; give '-' instead of a host and read the monitor's own figures",
-			     c, arg);
+			ls_fail(err, errlen,
+				"-%c %s: talking to a latmon monitor is not supported yet; give '-' instead of a host and read the monitor's own figures",
+				c, arg);
 			return -1;
 		}
 		if (c == 'Z')
@@ -354,18 +344,18 @@ static int parse_one(int c, const char *arg, struct ls_params *p, char *err,
 		return -1;
 	}
 bad:
-	fail(err, errlen, "invalid value '%s' for %s", arg ? arg : "",
-	     c == OPT_CPUS ? "--cpus (a list such as 1,3-5, or all)" :
-	     c == 'p' ? "-p/--period (microseconds, 10 to 1000000)" :
-	     c == 'P' ? "-P/--priority (1 to 99)" :
-	     c == OPT_IRQ_PRIO ? "--irq-prio (1 to 99)" :
-	     c == 'c' ? "-c/--cpu (a CPU number)" :
-	     c == 'T' ? "-T/--timeout (e.g. 30, 30s, 5m, 2h, 1d; at most 100 days)" :
-	     c == 'H' ? "-H/--histogram (1 to 65536 cells)" :
-	     c == 'A' ? "-A/--maxlat-abort (microseconds, at least 1)" :
-	     c == 'b' ? "-b/--breaktrace (microseconds, at least 1)" :
-	     c == OPT_CHECKPOINT ? "--checkpoint (minutes, or 30s, 5m, 2h)" :
-	     c == 'l' ? "-l/--lines (0 or more)" : "-v/--verbose (0 to 9)");
+	ls_fail(err, errlen, "invalid value '%s' for %s", arg ? arg : "",
+		c == OPT_CPUS ? "--cpus (a list such as 1,3-5, or all)" :
+		c == 'p' ? "-p/--period (microseconds, 10 to 1000000)" :
+		c == 'P' ? "-P/--priority (1 to 99)" :
+		c == OPT_IRQ_PRIO ? "--irq-prio (1 to 99)" :
+		c == 'c' ? "-c/--cpu (a CPU number)" :
+		c == 'T' ? "-T/--timeout (e.g. 30, 30s, 5m, 2h, 1d; at most 100 days)" :
+		c == 'H' ? "-H/--histogram (1 to 65536 cells)" :
+		c == 'A' ? "-A/--maxlat-abort (microseconds, at least 1)" :
+		c == 'b' ? "-b/--breaktrace (microseconds, at least 1)" :
+		c == OPT_CHECKPOINT ? "--checkpoint (minutes, or 30s, 5m, 2h)" :
+		c == 'l' ? "-l/--lines (0 or more)" : "-v/--verbose (0 to 9)");
 	return -1;
 }
 
@@ -378,19 +368,19 @@ static bool same_line(const struct ls_gpio_spec *a, const struct ls_gpio_spec *b
 static int check_gpio(const struct ls_params *p, char *err, size_t errlen)
 {
 	if (p->gpio_dt && (p->pulse_in.given || p->ack_out.given || p->pulse_out.given)) {
-		fail(err, errlen, "--gpio-dt takes the lines from the device tree: leave out -I, -O and --pulse-out");
+		ls_fail(err, errlen, "--gpio-dt takes the lines from the device tree: leave out -I, -O and --pulse-out");
 		return -1;
 	}
 	if (!p->gpio_dt && (!p->pulse_in.given || !p->ack_out.given)) {
-		fail(err, errlen, "GPIO mode needs both -I <chip>,<offset> (pulse-in) and -O <chip>,<offset> (ack-out)");
+		ls_fail(err, errlen, "GPIO mode needs both -I <chip>,<offset> (pulse-in) and -O <chip>,<offset> (ack-out)");
 		return -1;
 	}
 	if (p->context == LATSCOPE_CTX_IRQ) {
-		fail(err, errlen, "-i: a GPIO event is answered by a kernel thread (-k) or a user thread (-u)");
+		ls_fail(err, errlen, "-i: a GPIO event is answered by a kernel thread (-k) or a user thread (-u)");
 		return -1;
 	}
 	if (p->cpus_all || CPU_COUNT(&p->cpus) > 1) {
-		fail(err, errlen, "GPIO mode measures one responder: give one CPU with -c");
+		ls_fail(err, errlen, "GPIO mode measures one responder: give one CPU with -c");
 		return -1;
 	}
 	if (p->gpio_dt)
@@ -398,10 +388,10 @@ static int check_gpio(const struct ls_params *p, char *err, size_t errlen)
 	if (same_line(&p->pulse_in, &p->ack_out) ||
 	    (p->pulse_out.given && (same_line(&p->pulse_in, &p->pulse_out) ||
 				    same_line(&p->ack_out, &p->pulse_out)))) {
-		fail(err, errlen, "pulse-in %s, ack-out %s%s%s: each line must be a different one",
-		     p->pulse_in.spec, p->ack_out.spec,
-		     p->pulse_out.given ? " and pulse-out " : "",
-		     p->pulse_out.given ? p->pulse_out.spec : "");
+		ls_fail(err, errlen, "pulse-in %s, ack-out %s%s%s: each line must be a different one",
+			p->pulse_in.spec, p->ack_out.spec,
+			p->pulse_out.given ? " and pulse-out " : "",
+			p->pulse_out.given ? p->pulse_out.spec : "");
 		return -1;
 	}
 	return 0;
@@ -445,11 +435,11 @@ enum ls_parse ls_parse_args(int argc, char **argv, struct ls_params *p,
 		case '?':
 		case ':':
 			if (optopt)
-				fail(err, errlen, "option -%c %s", optopt,
-				     strchr(short_opts, optopt) ? "needs a value" : "is unknown");
+				ls_fail(err, errlen, "option -%c %s", optopt,
+					strchr(short_opts, optopt) ? "needs a value" : "is unknown");
 			else
-				fail(err, errlen, "option '%s' is unknown or needs a value",
-				     argv[optind - 1]);
+				ls_fail(err, errlen, "option '%s' is unknown or needs a value",
+					argv[optind - 1]);
 			return LS_PARSE_ERROR;
 		default:
 			if (parse_one(c, optarg, p, err, errlen))
@@ -458,27 +448,27 @@ enum ls_parse ls_parse_args(int argc, char **argv, struct ls_params *p,
 		}
 	}
 	if (optind < argc) {
-		fail(err, errlen, "unexpected argument '%s'", argv[optind]);
+		ls_fail(err, errlen, "unexpected argument '%s'", argv[optind]);
 		return LS_PARSE_ERROR;
 	}
 	if (p->gpio && check_gpio(p, err, errlen))
 		return LS_PARSE_ERROR;
 	if (p->checkpoint_s && !(p->plot_path && strcmp(p->plot_path, "-")) &&
 	    !(p->json_path && strcmp(p->json_path, "-"))) {
-		fail(err, errlen, "--checkpoint rewrites the -g or --json file during the run: give one of them a file name");
+		ls_fail(err, errlen, "--checkpoint rewrites the -g or --json file during the run: give one of them a file name");
 		return LS_PARSE_ERROR;
 	}
 	if (p->stress && p->stress_cmd) {
-		fail(err, errlen, "--stress %s and --stress-cmd: give one load, not both", p->stress);
+		ls_fail(err, errlen, "--stress %s and --stress-cmd: give one load, not both", p->stress);
 		return LS_PARSE_ERROR;
 	}
 	if (p->irq_thread_prio && !p->gpio) {
-		fail(err, errlen, "--irq-prio applies to GPIO mode (-I, -O or --gpio-dt)");
+		ls_fail(err, errlen, "--irq-prio applies to GPIO mode (-I, -O or --gpio-dt)");
 		return LS_PARSE_ERROR;
 	}
 	if (p->plot_path && p->json_path && !strcmp(p->plot_path, "-") &&
 	    !strcmp(p->json_path, "-")) {
-		fail(err, errlen, "--plot - and --json - cannot both go to stdout");
+		ls_fail(err, errlen, "--plot - and --json - cannot both go to stdout");
 		return LS_PARSE_ERROR;
 	}
 	return LS_PARSE_RUN;

@@ -13,12 +13,12 @@
 
 #include "latscope.h"
 
-#define US(ns)	((double)(ns) / 1000.0)
-
 static void hhmmss(FILE *f, const char *what, unsigned long long s)
 {
-	fprintf(f, "# %s (hhmmss): %.2llu:%.2llu:%.2llu\n", what, s / 3600,
-		(s / 60) % 60, s % 60);
+	char buf[32];
+
+	ls_fmt_hhmmss(buf, sizeof(buf), s);
+	fprintf(f, "# %s (hhmmss): %s\n", what, buf);
 }
 
 /* The load: preset, where it ran, its exact commands, its tools' versions. */
@@ -88,16 +88,16 @@ static void header(FILE *f, const struct ls_report *r,
 	hhmmss(f, "peak", r->peak_s);
 	if (r->total_overruns)
 		fprintf(f, "# OVERRUNS: %llu\n", (unsigned long long)r->total_overruns);
-	fprintf(f, "# min latency: %.3f\n", US(sum->min));
-	fprintf(f, "# avg latency: %.3f\n", US(sum->avg));
-	fprintf(f, "# max latency: %.3f\n", US(sum->max));
+	fprintf(f, "# min latency: %.3f\n", ls_us(sum->min));
+	fprintf(f, "# avg latency: %.3f\n", ls_us(sum->avg));
+	fprintf(f, "# max latency: %.3f\n", ls_us(sum->max));
 	fprintf(f, "# sample count: %llu\n", (unsigned long long)sum->samples);
 
 	/* What latmus does not say. */
 	fprintf(f, "# measured CPUs: %s\n", cpus);
 	fprintf(f, "# preemption model: %s\n", si->preemption);
 	fprintf(f, "# cpufreq governor: %s\n", si->governor);
-	fprintf(f, "# stddev: %.3f\n", US(sum->stddev));
+	fprintf(f, "# stddev: %.3f\n", ls_us(sum->stddev));
 	for (i = 0; i < LS_NR_PCT; i++) {
 		ls_fmt_pct(pct, sizeof(pct), &sum->pct[i]);
 		fprintf(f, "# %g%% percentile: %s\n", ls_percentiles[i], pct);

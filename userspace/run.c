@@ -11,7 +11,6 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,18 +59,6 @@ struct run {
 	__s64 best, worst;
 };
 
-static void fail(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
-
 /* ---- logger ---- */
 
 /* Asks the main thread to end the run with @code. */
@@ -105,10 +92,7 @@ static void log_second(struct run *run, const struct latscope_bulk *b)
 	char line[256];
 	bool weird;
 
-	if (!run->rounds || b->min_ns < run->best)
-		run->best = b->min_ns;
-	if (!run->rounds || b->max_ns > run->worst)
-		run->worst = b->max_ns;
+	ls_merge_extremes(&run->best, &run->worst, !run->rounds, b->min_ns, b->max_ns);
 	run->overruns += b->overruns;
 	weird = b->min_ns > b->max_ns || b->min_ns > b->avg_ns ||
 		b->avg_ns > b->max_ns || b->max_ns > run->worst ||
@@ -116,9 +100,9 @@ static void log_second(struct run *run, const struct latscope_bulk *b)
 	if (p->verbosity > 0 || weird) {
 		if (p->lines ? run->rounds % p->lines == 0 : run->rounds == 0)
 			print_header(run);
-		ls_fmt_rtd(line, sizeof(line), b->min_ns / 1000.0, b->avg_ns / 1000.0,
-			   b->max_ns / 1000.0, run->overruns, run->best / 1000.0,
-			   run->worst / 1000.0);
+		ls_fmt_rtd(line, sizeof(line), ls_us(b->min_ns), ls_us(b->avg_ns),
+			   ls_us(b->max_ns), run->overruns, ls_us(run->best),
+			   ls_us(run->worst));
 		fputs(line, stdout);
 		fflush(stdout);
 	}
@@ -128,7 +112,7 @@ static void log_second(struct run *run, const struct latscope_bulk *b)
 		request_stop(run, LS_EXIT_WEIRD);
 	} else if (p->abort_us && b->max_ns > (__s64)p->abort_us * 1000) {
 		fprintf(stderr, "latency threshold is exceeded (%u >= %.3f), aborting.\n",
-			p->abort_us, b->max_ns / 1000.0);
+			p->abort_us, ls_us(b->max_ns));
 		request_stop(run, LS_EXIT_ABORT);
 	} else if (p->breaktrace_us && b->max_ns > (__s64)p->breaktrace_us * 1000) {
 		request_stop(run, LS_EXIT_BREAKTRACE);
@@ -172,10 +156,9 @@ static void log_ready_seconds(struct run *run, bool drain)
 
 			if (!c->queued || b->second != second)
 				continue;
-			if (!m.samples || (b->samples && b->min_ns < m.min_ns))
-				m.min_ns = b->min_ns;
-			if (!m.samples || b->max_ns > m.max_ns)
-				m.max_ns = b->max_ns;
+			if (b->samples)
+				ls_merge_extremes(&m.min_ns, &m.max_ns, !m.samples,
+						  b->min_ns, b->max_ns);
 			sum += b->avg_ns * (__s64)b->samples;
 			m.samples += b->samples;
 			m.overruns += b->overruns;
@@ -241,14 +224,6 @@ static void *logger_fn(void *arg)
 
 /* ---- responder ---- */
 
-static __u64 now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (__u64)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
 static void *responder_fn(void *arg)
 {
 	struct cpu_run *c = arg;
@@ -262,7 +237,7 @@ static void *responder_fn(void *arg)
 			return NULL;
 		}
 		/* The stamp that measures this event, as soon as we run. */
-		pulse.stamp_ns = now_ns();
+		pulse.stamp_ns = ls_now_ns();
 	}
 }
 
@@ -312,13 +287,13 @@ int ls_check_driver(const struct latscope_info *info, bool gpio, char *err,
 		    size_t errlen)
 {
 	if (info->abi_version != LATSCOPE_ABI_VERSION) {
-		fail(err, errlen, "the loaded driver %.32s speaks ABI %u, this latscope needs %u: load the matching latscope.ko",
-		     info->version, info->abi_version, LATSCOPE_ABI_VERSION);
+		ls_fail(err, errlen, "the loaded driver %.32s speaks ABI %u, this latscope needs %u: load the matching latscope.ko",
+			info->version, info->abi_version, LATSCOPE_ABI_VERSION);
 		return -1;
 	}
 	if (gpio && info->setup_size < sizeof(struct latscope_setup)) {
-		fail(err, errlen, "the loaded driver %.32s has no GPIO source (setup size %u, need %zu): load the matching latscope.ko",
-		     info->version, info->setup_size, sizeof(struct latscope_setup));
+		ls_fail(err, errlen, "the loaded driver %.32s has no GPIO source (setup size %u, need %zu): load the matching latscope.ko",
+			info->version, info->setup_size, sizeof(struct latscope_setup));
 		return -1;
 	}
 	return 0;
@@ -342,16 +317,16 @@ static int open_session(struct cpu_run *c, const struct ls_params *p,
 	c->fd = open(DEVICE, O_RDWR | O_CLOEXEC);
 	if (c->fd < 0) {
 		if (errno == ENOENT)
-			fail(err, errlen, "no %s: load the driver first (modprobe latscope, or insmod latscope.ko)", DEVICE);
+			ls_fail(err, errlen, "no %s: load the driver first (modprobe latscope, or insmod latscope.ko)", DEVICE);
 		else if (errno == EACCES || errno == EPERM)
-			fail(err, errlen, "no permission to open %s: run as root, or grant a group access (see README)", DEVICE);
+			ls_fail(err, errlen, "no permission to open %s: run as root, or grant a group access (see README)", DEVICE);
 		else
-			fail(err, errlen, "cannot open %s: %s", DEVICE, strerror(errno));
+			ls_fail(err, errlen, "cannot open %s: %s", DEVICE, strerror(errno));
 		return -1;
 	}
 	if (ioctl(c->fd, LATSCOPE_IOC_GET_INFO, &info)) {
-		fail(err, errlen, "%s does not answer GET_INFO (%s): is it the latscope driver?",
-		     DEVICE, strerror(errno));
+		ls_fail(err, errlen, "%s does not answer GET_INFO (%s): is it the latscope driver?",
+			DEVICE, strerror(errno));
 		return -1;
 	}
 	if (ls_check_driver(&info, p->gpio, err, errlen))
@@ -362,8 +337,8 @@ static int open_session(struct cpu_run *c, const struct ls_params *p,
 		if (p->gpio)
 			ls_gpio_setup_error(p, errno, err, errlen);
 		else
-			fail(err, errlen, "the driver refused the setup for CPU%d: %s", c->cpu,
-			     errno == EINVAL ? "is that CPU online?" : strerror(errno));
+			ls_fail(err, errlen, "the driver refused the setup for CPU%d: %s", c->cpu,
+				errno == EINVAL ? "is that CPU online?" : strerror(errno));
 		return -1;
 	}
 	return 0;
@@ -409,12 +384,12 @@ static int collect(struct cpu_run *c, struct ls_cpu_result *out, unsigned int ce
 	int ret;
 
 	if (result_alloc(out, cells)) {
-		fail(err, errlen, "out of memory for CPU%d's histogram", c->cpu);
+		ls_fail(err, errlen, "out of memory for CPU%d's histogram", c->cpu);
 		return -1;
 	}
 	ret = read_result(c, out, cells, LATSCOPE_IOC_GET_RESULT);
 	if (ret) {
-		fail(err, errlen, "cannot read CPU%d's result: %s", c->cpu, strerror(-ret));
+		ls_fail(err, errlen, "cannot read CPU%d's result: %s", c->cpu, strerror(-ret));
 		free(out->cells);
 		out->cells = NULL;
 		out->tail = NULL;
@@ -545,7 +520,7 @@ static void checkpoint(struct run *run, const struct ls_report *r)
 	s->c_state_restricted = r->c_state_restricted;
 	s->started = r->started;
 	s->ended = time(NULL);
-	fill_report(s, now_ns());
+	fill_report(s, ls_now_ns());
 	ls_write_files(s, false);
 }
 
@@ -563,7 +538,7 @@ static int pick_cpus(const struct ls_params *p, const struct ls_sysinfo *si,
 	    ls_parse_cpu_list(strtok(buf, "\n"), &online)) {
 		if (f)
 			fclose(f);
-		fail(err, errlen, "cannot read the online CPUs from /sys/devices/system/cpu/online");
+		ls_fail(err, errlen, "cannot read the online CPUs from /sys/devices/system/cpu/online");
 		return -1;
 	}
 	fclose(f);
@@ -578,7 +553,7 @@ static int pick_cpus(const struct ls_params *p, const struct ls_sysinfo *si,
 	for (c = 0; c < CPU_SETSIZE; c++) {
 		if (CPU_ISSET(c, set) && !CPU_ISSET(c, &online)) {
 			ls_format_cpu_list(&online, buf, sizeof(buf));
-			fail(err, errlen, "CPU%d is not online (online: %s)", c, buf);
+			ls_fail(err, errlen, "CPU%d is not online (online: %s)", c, buf);
 			return -1;
 		}
 	}
@@ -676,13 +651,13 @@ int ls_run(const struct ls_params *p, struct ls_report *r, char *err,
 	r->total_cells = report_totals_alloc(r, p->hist_cells);
 	r->timeline = malloc(sizeof(*r->timeline));
 	if (!run.cpus || !r->cpu || !r->total_cells || !r->timeline) {
-		fail(err, errlen, "out of memory for %d CPUs", run.nr);
+		ls_fail(err, errlen, "out of memory for %d CPUs", run.nr);
 		goto out;
 	}
 	ls_timeline_init(r->timeline);
 	run.timeline = r->timeline;
 	if (p->checkpoint_s && snap_alloc(&run, r)) {
-		fail(err, errlen, "out of memory for the checkpoint's copy of %d CPUs", run.nr);
+		ls_fail(err, errlen, "out of memory for the checkpoint's copy of %d CPUs", run.nr);
 		goto out;
 	}
 	for (c = 0, i = 0; c < CPU_SETSIZE; c++) {
@@ -727,8 +702,8 @@ int ls_run(const struct ls_params *p, struct ls_report *r, char *err,
 	r->started = run.start;
 	for (i = 0; i < run.nr; i++) {
 		if (ioctl(run.cpus[i].fd, LATSCOPE_IOC_START)) {
-			fail(err, errlen, "cannot start measuring on CPU%d: %s",
-			     run.cpus[i].cpu, strerror(errno));
+			ls_fail(err, errlen, "cannot start measuring on CPU%d: %s",
+				run.cpus[i].cpu, strerror(errno));
 			goto stop;
 		}
 		run.cpus[i].started = true;
@@ -742,15 +717,15 @@ int ls_run(const struct ls_params *p, struct ls_report *r, char *err,
 		e = start_thread(&run.cpus[i].responder, responder_fn, &run.cpus[i],
 				 SCHED_FIFO, p->priority, &one);
 		if (e) {
-			fail(err, errlen, "cannot start the SCHED_FIFO %d responder on CPU%d: %s",
-			     p->priority, run.cpus[i].cpu,
-			     e == EPERM ? "not allowed (run as root or raise RLIMIT_RTPRIO)" : strerror(e));
+			ls_fail(err, errlen, "cannot start the SCHED_FIFO %d responder on CPU%d: %s",
+				p->priority, run.cpus[i].cpu,
+				e == EPERM ? "not allowed (run as root or raise RLIMIT_RTPRIO)" : strerror(e));
 			goto stop;
 		}
 		run.cpus[i].has_responder = true;
 	}
 	if (start_thread(&logger, logger_fn, &run, SCHED_OTHER, 0, &others)) {
-		fail(err, errlen, "cannot start the logger thread");
+		ls_fail(err, errlen, "cannot start the logger thread");
 		goto stop;
 	}
 	has_logger = true;
@@ -759,7 +734,7 @@ int ls_run(const struct ls_params *p, struct ls_report *r, char *err,
 	ret = sig == SIGUSR1 ? atomic_load(&run.exit_code) : LS_EXIT_OK;
 stop:
 	atomic_store(&run.stopping, true);
-	run.stopped_ns = now_ns();
+	run.stopped_ns = ls_now_ns();
 	for (i = 0; i < run.nr; i++)
 		if (run.cpus[i].started && ioctl(run.cpus[i].fd, LATSCOPE_IOC_STOP) &&
 		    errno == ENODEV) {

@@ -88,7 +88,7 @@ static struct ls_pct percentile(const struct latscope_stats *st,
  */
 int ls_fmt_pct(char *buf, size_t len, const struct ls_pct *pct)
 {
-	double hi = pct->hi / 1000.0;
+	double hi = ls_us(pct->hi);
 
 	switch (pct->kind) {
 	case LS_PCT_TAIL:
@@ -123,6 +123,20 @@ void ls_summarize(const struct latscope_stats *st, const struct ls_hist *h,
 		out->pct[i] = percentile(st, h, ls_percentiles[i]);
 }
 
+/*
+ * Widens [*min, *max] to hold a block of samples from @lo to @hi; @empty:
+ * [*min, *max] holds no sample yet. Returns whether @hi is the new max.
+ */
+bool ls_merge_extremes(__s64 *min, __s64 *max, bool empty, __s64 lo, __s64 hi)
+{
+	if (empty || lo < *min)
+		*min = lo;
+	if (!empty && hi <= *max)
+		return false;
+	*max = hi;
+	return true;
+}
+
 /* Adds @from's samples to @into, as if both had been one run. */
 void ls_merge_stats(struct latscope_stats *into,
 		    const struct latscope_stats *from)
@@ -131,12 +145,9 @@ void ls_merge_stats(struct latscope_stats *into,
 
 	if (!from->samples)
 		return;
-	if (!into->samples || from->min_ns < into->min_ns)
-		into->min_ns = from->min_ns;
-	if (!into->samples || from->max_ns > into->max_ns) {
-		into->max_ns = from->max_ns;
+	if (ls_merge_extremes(&into->min_ns, &into->max_ns, !into->samples,
+			      from->min_ns, from->max_ns))
 		into->peak_ns = from->peak_ns;
-	}
 	into->samples += from->samples;
 	into->sum_ns += from->sum_ns;
 	lo = into->sum_sq_lo + from->sum_sq_lo;

@@ -19,12 +19,9 @@ void ls_timeline_init(struct ls_timeline *t)
 /* Folds @from into @into; either may have no sample. */
 static void merge_point(struct ls_point *into, const struct ls_point *from)
 {
-	if (from->samples) {
-		if (!into->samples || from->min_ns < into->min_ns)
-			into->min_ns = from->min_ns;
-		if (!into->samples || from->max_ns > into->max_ns)
-			into->max_ns = from->max_ns;
-	}
+	if (from->samples)
+		ls_merge_extremes(&into->min_ns, &into->max_ns, !into->samples,
+				  from->min_ns, from->max_ns);
 	into->samples += from->samples;
 	into->overruns += from->overruns;
 	into->sum_ns += from->sum_ns;

@@ -213,6 +213,8 @@ static void test_lines(void)
 	ls_fmt_rtd(buf, sizeof(buf), -0.25, 0.5, 1234.5678, 0, -0.25, 1234.5678);
 	check_str(buf, "RTD|     -0.250|      0.500|   1234.568|       0|     0|     -0.250|   1234.568\n",
 		  "RTD negative and rounding");
+	ls_fmt_hhmmss(buf, sizeof(buf), 360061);
+	check_str(buf, "100:01:01", "hh:mm:ss past 99 hours");
 	ls_fmt_rts(buf, sizeof(buf), 1.0, 2.0, 30.0, 7, 3661, 7200);
 	check_str(buf, "---|-----------|-----------|-----------|--------|------|-------------------------\n"
 		  "RTS|      1.000|      2.000|     30.000|       7|     0|    01:01:01/02:00:00\n", "RTS");
@@ -295,6 +297,18 @@ static void test_stats(void)
 	check(a.samples == 2 && a.min_ns == 10 && a.max_ns == 20 && a.peak_ns == 2 &&
 	      a.sum_sq_hi == 1 && a.sum_sq_lo == 1, "merge", "hi %llu lo %llu",
 	      (unsigned long long)a.sum_sq_hi, (unsigned long long)a.sum_sq_lo);
+
+	/* Extremes: an empty side takes the other's, even when negative. */
+	{
+		__s64 min = 0, max = 0;
+
+		check(ls_merge_extremes(&min, &max, true, -7, -3) && min == -7 && max == -3,
+		      "extremes into an empty block", "[%lld, %lld]", (long long)min, (long long)max);
+		check(!ls_merge_extremes(&min, &max, false, -5, -4) && min == -7 && max == -3,
+		      "extremes inside", "[%lld, %lld]", (long long)min, (long long)max);
+		check(ls_merge_extremes(&min, &max, false, -9, 2) && min == -9 && max == 2,
+		      "extremes widened", "[%lld, %lld]", (long long)min, (long long)max);
+	}
 }
 
 /* The tail's buckets, as the uapi header defines them (see KUnit's twin). */
