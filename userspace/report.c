@@ -1,0 +1,197 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * latscope CLI: the run's report. Each CPU's result read from the driver
+ * (GET_RESULT at the end, SNAPSHOT for a --checkpoint while the run goes
+ * on), the totals and the measured time worked out of them, and the
+ * checkpoint copies written meanwhile so that a crash keeps the run.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+
+#include "run.h"
+
+/*
+ * The counters of one CPU's result, in one block that free(out->cells)
+ * frees: two histograms of @cells, then two tails.
+ */
+static int result_alloc(struct ls_cpu_result *out, unsigned int cells)
+{
+	out->cells = calloc(2 * ((size_t)cells + LATSCOPE_TAIL_BUCKETS), sizeof(__u64));
+	out->tail = out->cells ? out->cells + 2 * (size_t)cells : NULL;
+	return out->cells ? 0 : -1;
+}
+
+/* GET_RESULT or SNAPSHOT (@cmd) into @out, allocated by result_alloc(). */
+static int read_result(struct cpu_run *c, struct ls_cpu_result *out, unsigned int cells,
+		       unsigned long cmd)
+{
+	struct latscope_result *res = &out->res;
+
+	out->cpu = c->cpu;
+	out->isolated = c->isolated;
+	memset(res, 0, sizeof(*res));
+	res->size = sizeof(*res);
+	res->histogram = (uintptr_t)out->cells;
+	res->histogram_size = 2 * (size_t)cells * sizeof(__u64);
+	res->tail = (uintptr_t)out->tail;
+	res->tail_size = 2 * (size_t)LATSCOPE_TAIL_BUCKETS * sizeof(__u64);
+	if (ioctl(c->fd, cmd, res))
+		return -errno;
+	/* A driver older than the tail says so by its size, and fills none. */
+	out->has_tail = res->size >= LATSCOPE_RESULT_SIZE_VER1 &&
+			res->tail_buckets == LATSCOPE_TAIL_BUCKETS &&
+			res->tail_sub_bits == LATSCOPE_TAIL_SUB_BITS;
+	return 0;
+}
+
+/* @c's result once the run stopped, into @out, which it allocates. */
+int ls_collect(struct cpu_run *c, struct ls_cpu_result *out, unsigned int cells,
+	       char *err, size_t errlen)
+{
+	int ret;
+
+	if (result_alloc(out, cells)) {
+		ls_fail(err, errlen, "out of memory for CPU%d's histogram", c->cpu);
+		return -1;
+	}
+	ret = read_result(c, out, cells, LATSCOPE_IOC_GET_RESULT);
+	if (ret) {
+		ls_fail(err, errlen, "cannot read CPU%d's result: %s", c->cpu, strerror(-ret));
+		free(out->cells);
+		out->cells = NULL;
+		out->tail = NULL;
+	}
+	return ret;
+}
+
+/*
+ * The buffers of a report of @nr_cpus CPUs, but the CPUs' histograms: the
+ * CPUs' entries, the merged histogram and its tail (in one block,
+ * total_cells) and the timeline. ls_report_free() frees them, even half
+ * taken.
+ */
+int ls_report_alloc(struct ls_report *r, int nr_cpus, unsigned int cells)
+{
+	r->cpu = calloc(nr_cpus, sizeof(*r->cpu));
+	r->total_cells = calloc((size_t)cells + LATSCOPE_TAIL_BUCKETS, sizeof(__u64));
+	r->total_tail = r->total_cells ? r->total_cells + cells : NULL;
+	r->timeline = malloc(sizeof(*r->timeline));
+	return r->cpu && r->total_cells && r->timeline ? 0 : -1;
+}
+
+/* Frees the buffers of @r: its CPUs' histograms, totals and timeline. */
+void ls_report_free(struct ls_report *r)
+{
+	int i;
+
+	for (i = 0; r->cpu && i < r->nr_cpus; i++)
+		free(r->cpu[i].cells);
+	free(r->cpu);
+	free(r->total_cells);
+	free(r->timeline);
+	r->cpu = NULL;
+	r->total_cells = NULL;
+	r->total_tail = NULL;
+	r->timeline = NULL;
+	r->nr_cpus = 0;
+}
+
+/* Totals of @r's CPUs, and the measured time up to @stopped_ns. */
+void ls_fill_report(struct ls_report *r, __u64 stopped_ns)
+{
+	unsigned int n = r->params->hist_cells;
+	__u64 warmup_end;
+	int i;
+
+	memset(&r->total, 0, sizeof(r->total));
+	memset(&r->total_irq, 0, sizeof(r->total_irq));
+	memset(r->total_cells, 0, n * sizeof(*r->total_cells));
+	memset(r->total_tail, 0, LATSCOPE_TAIL_BUCKETS * sizeof(*r->total_tail));
+	r->total_overruns = 0;
+	r->total_dropped = 0;
+	r->has_tail = r->nr_cpus > 0;
+	for (i = 0; i < r->nr_cpus; i++) {
+		const struct latscope_result *res = &r->cpu[i].res;
+
+		ls_merge_stats(&r->total, &res->latency);
+		ls_merge_stats(&r->total_irq, &res->irq);
+		ls_merge_cells(r->total_cells, r->cpu[i].cells, n);
+		ls_merge_cells(r->total_tail, r->cpu[i].tail, LATSCOPE_TAIL_BUCKETS);
+		r->has_tail &= r->cpu[i].has_tail;
+		r->total_overruns += res->overruns;
+		r->total_dropped += res->bulk_dropped;
+	}
+	r->ended = time(NULL);
+	r->duration_ns = 0;
+	r->peak_s = 0;
+	for (i = 0; i < r->nr_cpus; i++) {
+		const struct latscope_result *res = &r->cpu[i].res;
+
+		warmup_end = res->start_ns + res->warmup_ns;
+		if (stopped_ns > warmup_end && stopped_ns - warmup_end > r->duration_ns)
+			r->duration_ns = stopped_ns - warmup_end;
+		if (res->latency.samples && res->latency.max_ns == r->total.max_ns &&
+		    res->latency.peak_ns >= warmup_end)
+			r->peak_s = (res->latency.peak_ns - warmup_end) / 1000000000ULL;
+	}
+	r->duration_s = (r->duration_ns + 500000000ULL) / 1000000000ULL;
+}
+
+/* The buffers of --checkpoint's copy, taken before memory is locked. */
+int ls_checkpoint_alloc(struct run *run, const struct ls_report *r)
+{
+	struct ls_report *s = &run->snap;
+	unsigned int n = run->p->hist_cells;
+	int i;
+
+	*s = *r;
+	s->checkpoint = true;
+	s->nr_cpus = run->nr;
+	if (ls_report_alloc(s, run->nr, n))
+		return -1;
+	for (i = 0; i < run->nr; i++)
+		if (result_alloc(&s->cpu[i], n))
+			return -1;
+	return 0;
+}
+
+/*
+ * Rewrites the plot and JSON files with what the run measured so far, so
+ * that a crash or a power cut keeps it. Errors are said and the run goes
+ * on: the final files are written as usual.
+ */
+void ls_checkpoint(struct run *run, const struct ls_report *r)
+{
+	struct ls_report *s = &run->snap;
+	int i, ret;
+
+	if (run->snap_off)
+		return;
+	for (i = 0; i < run->nr; i++) {
+		ret = read_result(&run->cpus[i], &s->cpu[i], run->p->hist_cells,
+				  LATSCOPE_IOC_SNAPSHOT);
+		if (ret == -ENOTTY) {
+			fprintf(stderr, "latscope: this latscope.ko cannot read a running session: --checkpoint needs the driver of this latscope\n");
+			run->snap_off = true;
+			return;
+		}
+		if (ret) {
+			fprintf(stderr, "latscope: checkpoint skipped, CPU%d: %s\n", run->cpus[i].cpu,
+				ret == -EAGAIN ? "its histogram changed during every copy" :
+				strerror(-ret));
+			return;
+		}
+	}
+	pthread_mutex_lock(&run->tl_lock);
+	memcpy(s->timeline, r->timeline, sizeof(*s->timeline));
+	pthread_mutex_unlock(&run->tl_lock);
+	s->stress = r->stress;
+	s->c_state_restricted = r->c_state_restricted;
+	s->started = r->started;
+	s->ended = time(NULL);
+	ls_fill_report(s, ls_now_ns());
+	ls_write_files(s, false);
+}
+

@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * latscope CLI: the state of one run, shared by the files that carry it
+ * out: run.c (the sequence), cpu.c (where each part runs), logger.c (the
+ * per-second lines), wait.c (the signals that end the run) and report.c
+ * (the results). Nothing outside a run uses it.
+ */
+#ifndef LATSCOPE_RUN_H
+#define LATSCOPE_RUN_H
+
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <time.h>
+
+#include "latscope.h"
+
+#define LS_QUEUE_LEN	64
+
+/* One measured CPU: its session, its responder, its queue of records. */
+struct cpu_run {
+	int cpu;
+	int fd;
+	bool isolated;
+	bool started;
+	bool has_responder;
+	pthread_t responder;
+	int responder_err;
+	/* Logger side: records read but not printed yet. */
+	bool eof;
+	struct latscope_bulk queue[LS_QUEUE_LEN];
+	int queued;
+};
+
+struct run {
+	const struct ls_params *p;
+	int nr;
+	struct cpu_run *cpus;
+	cpu_set_t measured;		/* the CPUs of @cpus */
+	cpu_set_t others;		/* the logger's: not measured, or empty */
+	cpu_set_t load;			/* the load's: @others, else all */
+	time_t start;
+	__u64 stopped_ns;		/* CLOCK_MONOTONIC at the stop */
+	char cpu_list[256];
+	bool all_isolated;
+	sigset_t signals;		/* those that end the run, blocked */
+	int c_state_fd;			/* /dev/cpu_dma_latency held, or -1 */
+	pthread_t logger;
+	bool has_logger;
+	atomic_int exit_code;		/* set by the logger: -A, -b, weird */
+	atomic_bool stopping;		/* the main thread is stopping the run */
+	struct ls_timeline *timeline;	/* the logger's until it is joined */
+	pthread_mutex_t tl_lock;	/* timeline: logger vs checkpoint */
+	struct ls_report snap;		/* --checkpoint's copy of the run */
+	bool snap_off;			/* the driver cannot take snapshots */
+	/* Logger figures, in ns. */
+	unsigned long long rounds;
+	unsigned long long overruns;
+	__s64 best, worst;
+};
+
+/* cpu.c */
+int ls_pick_cpus(const struct ls_params *p, const struct ls_sysinfo *si,
+		 cpu_set_t *set, char *err, size_t errlen);
+void ls_cpus_off(const cpu_set_t *measured, cpu_set_t *others, cpu_set_t *load);
+bool ls_hold_c_states(int *fd);
+int ls_start_thread(pthread_t *t, void *(*fn)(void *), void *arg, int policy,
+		    int prio, const cpu_set_t *cpus);
+
+/* logger.c: the thread's function, its argument a struct run. */
+void *ls_logger(void *run);
+
+/* wait.c */
+void ls_block_signals(sigset_t *set);
+int ls_wait_for_end(struct run *run, const struct ls_report *r);
+
+/* report.c */
+int ls_report_alloc(struct ls_report *r, int nr_cpus, unsigned int cells);
+int ls_collect(struct cpu_run *c, struct ls_cpu_result *out, unsigned int cells,
+	       char *err, size_t errlen);
+void ls_fill_report(struct ls_report *r, __u64 stopped_ns);
+int ls_checkpoint_alloc(struct run *run, const struct ls_report *r);
+void ls_checkpoint(struct run *run, const struct ls_report *r);
+
+#endif /* LATSCOPE_RUN_H */
