@@ -8,7 +8,6 @@
 #define LATSCOPE_H
 
 #include <linux/atomic.h>
-#include <linux/bitops.h>
 #include <linux/hrtimer.h>
 #include <linux/irq_work.h>
 #include <linux/list.h>
@@ -57,37 +56,6 @@ void latscope_acc_export(const struct latscope_acc *acc,
 			 struct latscope_stats *out);
 int latscope_acc_snapshot(struct latscope_acc *acc, struct latscope_stats *out,
 			  u64 *cells, u64 *tail);
-
-/*
- * The tail bucket of latency @v (see LATSCOPE_TAIL_SUB_BITS): its highest
- * set bit picks the power of two, the next LATSCOPE_TAIL_SUB_BITS bits the
- * sub-bucket. Values past the last bucket (none of an s64) go to it.
- */
-static inline u32 latscope_tail_index(u64 v)
-{
-	const u32 b = LATSCOPE_TAIL_SUB_BITS, sub = 1U << b;
-	u32 k;
-
-	if (v < 2 * sub)
-		return v;
-	k = fls64(v) - 1;
-	return min_t(u32, (k - b + 1) * sub + ((v >> (k - b)) & (sub - 1)),
-		     LATSCOPE_TAIL_BUCKETS - 1);
-}
-
-/*
- * The smallest latency of tail bucket @i; LATSCOPE_TAIL_BUCKETS gives the
- * end of the last one, 2^63.
- */
-static inline u64 latscope_tail_lo(u32 i)
-{
-	const u32 b = LATSCOPE_TAIL_SUB_BITS, sub = 1U << b;
-
-	i = min_t(u32, i, LATSCOPE_TAIL_BUCKETS);
-	if (i < sub)
-		return i;
-	return (u64)(sub + i % sub) << (i / sub - 1);
-}
 
 /* The second being summed up for the next bulk record. */
 struct latscope_second {

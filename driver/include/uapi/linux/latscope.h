@@ -239,6 +239,37 @@ struct latscope_stats {
 #define LATSCOPE_TAIL_SUB_BITS		4
 #define LATSCOPE_TAIL_BUCKETS		((64 - LATSCOPE_TAIL_SUB_BITS) << LATSCOPE_TAIL_SUB_BITS)
 
+/*
+ * The tail bucket of latency @v (ns, >= 0), by the formula above; values
+ * past the last bucket (none of an __s64) go to it.
+ */
+static __inline__ __u32 latscope_tail_index(__u64 v)
+{
+	const __u32 b = LATSCOPE_TAIL_SUB_BITS, sub = 1U << LATSCOPE_TAIL_SUB_BITS;
+	__u32 k, i;
+
+	if (v < 2 * sub)
+		return (__u32)v;
+	k = 63 - (__u32)__builtin_clzll(v);
+	i = (k - b + 1) * sub + (__u32)((v >> (k - b)) & (sub - 1));
+	return i < LATSCOPE_TAIL_BUCKETS ? i : LATSCOPE_TAIL_BUCKETS - 1;
+}
+
+/*
+ * lo(@i), the smallest latency of tail bucket @i, by the formula above;
+ * @i == LATSCOPE_TAIL_BUCKETS gives the end of the last bucket, 2^63.
+ */
+static __inline__ __u64 latscope_tail_lo(__u32 i)
+{
+	const __u32 sub = 1U << LATSCOPE_TAIL_SUB_BITS;
+
+	if (i > LATSCOPE_TAIL_BUCKETS)
+		i = LATSCOPE_TAIL_BUCKETS;
+	if (i < sub)
+		return i;
+	return (__u64)(sub + i % sub) << (i / sub - 1);
+}
+
 /* struct latscope_result.flags */
 #define LATSCOPE_RESULT_TRACE_FIRED	_BITUL(0)	/* threshold crossed */
 #define LATSCOPE_RESULT_CPU_OFFLINE	_BITUL(1)	/* ended by hotplug */
