@@ -24,12 +24,11 @@ static LIST_HEAD(latscope_sessions);
 static DEFINE_MUTEX(latscope_sessions_lock);
 static enum cpuhp_state latscope_cpuhp_state;
 
-/* Checks every field of @setup and fills in the defaults. */
+/* Checks every field of @setup (its source's part by the source) and fills in the defaults. */
 int latscope_setup_check(struct latscope_setup *setup)
 {
-	unsigned int i;
-
 	const struct latscope_source *src = latscope_source_of(setup->source);
+	unsigned int i;
 
 	if (!src || setup->context > LATSCOPE_CTX_USER)
 		return -EINVAL;
