@@ -434,7 +434,8 @@ enum ls_parse ls_parse_args(int argc, char **argv, struct ls_params *p,
 			return LS_PARSE_VERSION;
 		case '?':
 		case ':':
-			if (optopt)
+			/* A long option without a letter is named as given. */
+			if (optopt && optopt < OPT_CPUS)
 				ls_fail(err, errlen, "option -%c %s", optopt,
 					strchr(short_opts, optopt) ? "needs a value" : "is unknown");
 			else

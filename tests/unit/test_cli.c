@@ -93,6 +93,8 @@ static void test_options(void)
 		{ "--cpus 3-1", "'3-1'" }, { "--cpus ''", "''" }, { "--cpus 1-", "'1-'" },
 		{ "--verbose=10", "'10'" }, { "-Q", "-Q" }, { "--bogus", "--bogus" },
 		{ "-p", "-p" }, { "extra", "'extra'" }, { "-g - --json -", "stdout" },
+		{ "--json", "option '--json' is unknown or needs a value" },
+		{ "--cpus", "option '--cpus' is unknown or needs a value" },
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		enum ls_parse r = parse(bad[i].line, &p, err);
