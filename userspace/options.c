@@ -8,59 +8,11 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "latscope.h"
-
-enum {
-	OPT_CPUS = 256,
-	OPT_JSON,
-	OPT_FORCE,
-	OPT_HELP,
-	OPT_VERSION,
-	OPT_PULSE_OUT,
-	OPT_GPIO_DT,
-	OPT_IRQ_PRIO,
-	OPT_STRESS,
-	OPT_STRESS_CMD,
-	OPT_CHECKPOINT,
-};
-
-static const char short_opts[] = "p:P:c:T:g:H:ikuA:qv::l:b:I:O:z:Z:";
-
-static const struct option long_opts[] = {
-	{ "period",		required_argument,	NULL, 'p' },
-	{ "priority",		required_argument,	NULL, 'P' },
-	{ "cpu",		required_argument,	NULL, 'c' },
-	{ "timeout",		required_argument,	NULL, 'T' },
-	{ "plot",		required_argument,	NULL, 'g' },
-	{ "histogram",		required_argument,	NULL, 'H' },
-	{ "irq",		no_argument,		NULL, 'i' },
-	{ "kernel",		no_argument,		NULL, 'k' },
-	{ "user",		no_argument,		NULL, 'u' },
-	{ "maxlat-abort",	required_argument,	NULL, 'A' },
-	{ "quiet",		no_argument,		NULL, 'q' },
-	{ "verbose",		optional_argument,	NULL, 'v' },
-	{ "lines",		required_argument,	NULL, 'l' },
-	{ "breaktrace",		required_argument,	NULL, 'b' },
-	{ "gpio-in",		required_argument,	NULL, 'I' },
-	{ "gpio-out",		required_argument,	NULL, 'O' },
-	{ "inband-gpio",	required_argument,	NULL, 'z' },
-	{ "oob-gpio",		required_argument,	NULL, 'Z' },
-	{ "pulse-out",		required_argument,	NULL, OPT_PULSE_OUT },
-	{ "gpio-dt",		optional_argument,	NULL, OPT_GPIO_DT },
-	{ "irq-prio",		required_argument,	NULL, OPT_IRQ_PRIO },
-	{ "stress",		required_argument,	NULL, OPT_STRESS },
-	{ "stress-cmd",		required_argument,	NULL, OPT_STRESS_CMD },
-	{ "checkpoint",		required_argument,	NULL, OPT_CHECKPOINT },
-	{ "cpus",		required_argument,	NULL, OPT_CPUS },
-	{ "json",		required_argument,	NULL, OPT_JSON },
-	{ "force",		no_argument,		NULL, OPT_FORCE },
-	{ "help",		no_argument,		NULL, OPT_HELP },
-	{ "version",		no_argument,		NULL, OPT_VERSION },
-	{ NULL, 0, NULL, 0 }
-};
 
 static const char *const context_names[] = {
 	[LATSCOPE_CTX_IRQ] = "irq",
@@ -209,154 +161,317 @@ static void join_cmdline(int argc, char **argv, char *buf, size_t len)
 		used += snprintf(buf + used, len - used, "%s%s", i ? " " : "", argv[i]);
 }
 
-static int parse_one(int c, const char *arg, struct ls_params *p, char *err,
-		     size_t errlen)
+/* ---- options: one row each ---- */
+
+struct opt_call;
+
+enum opt_kind {
+	OPT_SET,		/* no value: @value goes to the field */
+	OPT_NUMBER,		/* a whole number in [min, max] to the field */
+	OPT_TEXT,		/* the value as given to the field, a const char * */
+	OPT_HANDLER,		/* @parse reads the value */
+	OPT_ENDS,		/* parsing ends: @value is the enum ls_parse */
+};
+
+/*
+ * One option: its names and value for getopt_long(), what it sets in
+ * struct ls_params, and how a bad value is told: "invalid value 'x' for
+ * -p/--period (<hint>)", the hint a format given @min then @max.
+ */
+struct opt {
+	const char *name;
+	char letter;			/* 0: a long option only */
+	int has_arg;			/* no_argument, required_argument, ... */
+	enum opt_kind kind;
+	size_t field, size;		/* the field's offset and size */
+	unsigned long long min, max;
+	unsigned long long value;	/* OPT_SET's, OPT_NUMBER's without a value */
+	int (*parse)(struct opt_call *call);
+	const char *hint;
+};
+
+/* What a handler works on: its row, the value given, where it goes. */
+struct opt_call {
+	const struct opt *opt;
+	const char *arg;		/* NULL: an optional value not given */
+	struct ls_params *p;
+	char *err;			/* the handler's own message, if it has one */
+	size_t errlen;
+};
+
+/* A handler's answer besides 0 and -1: "invalid value" with the row's hint. */
+#define BAD_VALUE	1
+
+/* ---- options with a parsing of their own ---- */
+
+static int cpu_value(struct opt_call *call)
 {
 	unsigned long long v;
 
-	switch (c) {
-	case 'p':
-		if (parse_uint(arg, LATSCOPE_MIN_PERIOD_NS / 1000,
-			       LATSCOPE_MAX_PERIOD_NS / 1000, &v))
-			goto bad;
-		p->period_us = v;
-		return 0;
-	case 'P':
-		if (parse_uint(arg, 1, LATSCOPE_MAX_PRIORITY, &v))
-			goto bad;
-		p->priority = v;
-		return 0;
-	case 'c':
-		if (parse_uint(arg, 0, CPU_SETSIZE - 1, &v))
-			goto bad;
-		CPU_ZERO(&p->cpus);
-		CPU_SET(v, &p->cpus);
-		p->cpus_all = false;
-		return 0;
-	case OPT_CPUS:
-		if (!strcmp(arg, "all")) {
-			p->cpus_all = true;
-			CPU_ZERO(&p->cpus);
-			return 0;
-		}
-		if (ls_parse_cpu_list(arg, &p->cpus))
-			goto bad;
-		p->cpus_all = false;
-		return 0;
-	case 'T':
-		if (ls_parse_duration(arg, &p->timeout_s))
-			goto bad;
-		return 0;
-	case 'H':
-		if (parse_uint(arg, 1, LATSCOPE_MAX_HIST_CELLS, &v))
-			goto bad;
-		p->hist_cells = v;
-		return 0;
-	case 'A':
-		if (parse_uint(arg, 1, 1000000000, &v))
-			goto bad;
-		p->abort_us = v;
-		return 0;
-	case 'b':
-		if (parse_uint(arg, 1, 1000000000, &v))
-			goto bad;
-		p->breaktrace_us = v;
-		return 0;
-	case 'l':
-		if (parse_uint(arg, 0, 1000000, &v))
-			goto bad;
-		p->lines = v;
-		return 0;
-	case 'I':
-		p->gpio = true;
-		return ls_gpio_parse("-I", arg, &p->pulse_in, &p->gpio_edge, err, errlen);
-	case 'O':
-		p->gpio = true;
-		return ls_gpio_parse("-O", arg, &p->ack_out, NULL, err, errlen);
-	case OPT_PULSE_OUT:
-		p->gpio = true;
-		return ls_gpio_parse("--pulse-out", arg, &p->pulse_out, NULL, err, errlen);
-	case OPT_GPIO_DT:
-		p->gpio = true;
-		p->gpio_dt = true;
-		p->gpio_edge = 0;	/* the device's latscope,edge */
-		if (arg && ls_gpio_parse_edge(arg, &p->gpio_edge)) {
-			ls_fail(err, errlen, "--gpio-dt=%s: edge '%s' is not rising-edge, falling-edge or both-edges",
-				arg, arg);
-			return -1;
-		}
-		return 0;
-	case OPT_IRQ_PRIO:
-		if (parse_uint(arg, 1, LATSCOPE_MAX_PRIORITY, &v))
-			goto bad;
-		p->irq_thread_prio = v;
-		return 0;
-	case OPT_CHECKPOINT: {
-		char buf[32];
+	if (parse_uint(call->arg, call->opt->min, call->opt->max, &v))
+		return BAD_VALUE;
+	CPU_ZERO(&call->p->cpus);
+	CPU_SET(v, &call->p->cpus);
+	call->p->cpus_all = false;
+	return 0;
+}
 
-		/* A bare number is minutes; 30s, 5m, 2h as -T. */
-		snprintf(buf, sizeof(buf), "%s%s", arg,
-			 arg[0] && isdigit((unsigned char)arg[strlen(arg) - 1]) ? "m" : "");
-		if (ls_parse_duration(buf, &p->checkpoint_s) || !p->checkpoint_s)
-			goto bad;
+static int cpus_value(struct opt_call *call)
+{
+	struct ls_params *p = call->p;
+
+	if (!strcmp(call->arg, "all")) {
+		p->cpus_all = true;
+		CPU_ZERO(&p->cpus);
 		return 0;
 	}
-	case OPT_STRESS:
-		if (!ls_stress_preset(arg)) {
-			char names[128];
+	if (ls_parse_cpu_list(call->arg, &p->cpus))
+		return BAD_VALUE;
+	p->cpus_all = false;
+	return 0;
+}
 
-			ls_stress_names(names, sizeof(names));
-			ls_fail(err, errlen, "--stress %s: no such preset (presets: %s)", arg, names);
-			return -1;
-		}
-		p->stress = arg;
-		return 0;
-	case OPT_STRESS_CMD:
-		if (!arg[0] || strlen(arg) >= sizeof(((struct ls_stress *)0)->cmd[0])) {
-			ls_fail(err, errlen, "--stress-cmd: give a command of 1 to %zu characters",
-				sizeof(((struct ls_stress *)0)->cmd[0]) - 1);
-			return -1;
-		}
-		p->stress_cmd = arg;
-		return 0;
-	case 'z':
-	case 'Z':
-		p->gpio = true;
-		if (strcmp(arg, "-")) {
-			ls_fail(err, errlen,
-				"-%c %s: talking to a latmon monitor is not supported yet; give '-' instead of a host and read the monitor's own figures",
-				c, arg);
-			return -1;
-		}
-		if (c == 'Z')
-			p->oob_note = true;
-		return 0;
-	case 'v':
-		if (!arg) {
-			p->verbosity = 2;
-			return 0;
-		}
-		if (parse_uint(arg, 0, 9, &v))
-			goto bad;
-		p->verbosity = v;
-		return 0;
-	default:
+static int timeout_value(struct opt_call *call)
+{
+	return ls_parse_duration(call->arg, &call->p->timeout_s) ? BAD_VALUE : 0;
+}
+
+/* A bare number is minutes; 30s, 5m, 2h as -T. */
+static int checkpoint_value(struct opt_call *call)
+{
+	const char *arg = call->arg;
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "%s%s", arg,
+		 arg[0] && isdigit((unsigned char)arg[strlen(arg) - 1]) ? "m" : "");
+	if (ls_parse_duration(buf, &call->p->checkpoint_s) || !call->p->checkpoint_s)
+		return BAD_VALUE;
+	return 0;
+}
+
+static int pulse_in_value(struct opt_call *call)
+{
+	call->p->gpio = true;
+	return ls_gpio_parse("-I", call->arg, &call->p->pulse_in, &call->p->gpio_edge,
+			     call->err, call->errlen);
+}
+
+static int ack_out_value(struct opt_call *call)
+{
+	call->p->gpio = true;
+	return ls_gpio_parse("-O", call->arg, &call->p->ack_out, NULL, call->err, call->errlen);
+}
+
+static int pulse_out_value(struct opt_call *call)
+{
+	call->p->gpio = true;
+	return ls_gpio_parse("--pulse-out", call->arg, &call->p->pulse_out, NULL, call->err,
+			     call->errlen);
+}
+
+static int gpio_dt_value(struct opt_call *call)
+{
+	struct ls_params *p = call->p;
+	const char *arg = call->arg;
+
+	p->gpio = true;
+	p->gpio_dt = true;
+	p->gpio_edge = 0;	/* the device's latscope,edge */
+	if (arg && ls_gpio_parse_edge(arg, &p->gpio_edge)) {
+		ls_fail(call->err, call->errlen,
+			"--gpio-dt=%s: edge '%s' is not rising-edge, falling-edge or both-edges",
+			arg, arg);
 		return -1;
 	}
-bad:
-	ls_fail(err, errlen, "invalid value '%s' for %s", arg ? arg : "",
-		c == OPT_CPUS ? "--cpus (a list such as 1,3-5, or all)" :
-		c == 'p' ? "-p/--period (microseconds, 10 to 1000000)" :
-		c == 'P' ? "-P/--priority (1 to 99)" :
-		c == OPT_IRQ_PRIO ? "--irq-prio (1 to 99)" :
-		c == 'c' ? "-c/--cpu (a CPU number)" :
-		c == 'T' ? "-T/--timeout (e.g. 30, 30s, 5m, 2h, 1d; at most 100 days)" :
-		c == 'H' ? "-H/--histogram (1 to 65536 cells)" :
-		c == 'A' ? "-A/--maxlat-abort (microseconds, at least 1)" :
-		c == 'b' ? "-b/--breaktrace (microseconds, at least 1)" :
-		c == OPT_CHECKPOINT ? "--checkpoint (minutes, or 30s, 5m, 2h)" :
-		c == 'l' ? "-l/--lines (0 or more)" : "-v/--verbose (0 to 9)");
-	return -1;
+	return 0;
+}
+
+/* -z and -Z: latmus's remote monitor; '-' alone, no latmon host yet. */
+static int remote_value(struct opt_call *call)
+{
+	call->p->gpio = true;
+	if (strcmp(call->arg, "-")) {
+		ls_fail(call->err, call->errlen,
+			"-%c %s: talking to a latmon monitor is not supported yet; give '-' instead of a host and read the monitor's own figures",
+			call->opt->letter, call->arg);
+		return -1;
+	}
+	if (call->opt->letter == 'Z')
+		call->p->oob_note = true;
+	return 0;
+}
+
+static int stress_value(struct opt_call *call)
+{
+	char names[128];
+
+	if (!ls_stress_preset(call->arg)) {
+		ls_stress_names(names, sizeof(names));
+		ls_fail(call->err, call->errlen, "--stress %s: no such preset (presets: %s)",
+			call->arg, names);
+		return -1;
+	}
+	call->p->stress = call->arg;
+	return 0;
+}
+
+static int stress_cmd_value(struct opt_call *call)
+{
+	const size_t max = sizeof(((struct ls_stress *)0)->cmd[0]);
+
+	if (!call->arg[0] || strlen(call->arg) >= max) {
+		ls_fail(call->err, call->errlen, "--stress-cmd: give a command of 1 to %zu characters",
+			max - 1);
+		return -1;
+	}
+	call->p->stress_cmd = call->arg;
+	return 0;
+}
+
+/* ---- the option table ---- */
+
+#define FIELD(f)		.field = offsetof(struct ls_params, f), \
+				.size = sizeof(((struct ls_params *)0)->f)
+#define SET(f, v)		.kind = OPT_SET, FIELD(f), .value = (v)
+#define NUMBER(f, lo, hi)	.kind = OPT_NUMBER, FIELD(f), .min = (lo), .max = (hi)
+#define TEXT(f)			.kind = OPT_TEXT, FIELD(f)
+#define HANDLER(fn)		.kind = OPT_HANDLER, .parse = (fn)
+#define ENDS(v)			.kind = OPT_ENDS, .value = (v)
+
+static const struct opt opts[] = {
+	{ "period", 'p', required_argument,
+	  NUMBER(period_us, LATSCOPE_MIN_PERIOD_NS / 1000, LATSCOPE_MAX_PERIOD_NS / 1000),
+	  .hint = "microseconds, %llu to %llu" },
+	{ "priority", 'P', required_argument, NUMBER(priority, 1, LATSCOPE_MAX_PRIORITY),
+	  .hint = "%llu to %llu" },
+	{ "cpu", 'c', required_argument, HANDLER(cpu_value), .min = 0, .max = CPU_SETSIZE - 1,
+	  .hint = "a CPU number" },
+	{ "timeout", 'T', required_argument, HANDLER(timeout_value),
+	  .hint = "e.g. 30, 30s, 5m, 2h, 1d; at most 100 days" },
+	{ "plot", 'g', required_argument, TEXT(plot_path) },
+	{ "histogram", 'H', required_argument, NUMBER(hist_cells, 1, LATSCOPE_MAX_HIST_CELLS),
+	  .hint = "%llu to %llu cells" },
+	{ "irq", 'i', no_argument, SET(context, LATSCOPE_CTX_IRQ) },
+	{ "kernel", 'k', no_argument, SET(context, LATSCOPE_CTX_KERNEL) },
+	{ "user", 'u', no_argument, SET(context, LATSCOPE_CTX_USER) },
+	{ "maxlat-abort", 'A', required_argument, NUMBER(abort_us, 1, 1000000000),
+	  .hint = "microseconds, at least %llu" },
+	{ "quiet", 'q', no_argument, SET(verbosity, 0) },
+	{ "verbose", 'v', optional_argument, NUMBER(verbosity, 0, 9), .value = 2,
+	  .hint = "%llu to %llu" },
+	{ "lines", 'l', required_argument, NUMBER(lines, 0, 1000000), .hint = "%llu or more" },
+	{ "breaktrace", 'b', required_argument, NUMBER(breaktrace_us, 1, 1000000000),
+	  .hint = "microseconds, at least %llu" },
+	{ "gpio-in", 'I', required_argument, HANDLER(pulse_in_value) },
+	{ "gpio-out", 'O', required_argument, HANDLER(ack_out_value) },
+	{ "inband-gpio", 'z', required_argument, HANDLER(remote_value) },
+	{ "oob-gpio", 'Z', required_argument, HANDLER(remote_value) },
+	{ "pulse-out", 0, required_argument, HANDLER(pulse_out_value) },
+	{ "gpio-dt", 0, optional_argument, HANDLER(gpio_dt_value) },
+	{ "irq-prio", 0, required_argument, NUMBER(irq_thread_prio, 1, LATSCOPE_MAX_PRIORITY),
+	  .hint = "%llu to %llu" },
+	{ "stress", 0, required_argument, HANDLER(stress_value) },
+	{ "stress-cmd", 0, required_argument, HANDLER(stress_cmd_value) },
+	{ "checkpoint", 0, required_argument, HANDLER(checkpoint_value),
+	  .hint = "minutes, or 30s, 5m, 2h" },
+	{ "cpus", 0, required_argument, HANDLER(cpus_value),
+	  .hint = "a list such as 1,3-5, or all" },
+	{ "json", 0, required_argument, TEXT(json_path) },
+	{ "force", 0, no_argument, SET(force, true) },
+	{ "help", 0, no_argument, ENDS(LS_PARSE_HELP) },
+	{ "version", 0, no_argument, ENDS(LS_PARSE_VERSION) },
+};
+
+#define NR_OPTS		(sizeof(opts) / sizeof(opts[0]))
+#define LONG_ONLY	256	/* getopt_long()'s value of opts[i] without a letter: + i */
+
+/* getopt_long()'s arguments, from the table: "p:P:...v::..." and the long options. */
+static void getopt_tables(char *shorts, struct option *longs)
+{
+	size_t i;
+
+	for (i = 0; i < NR_OPTS; i++) {
+		const struct opt *o = &opts[i];
+
+		longs[i] = (struct option){ o->name, o->has_arg, NULL,
+					    o->letter ? o->letter : LONG_ONLY + (int)i };
+		if (!o->letter)
+			continue;
+		*shorts++ = o->letter;
+		if (o->has_arg != no_argument)
+			*shorts++ = ':';
+		if (o->has_arg == optional_argument)
+			*shorts++ = ':';
+	}
+	*shorts = '\0';
+	longs[NR_OPTS] = (struct option){ NULL, 0, NULL, 0 };
+}
+
+/* The row getopt_long() returned @c for, or NULL ('?': an error). */
+static const struct opt *opt_of(int c)
+{
+	size_t i;
+
+	if (c >= LONG_ONLY)
+		return c - LONG_ONLY < (int)NR_OPTS ? &opts[c - LONG_ONLY] : NULL;
+	for (i = 0; i < NR_OPTS; i++)
+		if (opts[i].letter && opts[i].letter == c)
+			return &opts[i];
+	return NULL;
+}
+
+/* Stores @v in @o's field of @p: an unsigned long long, an (unsigned) int or a bool. */
+static void set_field(struct ls_params *p, const struct opt *o, unsigned long long v)
+{
+	char *field = (char *)p + o->field;
+	unsigned int u = (unsigned int)v;
+	bool b = v;
+
+	if (o->size == sizeof(v))
+		memcpy(field, &v, sizeof(v));
+	else if (o->size == sizeof(u))
+		memcpy(field, &u, sizeof(u));
+	else
+		memcpy(field, &b, sizeof(b));
+}
+
+/* Applies @o with value @arg: 0, BAD_VALUE, or -1 with its own message. */
+static int apply(const struct opt *o, const char *arg, struct ls_params *p, char *err,
+		 size_t errlen)
+{
+	struct opt_call call = { o, arg, p, err, errlen };
+	unsigned long long v = o->value;
+
+	switch (o->kind) {
+	case OPT_HANDLER:
+		return o->parse(&call);
+	case OPT_TEXT:
+		memcpy((char *)p + o->field, &arg, sizeof(arg));
+		return 0;
+	case OPT_NUMBER:
+		if (arg && parse_uint(arg, o->min, o->max, &v))
+			return BAD_VALUE;
+		break;
+	case OPT_ENDS:
+		return 0;
+	case OPT_SET:
+		break;
+	}
+	set_field(p, o, v);
+	return 0;
+}
+
+/* "invalid value '0' for -p/--period (microseconds, 10 to 1000000)" */
+static void bad_value(const struct opt *o, const char *arg, char *err, size_t errlen)
+{
+	char name[48], hint[96];
+
+	if (o->letter)
+		snprintf(name, sizeof(name), "-%c/--%s", o->letter, o->name);
+	else
+		snprintf(name, sizeof(name), "--%s", o->name);
+	snprintf(hint, sizeof(hint), o->hint ? o->hint : "", o->min, o->max);
+	ls_fail(err, errlen, "invalid value '%s' for %s (%s)", arg ? arg : "", name, hint);
 }
 
 static bool same_line(const struct ls_gpio_spec *a, const struct ls_gpio_spec *b)
@@ -400,53 +515,34 @@ static int check_gpio(const struct ls_params *p, char *err, size_t errlen)
 enum ls_parse ls_parse_args(int argc, char **argv, struct ls_params *p,
 			    char *err, size_t errlen)
 {
-	int c;
+	char shorts[3 * NR_OPTS + 1];
+	struct option longs[NR_OPTS + 1];
+	const struct opt *o;
+	int c, ret;
 
+	getopt_tables(shorts, longs);
 	join_cmdline(argc, argv, p->cmdline, sizeof(p->cmdline));
 	optind = 0;	/* 0, not 1: glibc then resets its whole state */
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, short_opts, long_opts, NULL)) != -1) {
-		switch (c) {
-		case 'i':
-			p->context = LATSCOPE_CTX_IRQ;
-			break;
-		case 'k':
-			p->context = LATSCOPE_CTX_KERNEL;
-			break;
-		case 'u':
-			p->context = LATSCOPE_CTX_USER;
-			break;
-		case 'q':
-			p->verbosity = 0;
-			break;
-		case 'g':
-			p->plot_path = optarg;
-			break;
-		case OPT_JSON:
-			p->json_path = optarg;
-			break;
-		case OPT_FORCE:
-			p->force = true;
-			break;
-		case OPT_HELP:
-			return LS_PARSE_HELP;
-		case OPT_VERSION:
-			return LS_PARSE_VERSION;
-		case '?':
-		case ':':
+	while ((c = getopt_long(argc, argv, shorts, longs, NULL)) != -1) {
+		o = opt_of(c);
+		if (!o) {
 			/* A long option without a letter is named as given. */
-			if (optopt && optopt < OPT_CPUS)
+			if (optopt && optopt < LONG_ONLY)
 				ls_fail(err, errlen, "option -%c %s", optopt,
-					strchr(short_opts, optopt) ? "needs a value" : "is unknown");
+					strchr(shorts, optopt) ? "needs a value" : "is unknown");
 			else
 				ls_fail(err, errlen, "option '%s' is unknown or needs a value",
 					argv[optind - 1]);
 			return LS_PARSE_ERROR;
-		default:
-			if (parse_one(c, optarg, p, err, errlen))
-				return LS_PARSE_ERROR;
-			break;
 		}
+		if (o->kind == OPT_ENDS)
+			return (enum ls_parse)o->value;
+		ret = apply(o, optarg, p, err, errlen);
+		if (ret == BAD_VALUE)
+			bad_value(o, optarg, err, errlen);
+		if (ret)
+			return LS_PARSE_ERROR;
 	}
 	if (optind < argc) {
 		ls_fail(err, errlen, "unexpected argument '%s'", argv[optind]);

@@ -102,6 +102,26 @@ static void test_options(void)
 		check(r == LS_PARSE_ERROR && strstr(err, bad[i].named), bad[i].line,
 		      "result %d, message '%s' should name %s", r, err, bad[i].named);
 	}
+	/* The whole message, as the option table words it. */
+	static const struct { const char *line, *message; } exact[] = {
+		{ "-p 0", "invalid value '0' for -p/--period (microseconds, 10 to 1000000)" },
+		{ "-H 0", "invalid value '0' for -H/--histogram (1 to 65536 cells)" },
+		{ "-A 0", "invalid value '0' for -A/--maxlat-abort (microseconds, at least 1)" },
+		{ "-l x", "invalid value 'x' for -l/--lines (0 or more)" },
+		{ "-c x", "invalid value 'x' for -c/--cpu (a CPU number)" },
+		{ "--irq-prio 0", "invalid value '0' for --irq-prio (1 to 99)" },
+		{ "--cpus 3-1", "invalid value '3-1' for --cpus (a list such as 1,3-5, or all)" },
+		{ "-Q", "option -Q is unknown" },
+		{ "-P", "option -P needs a value" },
+	};
+	for (size_t i = 0; i < sizeof(exact) / sizeof(exact[0]); i++) {
+		parse(exact[i].line, &p, err);
+		check_str(err, exact[i].message, exact[i].line);
+	}
+	check(parse("-v", &p, err) == LS_PARSE_RUN && p.verbosity == 2, "-v alone is level 2",
+	      "%d", p.verbosity);
+	check(parse("-v -q", &p, err) == LS_PARSE_RUN && p.verbosity == 0, "-q after -v", "%d",
+	      p.verbosity);
 	check(parse("--help", &p, err) == LS_PARSE_HELP, "--help", " ");
 	check(parse("--version", &p, err) == LS_PARSE_VERSION, "--version", " ");
 }
