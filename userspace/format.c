@@ -74,22 +74,13 @@ static void print_percentiles(FILE *f, const char *prefix,
 	fputc('\n', f);
 }
 
-/* The GPIO| lines: the lines and edge, then acks, losses and paths. */
-static void print_gpio(FILE *f, const struct ls_report *r)
+/* The source's own lines, such as GPIO|. */
+static void print_source(FILE *f, const struct ls_report *r)
 {
-	const struct ls_params *p = r->params;
-	const struct latscope_gpio_result *g;
-	char line[512];
+	const struct ls_source *src = ls_source_of(r->params);
 
-	if (!p->gpio || r->nr_cpus != 1)
-		return;
-	g = &r->cpu[0].res.gpio;
-	ls_gpio_describe(p, g, line, sizeof(line));
-	fprintf(f, "GPIO| %s\n", line);
-	ls_gpio_paths(p, g, line, sizeof(line));
-	fprintf(f, "GPIO| %llu acks, %llu pulses lost, %llu stray edges; %s\n",
-		(unsigned long long)g->acks, (unsigned long long)g->lost,
-		(unsigned long long)g->spurious, line);
+	if (src->print_summary)
+		src->print_summary(f, r);
 }
 
 void ls_print_summary(FILE *f, const struct ls_report *r)
@@ -103,7 +94,7 @@ void ls_print_summary(FILE *f, const struct ls_report *r)
 	if (!r->total.samples) {
 		fprintf(f, "RTS| no sample was measured\n");
 		/* Lost pulses and no arrival: what a miswired board shows. */
-		print_gpio(f, r);
+		print_source(f, r);
 		return;
 	}
 	ls_total_hist(r, &h);
@@ -132,7 +123,7 @@ void ls_print_summary(FILE *f, const struct ls_report *r)
 				(unsigned long long)r->cpu[i].res.overruns);
 		}
 	}
-	print_gpio(f, r);
+	print_source(f, r);
 	if (r->total.underflow || r->total.overflow || r->total_dropped)
 		fprintf(f, "LOS| %llu below 0 us, %llu past the %u us histogram%s, %llu per-second records dropped\n",
 			(unsigned long long)r->total.underflow,

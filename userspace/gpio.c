@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * latscope CLI: GPIO line specs. "-I gpiochip0,24[,rising-edge]" names a
- * chip by its device (gpiochip0 or /dev/gpiochip0) and a line by its
- * offset; the driver wants the chip's label, so the spec is resolved
- * through the GPIO character device, which also tells whether the offset
- * exists and whether someone else holds the line.
+ * latscope CLI: the GPIO source, up to its SETUP. Line specs such as
+ * "-I gpiochip0,24[,rising-edge]" name a chip by its device (gpiochip0 or
+ * /dev/gpiochip0) and a line by its offset; the driver wants the chip's
+ * label, so the spec is resolved through the GPIO character device, which
+ * also tells whether the offset exists and whether someone else holds the
+ * line. Also what GPIO mode asks of the other options and the device
+ * tree's lines (--gpio-dt). What a GPIO run prints is in gpio_print.c.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -160,13 +162,57 @@ out:
 	return ret;
 }
 
+/* Loopback: the driver pulses at the period; remote: the monitor's pace. */
+bool ls_gpio_paced(const struct ls_params *p)
+{
+	return p->pulse_out.given;
+}
+
+static bool same_line(const struct ls_gpio_spec *a, const struct ls_gpio_spec *b)
+{
+	return a->offset == b->offset && !strcmp(a->dev, b->dev);
+}
+
+/* What GPIO mode needs of the other options. */
+int ls_gpio_check(const struct ls_params *p, char *err, size_t errlen)
+{
+	if (p->gpio_dt && (p->pulse_in.given || p->ack_out.given || p->pulse_out.given)) {
+		ls_fail(err, errlen, "--gpio-dt takes the lines from the device tree: leave out -I, -O and --pulse-out");
+		return -1;
+	}
+	if (!p->gpio_dt && (!p->pulse_in.given || !p->ack_out.given)) {
+		ls_fail(err, errlen, "GPIO mode needs both -I <chip>,<offset> (pulse-in) and -O <chip>,<offset> (ack-out)");
+		return -1;
+	}
+	if (p->context == LATSCOPE_CTX_IRQ) {
+		ls_fail(err, errlen, "-i: a GPIO event is answered by a kernel thread (-k) or a user thread (-u)");
+		return -1;
+	}
+	if (p->cpus_all || CPU_COUNT(&p->cpus) > 1) {
+		ls_fail(err, errlen, "GPIO mode measures one responder: give one CPU with -c");
+		return -1;
+	}
+	if (p->gpio_dt)
+		return 0;
+	if (same_line(&p->pulse_in, &p->ack_out) ||
+	    (p->pulse_out.given && (same_line(&p->pulse_in, &p->pulse_out) ||
+				    same_line(&p->ack_out, &p->pulse_out)))) {
+		ls_fail(err, errlen, "pulse-in %s, ack-out %s%s%s: each line must be a different one",
+			p->pulse_in.spec, p->ack_out.spec,
+			p->pulse_out.given ? " and pulse-out " : "",
+			p->pulse_out.given ? p->pulse_out.spec : "");
+		return -1;
+	}
+	return 0;
+}
+
 #define LS_DT_DRIVER	"/sys/bus/platform/drivers/latscope-gpio"
 
 /*
  * --gpio-dt: is a device tree latscope device bound, and does its node
  * have a pulse-out line (loopback)? Names its lines in @p for messages.
  */
-int ls_gpio_find_dt(struct ls_params *p, char *err, size_t errlen)
+static int find_dt(struct ls_params *p, char *err, size_t errlen)
 {
 	char path[512];
 	struct dirent *d;
@@ -195,6 +241,19 @@ int ls_gpio_find_dt(struct ls_params *p, char *err, size_t errlen)
 	return found ? 0 : -1;
 }
 
+/*
+ * Before the run: the device tree's lines found (--gpio-dt), and what -Z
+ * means on these kernels said.
+ */
+int ls_gpio_prepare(struct ls_params *p, char *err, size_t errlen)
+{
+	if (p->gpio_dt && find_dt(p, err, errlen))
+		return -1;
+	if (p->oob_note)
+		fprintf(stderr, "latscope: -Z: this kernel has no out-of-band stage, the response is measured in-band\n");
+	return 0;
+}
+
 /* Fills the GPIO part of a SETUP from the options. */
 int ls_gpio_setup(const struct ls_params *p, struct latscope_setup *setup,
 		  char *err, size_t errlen)
@@ -202,8 +261,6 @@ int ls_gpio_setup(const struct ls_params *p, struct latscope_setup *setup,
 	struct latscope_gpio_setup *gs = &setup->gpio;
 	bool loopback = p->pulse_out.given;
 
-	setup->source = LATSCOPE_SRC_GPIO;
-	setup->period_ns = loopback ? (__u64)p->period_us * 1000 : 0;
 	gs->mode = loopback ? LATSCOPE_GPIO_LOOPBACK : LATSCOPE_GPIO_REMOTE;
 	gs->edge = p->gpio_edge;
 	gs->irq_thread_priority = (__u32)p->irq_thread_prio;
@@ -255,71 +312,4 @@ void ls_gpio_setup_error(const struct ls_params *p, int error, char *err,
 			 strerror(error));
 		break;
 	}
-}
-
-/*
- * The edge of the run: the one the driver reports in @g (NULL: no result),
- * else the one asked for; "?" if neither says (--gpio-dt on a driver that
- * does not report it).
- */
-const char *ls_gpio_edge_used(const struct ls_params *p,
-			      const struct latscope_gpio_result *g)
-{
-	return ls_edge_name(g && g->edge ? g->edge : p->gpio_edge);
-}
-
-/* "loopback, pulse-out X -> pulse-in Y (rising-edge), ack-out Z" */
-void ls_gpio_describe(const struct ls_params *p, const struct latscope_gpio_result *g,
-		      char *buf, size_t len)
-{
-	if (p->pulse_out.given)
-		snprintf(buf, len, "loopback, pulse-out %s -> pulse-in %s (%s), ack-out %s",
-			 p->pulse_out.spec, p->pulse_in.spec,
-			 ls_gpio_edge_used(p, g), p->ack_out.spec);
-	else
-		snprintf(buf, len, "remote, pulse-in %s (%s), ack-out %s",
-			 p->pulse_in.spec, ls_gpio_edge_used(p, g), p->ack_out.spec);
-}
-
-static const char *ls_policy_name(unsigned int policy)
-{
-	switch (policy) {
-	case 0: return "SCHED_OTHER";
-	case 1: return "SCHED_FIFO";
-	case 2: return "SCHED_RR";
-	case 3: return "SCHED_BATCH";
-	case 5: return "SCHED_IDLE";
-	case 6: return "SCHED_DEADLINE";
-	default: return "policy ?";
-	}
-}
-
-/* Where the driver stamped arrivals and how it drove the lines. */
-void ls_gpio_paths(const struct ls_params *p, const struct latscope_gpio_result *g,
-		   char *buf, size_t len)
-{
-	size_t n;
-
-	if ((g->paths & LATSCOPE_GPIO_IN_THREAD) && (g->paths & LATSCOPE_GPIO_IN_HARDIRQ))
-		n = snprintf(buf, len, "arrival stamped in hard irq and in thread %s (pid %d), irq %d",
-			     g->irq_thread_comm, g->irq_thread_pid, g->irq);
-	else if (g->paths & LATSCOPE_GPIO_IN_THREAD)
-		n = snprintf(buf, len, "arrival stamped in thread %s (pid %d), irq %d",
-			     g->irq_thread_comm, g->irq_thread_pid, g->irq);
-	else if (g->paths & LATSCOPE_GPIO_IN_HARDIRQ)
-		n = snprintf(buf, len, "arrival stamped in hard irq, irq %d", g->irq);
-	else
-		n = snprintf(buf, len, "no arrival seen, irq %d", g->irq);
-	if (n < len && (g->paths & LATSCOPE_GPIO_THREAD_RAISED))
-		n += snprintf(buf + n, len - n, "; %s ran at SCHED_FIFO %d for the run (it had %s %u, given back)",
-			      g->irq_thread_comm, p->irq_thread_prio,
-			      ls_policy_name(g->irq_thread_policy), g->irq_thread_rtprio);
-	else if (n < len && p->irq_thread_prio)
-		n += snprintf(buf + n, len - n, "; --irq-prio %d: %s", p->irq_thread_prio,
-			      g->paths & LATSCOPE_GPIO_IN_THREAD ?
-			      "the thread could not be raised" : "no IRQ thread to raise");
-	if (n < len && (g->paths & LATSCOPE_GPIO_OUT_CANSLEEP))
-		n += snprintf(buf + n, len - n, "; pulse-out chip may sleep: driven from a kernel thread");
-	if (n < len && (g->paths & LATSCOPE_GPIO_ACK_CANSLEEP))
-		snprintf(buf + n, len - n, "; ack-out chip may sleep");
 }

@@ -26,8 +26,9 @@ static void json_string(FILE *f, const char *s)
 	fputc('"', f);
 }
 
-static void json_key_string(FILE *f, const char *indent, const char *key,
-			    const char *value, const char *end)
+/* "key": "value" and @end, @value escaped. */
+void ls_json_key_string(FILE *f, const char *indent, const char *key,
+			const char *value, const char *end)
 {
 	fprintf(f, "%s\"%s\": ", indent, key);
 	json_string(f, value);
@@ -41,7 +42,7 @@ static void json_time(FILE *f, const char *key, time_t t)
 
 	gmtime_r(&t, &tm);
 	strftime(buf, sizeof(buf), "%a, %d %b %Y %H:%M:%S +0000", &tm);
-	json_key_string(f, "  ", key, buf, ",\n");
+	ls_json_key_string(f, "  ", key, buf, ",\n");
 }
 
 /* The non-empty tail buckets: [from, to, count], in microseconds. */
@@ -145,40 +146,14 @@ static void json_thread(FILE *f, const struct ls_report *r, int i)
 	fprintf(f, "\n    }%s\n", i + 1 < r->nr_cpus ? "," : "");
 }
 
-static void json_gpio(FILE *f, const struct ls_params *p,
-		      const struct latscope_gpio_result *g)
-{
-	fputs("  \"gpio\": {\n", f);
-	json_key_string(f, "    ", "mode", p->pulse_out.given ? "loopback" : "remote", ",\n");
-	json_key_string(f, "    ", "edge", ls_gpio_edge_used(p, g), ",\n");
-	json_key_string(f, "    ", "pulse_in", p->pulse_in.spec, ",\n");
-	json_key_string(f, "    ", "ack_out", p->ack_out.spec, ",\n");
-	if (p->pulse_out.given)
-		json_key_string(f, "    ", "pulse_out", p->pulse_out.spec, ",\n");
-	fprintf(f, "    \"acks\": %llu,\n    \"lost\": %llu,\n    \"spurious\": %llu,\n",
-		(unsigned long long)g->acks, (unsigned long long)g->lost,
-		(unsigned long long)g->spurious);
-	fprintf(f, "    \"irq\": %d,\n", g->irq);
-	fprintf(f, "    \"arrival_in_hardirq\": %s,\n    \"arrival_in_thread\": %s,\n",
-		g->paths & LATSCOPE_GPIO_IN_HARDIRQ ? "true" : "false",
-		g->paths & LATSCOPE_GPIO_IN_THREAD ? "true" : "false");
-	json_key_string(f, "    ", "irq_thread", g->irq_thread_comm, ",\n");
-	fprintf(f, "    \"irq_thread_pid\": %d,\n", g->irq_thread_pid);
-	fprintf(f, "    \"irq_thread_raised_to\": %d,\n",
-		g->paths & LATSCOPE_GPIO_THREAD_RAISED ? p->irq_thread_prio : 0);
-	fprintf(f, "    \"pulse_out_cansleep\": %s,\n    \"ack_out_cansleep\": %s\n  },\n",
-		g->paths & LATSCOPE_GPIO_OUT_CANSLEEP ? "true" : "false",
-		g->paths & LATSCOPE_GPIO_ACK_CANSLEEP ? "true" : "false");
-}
-
 /* The load: preset name, CPUs, exact commands, tool versions. */
 static void json_stress(FILE *f, const struct ls_stress *st)
 {
 	int i;
 
 	fputs("  \"stress\": {\n", f);
-	json_key_string(f, "    ", "name", st->ncmds ? st->name : "none", ",\n");
-	json_key_string(f, "    ", "cpus", st->ncmds ? st->cpus : "", ",\n");
+	ls_json_key_string(f, "    ", "name", st->ncmds ? st->name : "none", ",\n");
+	ls_json_key_string(f, "    ", "cpus", st->ncmds ? st->cpus : "", ",\n");
 	fputs("    \"commands\": [", f);
 	for (i = 0; i < st->ncmds; i++) {
 		fputs(i ? ", " : "", f);
@@ -222,37 +197,37 @@ static void json_timeline(FILE *f, const struct ls_timeline *t)
 int ls_write_json(FILE *f, const struct ls_report *r)
 {
 	const struct ls_params *p = r->params;
+	const struct ls_source *src = ls_source_of(p);
 	const struct ls_sysinfo *si = r->sys;
 	struct ls_hist h;
 	int i;
 
 	fputs("{\n  \"file_version\": 1,\n", f);
-	json_key_string(f, "  ", "cmdline", p->cmdline, ",\n");
-	json_key_string(f, "  ", "latscope_version", LS_VERSION, ",\n");
+	ls_json_key_string(f, "  ", "cmdline", p->cmdline, ",\n");
+	ls_json_key_string(f, "  ", "latscope_version", LS_VERSION, ",\n");
 	json_time(f, "start_time", r->started);
 	json_time(f, "end_time", r->ended);
 	fprintf(f, "  \"return_code\": %d,\n", r->exit_code);
 	/* true: a --checkpoint copy, written while the run went on. */
 	fprintf(f, "  \"checkpoint\": %s,\n", r->checkpoint ? "true" : "false");
 	fputs("  \"sysinfo\": {\n", f);
-	json_key_string(f, "    ", "sysname", si->sysname, ",\n");
-	json_key_string(f, "    ", "nodename", si->nodename, ",\n");
-	json_key_string(f, "    ", "release", si->release, ",\n");
-	json_key_string(f, "    ", "version", si->version, ",\n");
-	json_key_string(f, "    ", "machine", si->machine, ",\n");
+	ls_json_key_string(f, "    ", "sysname", si->sysname, ",\n");
+	ls_json_key_string(f, "    ", "nodename", si->nodename, ",\n");
+	ls_json_key_string(f, "    ", "release", si->release, ",\n");
+	ls_json_key_string(f, "    ", "version", si->version, ",\n");
+	ls_json_key_string(f, "    ", "machine", si->machine, ",\n");
 	fprintf(f, "    \"realtime\": %d,\n", si->realtime ? 1 : 0);
-	json_key_string(f, "    ", "preemption", si->preemption, ",\n");
-	json_key_string(f, "    ", "clocksource", si->clocksource, ",\n");
-	json_key_string(f, "    ", "governor", si->governor, ",\n");
-	json_key_string(f, "    ", "cmdline", si->proc_cmdline, "\n");
+	ls_json_key_string(f, "    ", "preemption", si->preemption, ",\n");
+	ls_json_key_string(f, "    ", "clocksource", si->clocksource, ",\n");
+	ls_json_key_string(f, "    ", "governor", si->governor, ",\n");
+	ls_json_key_string(f, "    ", "cmdline", si->proc_cmdline, "\n");
 	fputs("  },\n", f);
 	fprintf(f, "  \"num_threads\": %d,\n", r->nr_cpus);
 	fprintf(f, "  \"resolution_in_ns\": %u,\n", LATSCOPE_DEFAULT_CELL_NS);
 	fputs("  \"settings\": {\n", f);
-	json_key_string(f, "    ", "context", ls_run_context(p), ",\n");
+	ls_json_key_string(f, "    ", "context", ls_run_context(p), ",\n");
 	fprintf(f, "    \"period_us\": %u,\n    \"priority\": %d,\n",
-		p->gpio && !p->pulse_out.given ? 0 : p->period_us,
-		p->context == LATSCOPE_CTX_IRQ ? 0 : p->priority);
+		ls_period_us(p), ls_responder_priority(p));
 	fprintf(f, "    \"histogram_cells\": %u,\n    \"timeout_s\": %llu,\n",
 		p->hist_cells, p->timeout_s);
 	fprintf(f, "    \"c_state_restricted\": %s\n  },\n",
@@ -263,8 +238,8 @@ int ls_write_json(FILE *f, const struct ls_report *r)
 	fprintf(f, "  \"overruns\": %llu,\n  \"bulk_dropped\": %llu,\n",
 		(unsigned long long)r->total_overruns,
 		(unsigned long long)r->total_dropped);
-	if (p->gpio && r->nr_cpus == 1)
-		json_gpio(f, p, &r->cpu[0].res.gpio);
+	if (src->write_json)
+		src->write_json(f, r);
 	json_stress(f, &r->stress);
 	if (r->timeline)
 		json_timeline(f, r->timeline);

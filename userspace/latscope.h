@@ -38,7 +38,7 @@ struct ls_gpio_spec {
 
 struct ls_params {
 	unsigned int context;		/* LATSCOPE_CTX_* */
-	bool gpio;			/* GPIO events instead of the timer */
+	unsigned int source;		/* LATSCOPE_SRC_*: what marks the events */
 	bool gpio_dt;			/* --gpio-dt: the device tree's lines */
 	struct ls_gpio_spec pulse_in;	/* -I */
 	struct ls_gpio_spec ack_out;	/* -O */
@@ -91,27 +91,6 @@ int ls_parse_duration(const char *s, unsigned long long *secs);
 int ls_parse_cpu_list(const char *s, cpu_set_t *set);
 void ls_format_cpu_list(const cpu_set_t *set, char *buf, size_t len);
 void ls_usage(FILE *f);
-const char *ls_context_name(unsigned int context);
-const char *ls_run_context(const struct ls_params *p);
-
-/* gpio.c */
-const char *ls_edge_name(unsigned int edge);
-int ls_gpio_parse(const char *opt, const char *arg, struct ls_gpio_spec *spec,
-		  unsigned int *edge, char *err, size_t errlen);
-int ls_gpio_resolve(const char *role, const struct ls_gpio_spec *spec,
-		    struct latscope_gpio_line *line, char *err, size_t errlen);
-int ls_gpio_find_dt(struct ls_params *p, char *err, size_t errlen);
-int ls_gpio_setup(const struct ls_params *p, struct latscope_setup *setup,
-		  char *err, size_t errlen);
-int ls_gpio_parse_edge(const char *s, unsigned int *edge);
-void ls_gpio_setup_error(const struct ls_params *p, int error, char *err,
-			 size_t errlen);
-const char *ls_gpio_edge_used(const struct ls_params *p,
-			      const struct latscope_gpio_result *g);
-void ls_gpio_describe(const struct ls_params *p, const struct latscope_gpio_result *g,
-		      char *buf, size_t len);
-void ls_gpio_paths(const struct ls_params *p, const struct latscope_gpio_result *g,
-		   char *buf, size_t len);
 
 /* One measured CPU's result, as GET_RESULT returned it. */
 struct ls_cpu_result {
@@ -276,6 +255,8 @@ void ls_print_summary(FILE *f, const struct ls_report *r);
 /* plot.c and json.c */
 int ls_write_plot(FILE *f, const struct ls_report *r);
 int ls_write_json(FILE *f, const struct ls_report *r);
+void ls_json_key_string(FILE *f, const char *indent, const char *key,
+			const char *value, const char *end);
 
 /* output.c: files written whole, via a temporary and rename(). */
 int ls_check_output(const char *path, bool force, char *err, size_t errlen);
@@ -283,9 +264,69 @@ int ls_write_output(const char *path, int (*write)(FILE *, const struct ls_repor
 		    const struct ls_report *r, char *err, size_t errlen);
 int ls_write_files(const struct ls_report *r, bool rescue);
 
-/* run.c */
-int ls_check_driver(const struct latscope_info *info, bool gpio, char *err,
-		    size_t errlen);
+/*
+ * source.c: what the CLI knows of each event source (enum
+ * latscope_source_id), one row each. A new source is a row there plus
+ * its own option and output code; nothing else asks which source a run
+ * has. Every hook may be NULL: the source has nothing to do there.
+ */
+struct ls_source {
+	unsigned int id;			/* LATSCOPE_SRC_* */
+	const char *name;			/* as messages name it */
+	const char *const *contexts;		/* the run's context as printed, by LATSCOPE_CTX_* */
+	size_t setup_size;			/* of the driver's struct latscope_setup, at least */
+	/* Whether the events come at period_us; NULL: always. */
+	bool (*paced)(const struct ls_params *p);
+	/* What it asks of the other options, once all are parsed. */
+	int (*check)(const struct ls_params *p, char *err, size_t errlen);
+	/* Before the run: finds what the options name. */
+	int (*prepare)(struct ls_params *p, char *err, size_t errlen);
+	/* Its part of a SETUP, and why the driver refused one. */
+	int (*setup)(const struct ls_params *p, struct latscope_setup *setup, char *err,
+		     size_t errlen);
+	void (*setup_error)(const struct ls_params *p, int error, char *err, size_t errlen);
+	/* Its own result block: summary lines, plot header lines, JSON object. */
+	void (*print_summary)(FILE *f, const struct ls_report *r);
+	void (*write_plot)(FILE *f, const struct ls_report *r);
+	void (*write_json)(FILE *f, const struct ls_report *r);
+};
+
+const struct ls_source *ls_source(unsigned int id);
+const struct ls_source *ls_source_of(const struct ls_params *p);
+const char *ls_context_name(unsigned int context);
+const char *ls_run_context(const struct ls_params *p);
+unsigned int ls_period_us(const struct ls_params *p);
+int ls_responder_priority(const struct ls_params *p);
+
+/* gpio.c: the GPIO source, from line specs to SETUP. */
+const char *ls_edge_name(unsigned int edge);
+int ls_gpio_parse_edge(const char *s, unsigned int *edge);
+int ls_gpio_parse(const char *opt, const char *arg, struct ls_gpio_spec *spec,
+		  unsigned int *edge, char *err, size_t errlen);
+int ls_gpio_resolve(const char *role, const struct ls_gpio_spec *spec,
+		    struct latscope_gpio_line *line, char *err, size_t errlen);
+bool ls_gpio_paced(const struct ls_params *p);
+int ls_gpio_check(const struct ls_params *p, char *err, size_t errlen);
+int ls_gpio_prepare(struct ls_params *p, char *err, size_t errlen);
+int ls_gpio_setup(const struct ls_params *p, struct latscope_setup *setup,
+		  char *err, size_t errlen);
+void ls_gpio_setup_error(const struct ls_params *p, int error, char *err,
+			 size_t errlen);
+
+/* gpio_print.c: what a GPIO run prints. */
+const char *ls_gpio_edge_used(const struct ls_params *p,
+			      const struct latscope_gpio_result *g);
+void ls_gpio_describe(const struct ls_params *p, const struct latscope_gpio_result *g,
+		      char *buf, size_t len);
+void ls_gpio_paths(const struct ls_params *p, const struct latscope_gpio_result *g,
+		   char *buf, size_t len);
+void ls_gpio_print_summary(FILE *f, const struct ls_report *r);
+void ls_gpio_write_plot(FILE *f, const struct ls_report *r);
+void ls_gpio_write_json(FILE *f, const struct ls_report *r);
+
+/* run.c and report.c */
+int ls_check_driver(const struct latscope_info *info, const struct ls_source *src,
+		    char *err, size_t errlen);
 int ls_run(const struct ls_params *p, struct ls_report *r, char *err,
 	   size_t errlen);
 void ls_report_free(struct ls_report *r);

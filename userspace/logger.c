@@ -29,9 +29,8 @@ static void print_header(struct run *run)
 	unsigned long long elapsed = now > run->start + 1 ? now - run->start - 1 : 0;
 	char line[256];
 
-	ls_fmt_rtt(line, sizeof(line), elapsed, ls_run_context(p),
-		   p->gpio && !p->pulse_out.given ? 0 : p->period_us, p->context == LATSCOPE_CTX_IRQ ? 0 : p->priority,
-		   run->cpu_list, run->all_isolated);
+	ls_fmt_rtt(line, sizeof(line), elapsed, ls_run_context(p), ls_period_us(p),
+		   ls_responder_priority(p), run->cpu_list, run->all_isolated);
 	fputs(line, stdout);
 	ls_fmt_rth(line, sizeof(line));
 	fputs(line, stdout);

@@ -38,6 +38,7 @@ static void print_breaktrace(const struct ls_report *r)
 int main(int argc, char **argv)
 {
 	struct ls_report report = { 0 };
+	const struct ls_source *src;
 	struct ls_sysinfo sys;
 	struct ls_params p;
 	char err[512] = "";
@@ -70,12 +71,11 @@ int main(int argc, char **argv)
 	report.params = &p;
 	report.sys = &sys;
 
-	if (p.gpio_dt && ls_gpio_find_dt(&p, err, sizeof(err))) {
+	src = ls_source_of(&p);
+	if (src->prepare && src->prepare(&p, err, sizeof(err))) {
 		fprintf(stderr, "latscope: %s\n", err);
 		return LS_EXIT_SETUP;
 	}
-	if (p.oob_note)
-		fprintf(stderr, "latscope: -Z: this kernel has no out-of-band stage, the response is measured in-band\n");
 	ret = ls_run(&p, &report, err, sizeof(err));
 	if (ret == LS_EXIT_SETUP) {
 		fprintf(stderr, "latscope: %s\n", err);

@@ -14,29 +14,11 @@
 
 #include "latscope.h"
 
-static const char *const context_names[] = {
-	[LATSCOPE_CTX_IRQ] = "irq",
-	[LATSCOPE_CTX_KERNEL] = "kernel",
-	[LATSCOPE_CTX_USER] = "user",
-};
-
-const char *ls_context_name(unsigned int context)
-{
-	return context <= LATSCOPE_CTX_USER ? context_names[context] : "?";
-}
-
-/* The context as RTT, the plot file and the JSON name it. */
-const char *ls_run_context(const struct ls_params *p)
-{
-	if (p->gpio)
-		return p->context == LATSCOPE_CTX_KERNEL ? "gpio-kernel" : "gpio-user";
-	return ls_context_name(p->context);
-}
-
 void ls_params_init(struct ls_params *p)
 {
 	memset(p, 0, sizeof(*p));
 	p->context = LATSCOPE_CTX_USER;
+	p->source = LATSCOPE_SRC_TIMER;
 	p->period_us = 1000;
 	p->priority = 90;
 	p->hist_cells = LATSCOPE_DEFAULT_HIST_CELLS;
@@ -251,20 +233,20 @@ static int checkpoint_value(struct opt_call *call)
 
 static int pulse_in_value(struct opt_call *call)
 {
-	call->p->gpio = true;
+	call->p->source = LATSCOPE_SRC_GPIO;
 	return ls_gpio_parse("-I", call->arg, &call->p->pulse_in, &call->p->gpio_edge,
 			     call->err, call->errlen);
 }
 
 static int ack_out_value(struct opt_call *call)
 {
-	call->p->gpio = true;
+	call->p->source = LATSCOPE_SRC_GPIO;
 	return ls_gpio_parse("-O", call->arg, &call->p->ack_out, NULL, call->err, call->errlen);
 }
 
 static int pulse_out_value(struct opt_call *call)
 {
-	call->p->gpio = true;
+	call->p->source = LATSCOPE_SRC_GPIO;
 	return ls_gpio_parse("--pulse-out", call->arg, &call->p->pulse_out, NULL, call->err,
 			     call->errlen);
 }
@@ -274,7 +256,7 @@ static int gpio_dt_value(struct opt_call *call)
 	struct ls_params *p = call->p;
 	const char *arg = call->arg;
 
-	p->gpio = true;
+	p->source = LATSCOPE_SRC_GPIO;
 	p->gpio_dt = true;
 	p->gpio_edge = 0;	/* the device's latscope,edge */
 	if (arg && ls_gpio_parse_edge(arg, &p->gpio_edge)) {
@@ -289,7 +271,7 @@ static int gpio_dt_value(struct opt_call *call)
 /* -z and -Z: latmus's remote monitor; '-' alone, no latmon host yet. */
 static int remote_value(struct opt_call *call)
 {
-	call->p->gpio = true;
+	call->p->source = LATSCOPE_SRC_GPIO;
 	if (strcmp(call->arg, "-")) {
 		ls_fail(call->err, call->errlen,
 			"-%c %s: talking to a latmon monitor is not supported yet; give '-' instead of a host and read the monitor's own figures",
@@ -474,49 +456,12 @@ static void bad_value(const struct opt *o, const char *arg, char *err, size_t er
 	ls_fail(err, errlen, "invalid value '%s' for %s (%s)", arg ? arg : "", name, hint);
 }
 
-static bool same_line(const struct ls_gpio_spec *a, const struct ls_gpio_spec *b)
-{
-	return a->offset == b->offset && !strcmp(a->dev, b->dev);
-}
-
-/* What GPIO mode needs of the other options. */
-static int check_gpio(const struct ls_params *p, char *err, size_t errlen)
-{
-	if (p->gpio_dt && (p->pulse_in.given || p->ack_out.given || p->pulse_out.given)) {
-		ls_fail(err, errlen, "--gpio-dt takes the lines from the device tree: leave out -I, -O and --pulse-out");
-		return -1;
-	}
-	if (!p->gpio_dt && (!p->pulse_in.given || !p->ack_out.given)) {
-		ls_fail(err, errlen, "GPIO mode needs both -I <chip>,<offset> (pulse-in) and -O <chip>,<offset> (ack-out)");
-		return -1;
-	}
-	if (p->context == LATSCOPE_CTX_IRQ) {
-		ls_fail(err, errlen, "-i: a GPIO event is answered by a kernel thread (-k) or a user thread (-u)");
-		return -1;
-	}
-	if (p->cpus_all || CPU_COUNT(&p->cpus) > 1) {
-		ls_fail(err, errlen, "GPIO mode measures one responder: give one CPU with -c");
-		return -1;
-	}
-	if (p->gpio_dt)
-		return 0;
-	if (same_line(&p->pulse_in, &p->ack_out) ||
-	    (p->pulse_out.given && (same_line(&p->pulse_in, &p->pulse_out) ||
-				    same_line(&p->ack_out, &p->pulse_out)))) {
-		ls_fail(err, errlen, "pulse-in %s, ack-out %s%s%s: each line must be a different one",
-			p->pulse_in.spec, p->ack_out.spec,
-			p->pulse_out.given ? " and pulse-out " : "",
-			p->pulse_out.given ? p->pulse_out.spec : "");
-		return -1;
-	}
-	return 0;
-}
-
 enum ls_parse ls_parse_args(int argc, char **argv, struct ls_params *p,
 			    char *err, size_t errlen)
 {
 	char shorts[3 * NR_OPTS + 1];
 	struct option longs[NR_OPTS + 1];
+	const struct ls_source *src;
 	const struct opt *o;
 	int c, ret;
 
@@ -548,7 +493,8 @@ enum ls_parse ls_parse_args(int argc, char **argv, struct ls_params *p,
 		ls_fail(err, errlen, "unexpected argument '%s'", argv[optind]);
 		return LS_PARSE_ERROR;
 	}
-	if (p->gpio && check_gpio(p, err, errlen))
+	src = ls_source_of(p);
+	if (src->check && src->check(p, err, errlen))
 		return LS_PARSE_ERROR;
 	if (p->checkpoint_s && !(p->plot_path && strcmp(p->plot_path, "-")) &&
 	    !(p->json_path && strcmp(p->json_path, "-"))) {
@@ -559,7 +505,7 @@ enum ls_parse ls_parse_args(int argc, char **argv, struct ls_params *p,
 		ls_fail(err, errlen, "--stress %s and --stress-cmd: give one load, not both", p->stress);
 		return LS_PARSE_ERROR;
 	}
-	if (p->irq_thread_prio && !p->gpio) {
+	if (p->irq_thread_prio && p->source != LATSCOPE_SRC_GPIO) {
 		ls_fail(err, errlen, "--irq-prio applies to GPIO mode (-I, -O or --gpio-dt)");
 		return LS_PARSE_ERROR;
 	}

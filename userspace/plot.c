@@ -41,6 +41,7 @@ static void header(FILE *f, const struct ls_report *r,
 		   const struct ls_summary *sum)
 {
 	const struct ls_params *p = r->params;
+	const struct ls_source *src = ls_source_of(p);
 	const struct ls_sysinfo *si = r->sys;
 	char cpus[256], started[64], pct[64];
 	cpu_set_t set;
@@ -56,29 +57,20 @@ static void header(FILE *f, const struct ls_report *r,
 	fprintf(f, "# %s\n", si->proc_version);
 	fprintf(f, "# %s\n", si->proc_cmdline);
 	fprintf(f, "# latscope version: %s\n", LS_VERSION);
-	if (p->gpio && !p->pulse_out.given)
+	if (!ls_period_us(p))
 		fprintf(f, "# sampling period: remote pulses\n");
 	else
-		fprintf(f, "# sampling period: %u microseconds\n", p->period_us);
+		fprintf(f, "# sampling period: %u microseconds\n", ls_period_us(p));
 	if (si->clocksource[0])
 		fprintf(f, "# clocksource: %s\n", si->clocksource);
 	if (r->checkpoint)
 		fprintf(f, "# checkpoint: written while the run went on; the run's own end rewrites this file\n");
 	fprintf(f, "# context: %s\n", ls_run_context(p));
 	plot_load(f, &r->stress);
-	if (p->gpio) {
-		char line[512];
-
-		ls_gpio_describe(p, r->nr_cpus == 1 ? &r->cpu[0].res.gpio : NULL, line,
-				 sizeof(line));
-		fprintf(f, "# gpio lines: %s\n", line);
-		if (r->nr_cpus == 1) {
-			ls_gpio_paths(p, &r->cpu[0].res.gpio, line, sizeof(line));
-			fprintf(f, "# gpio path: %s\n", line);
-		}
-	}
-	if (p->context != LATSCOPE_CTX_IRQ) {
-		fprintf(f, "# thread priority: %d\n", p->priority);
+	if (src->write_plot)
+		src->write_plot(f, r);
+	if (ls_responder_priority(p)) {
+		fprintf(f, "# thread priority: %d\n", ls_responder_priority(p));
 		fprintf(f, "# thread affinity: CPU%s%s\n", cpus,
 			r->nr_cpus == 1 && !r->cpu[0].isolated ? "-noisol" : "");
 	}

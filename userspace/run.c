@@ -23,17 +23,17 @@
 /* ---- sessions ---- */
 
 /* Refuses a driver this latscope cannot talk to, naming both versions. */
-int ls_check_driver(const struct latscope_info *info, bool gpio, char *err,
-		    size_t errlen)
+int ls_check_driver(const struct latscope_info *info, const struct ls_source *src,
+		    char *err, size_t errlen)
 {
 	if (info->abi_version != LATSCOPE_ABI_VERSION) {
 		ls_fail(err, errlen, "the loaded driver %.32s speaks ABI %u, this latscope needs %u: load the matching latscope.ko",
 			info->version, info->abi_version, LATSCOPE_ABI_VERSION);
 		return -1;
 	}
-	if (gpio && info->setup_size < sizeof(struct latscope_setup)) {
-		ls_fail(err, errlen, "the loaded driver %.32s has no GPIO source (setup size %u, need %zu): load the matching latscope.ko",
-			info->version, info->setup_size, sizeof(struct latscope_setup));
+	if (info->setup_size < src->setup_size) {
+		ls_fail(err, errlen, "the loaded driver %.32s has no %s source (setup size %u, need %zu): load the matching latscope.ko",
+			info->version, src->name, info->setup_size, src->setup_size);
 		return -1;
 	}
 	return 0;
@@ -42,11 +42,13 @@ int ls_check_driver(const struct latscope_info *info, bool gpio, char *err,
 static int open_session(struct cpu_run *c, const struct ls_params *p,
 			char *err, size_t errlen)
 {
+	const struct ls_source *src = ls_source_of(p);
 	struct latscope_info info;
 	struct latscope_setup setup = {
 		.size = sizeof(setup),
 		.context = p->context,
-		.period_ns = (__u64)p->period_us * 1000,
+		.source = src->id,
+		.period_ns = (__u64)ls_period_us(p) * 1000,
 		.cpu = (__u32)c->cpu,
 		.priority = (__u32)p->priority,
 		.hist_cells = p->hist_cells,
@@ -69,13 +71,13 @@ static int open_session(struct cpu_run *c, const struct ls_params *p,
 			DEVICE, strerror(errno));
 		return -1;
 	}
-	if (ls_check_driver(&info, p->gpio, err, errlen))
+	if (ls_check_driver(&info, src, err, errlen))
 		return -1;
-	if (p->gpio && ls_gpio_setup(p, &setup, err, errlen))
+	if (src->setup && src->setup(p, &setup, err, errlen))
 		return -1;
 	if (ioctl(c->fd, LATSCOPE_IOC_SETUP, &setup)) {
-		if (p->gpio)
-			ls_gpio_setup_error(p, errno, err, errlen);
+		if (src->setup_error)
+			src->setup_error(p, errno, err, errlen);
 		else
 			ls_fail(err, errlen, "the driver refused the setup for CPU%d: %s", c->cpu,
 				errno == EINVAL ? "is that CPU online?" : strerror(errno));

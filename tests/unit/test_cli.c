@@ -133,7 +133,7 @@ static void test_gpio_options(void)
 
 	check(parse("-k -I gpiochip0,24,falling-edge -O gpiochip0,23 --pulse-out gpiochip1,5",
 		    &p, err) == LS_PARSE_RUN, "gpio loopback options", "%s", err);
-	check(p.gpio && p.pulse_in.given && p.pulse_in.offset == 24 &&
+	check(p.source == LATSCOPE_SRC_GPIO && p.pulse_in.given && p.pulse_in.offset == 24 &&
 	      !strcmp(p.pulse_in.dev, "/dev/gpiochip0") &&
 	      !strcmp(p.pulse_in.spec, "gpiochip0,24") && p.ack_out.offset == 23 &&
 	      p.pulse_out.given && !strcmp(p.pulse_out.dev, "/dev/gpiochip1") &&
@@ -181,6 +181,28 @@ static void test_gpio_options(void)
 		check(r == LS_PARSE_ERROR && strstr(err, bad[i].named), bad[i].line,
 		      "result %d, message '%s' should name %s", r, err, bad[i].named);
 	}
+}
+
+/* The source table: each row where its id says, and the rules it drives. */
+static void test_sources(void)
+{
+	struct ls_params p;
+	char err[256];
+	unsigned int id;
+
+	for (id = LATSCOPE_SRC_TIMER; id <= LATSCOPE_SRC_GPIO; id++)
+		check(ls_source(id) && ls_source(id)->id == id && ls_source(id)->name &&
+		      ls_source(id)->contexts, "source row", "%u", id);
+	check(!ls_source(LATSCOPE_SRC_GPIO + 1), "no row past the last source", " ");
+	check(parse("-i -p 250", &p, err) == LS_PARSE_RUN && ls_period_us(&p) == 250 &&
+	      !ls_responder_priority(&p) && !strcmp(ls_run_context(&p), "irq"),
+	      "timer, irq context: a period, no responder thread", "%s", err);
+	check(parse("-k -p 500 -I a,1 -O a,2 --pulse-out a,3", &p, err) == LS_PARSE_RUN &&
+	      ls_period_us(&p) == 500 && ls_responder_priority(&p) == 90,
+	      "GPIO loopback: the period it pulses at", "%s", err);
+	check(parse("-u -p 500 -z - -I a,1 -O a,2", &p, err) == LS_PARSE_RUN &&
+	      ls_period_us(&p) == 0 && !strcmp(ls_run_context(&p), "gpio-user"),
+	      "GPIO remote: no period of its own", "%s", err);
 }
 
 static void test_durations(void)
@@ -796,19 +818,20 @@ static void test_driver_check(void)
 		.setup_size = sizeof(struct latscope_setup),
 		.version = "9.9",
 	};
+	const struct ls_source *timer = ls_source(LATSCOPE_SRC_TIMER), *gpio = ls_source(LATSCOPE_SRC_GPIO);
 	char err[256] = "", want[256];
 
-	check(!ls_check_driver(&info, true, err, sizeof(err)), "driver: matching ABI", "%s", err);
+	check(!ls_check_driver(&info, gpio, err, sizeof(err)), "driver: matching ABI", "%s", err);
 	info.abi_version = LATSCOPE_ABI_VERSION + 1;
-	check(ls_check_driver(&info, false, err, sizeof(err)) == -1, "driver: other ABI refused", "accepted");
+	check(ls_check_driver(&info, timer, err, sizeof(err)) == -1, "driver: other ABI refused", "accepted");
 	snprintf(want, sizeof(want),
 		 "the loaded driver 9.9 speaks ABI %u, this latscope needs %u: load the matching latscope.ko",
 		 LATSCOPE_ABI_VERSION + 1, LATSCOPE_ABI_VERSION);
 	check_str(err, want, "driver: ABI mismatch message");
 	info.abi_version = LATSCOPE_ABI_VERSION;
 	info.setup_size = 88;	/* a timer-only driver's setup, before the GPIO fields */
-	check(!ls_check_driver(&info, false, err, sizeof(err)), "driver: timer run on a short setup", "%s", err);
-	check(ls_check_driver(&info, true, err, sizeof(err)) == -1, "driver: GPIO run on a short setup refused",
+	check(!ls_check_driver(&info, timer, err, sizeof(err)), "driver: timer run on a short setup", "%s", err);
+	check(ls_check_driver(&info, gpio, err, sizeof(err)) == -1, "driver: GPIO run on a short setup refused",
 	      "accepted");
 	snprintf(want, sizeof(want),
 		 "the loaded driver 9.9 has no GPIO source (setup size 88, need %zu): load the matching latscope.ko",
@@ -820,6 +843,7 @@ int main(int argc, char **argv)
 {
 	test_options();
 	test_gpio_options();
+	test_sources();
 	test_durations();
 	test_cpu_lists();
 	test_lines();
