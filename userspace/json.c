@@ -57,7 +57,7 @@ static void json_tail(FILE *f, const char *indent, const struct ls_hist *h)
 		if (!h->tail[i])
 			continue;
 		fprintf(f, "%s[%.3f, %.3f, %llu]", sep,
-			ls_us(fmax((double)ls_tail_lo(i), span)), ls_us((double)ls_tail_lo(i + 1)),
+			ls_us(fmax((double)latscope_tail_lo(i), span)), ls_us((double)latscope_tail_lo(i + 1)),
 			(unsigned long long)h->tail[i]);
 		sep = ", ";
 	}

@@ -134,8 +134,6 @@ struct ls_summary {
 extern const double ls_percentiles[LS_NR_PCT];
 
 /* stats.c */
-unsigned int ls_tail_index(__u64 v);
-__u64 ls_tail_lo(unsigned int i);
 void ls_summarize(const struct latscope_stats *st, const struct ls_hist *h,
 		  struct ls_summary *out);
 int ls_fmt_pct(char *buf, size_t len, const struct ls_pct *pct);

@@ -11,29 +11,6 @@
 
 const double ls_percentiles[LS_NR_PCT] = { 99.0, 99.9, 99.99, 99.999, 99.9999 };
 
-/* The tail bucket of @v >= 0 ns: LATSCOPE_TAIL_SUB_BITS in the uapi. */
-unsigned int ls_tail_index(__u64 v)
-{
-	const unsigned int b = LATSCOPE_TAIL_SUB_BITS, sub = 1U << b;
-	unsigned int k;
-
-	if (v < 2 * sub)
-		return (unsigned int)v;
-	k = 63 - (unsigned int)__builtin_clzll(v);
-	k = (k - b + 1) * sub + (unsigned int)((v >> (k - b)) & (sub - 1));
-	return k < LATSCOPE_TAIL_BUCKETS ? k : LATSCOPE_TAIL_BUCKETS - 1;
-}
-
-/* The smallest value of tail bucket @i; @i == LATSCOPE_TAIL_BUCKETS gives 2^63. */
-__u64 ls_tail_lo(unsigned int i)
-{
-	const unsigned int b = LATSCOPE_TAIL_SUB_BITS, sub = 1U << b;
-
-	if (i < sub)
-		return i;
-	return (__u64)(sub + i % sub) << (i / sub - 1);
-}
-
 /*
  * The p-th percentile: the cell or tail bucket that holds the sample of
  * rank ceil(samples * p / 100), samples below zero first. A linear cell
@@ -68,8 +45,8 @@ static struct ls_pct percentile(const struct latscope_stats *st,
 		seen += h->tail[i];
 		if (seen >= rank) {
 			out.kind = LS_PCT_TAIL;
-			out.lo = fmax((double)ls_tail_lo(i), span);
-			out.hi = fmin((double)ls_tail_lo(i + 1), (double)st->max_ns);
+			out.lo = fmax((double)latscope_tail_lo(i), span);
+			out.hi = fmin((double)latscope_tail_lo(i + 1), (double)st->max_ns);
 			if (out.lo > out.hi)	/* the tail disagrees with the max */
 				out.lo = out.hi;
 			return out;

@@ -314,7 +314,7 @@ static void test_stats(void)
 	ls_fmt_pct(buf, sizeof(buf), &s.pct[1]);
 	check_str(buf, "<=50.000", "percentile bounded by the max");
 	/* With the tail: the bucket [49152, 51200) ns, clipped to the max. */
-	tail[ls_tail_index(50000)] = 1;
+	tail[latscope_tail_index(50000)] = 1;
 	h.tail = tail;
 	ls_summarize(&st, &h, &s);
 	check(s.pct[1].lo == 49152 && s.pct[1].hi == 50000 && s.pct[1].kind == LS_PCT_TAIL,
@@ -362,20 +362,20 @@ static void test_tail_buckets(void)
 	__u64 lo, next;
 
 	for (i = 0; i < LATSCOPE_TAIL_BUCKETS; i++) {
-		lo = ls_tail_lo(i);
-		next = ls_tail_lo(i + 1);
-		bad += next <= lo || ls_tail_index(lo) != i || ls_tail_index(next - 1) != i ||
+		lo = latscope_tail_lo(i);
+		next = latscope_tail_lo(i + 1);
+		bad += next <= lo || latscope_tail_index(lo) != i || latscope_tail_index(next - 1) != i ||
 		       (i >= 16 && (next - lo) * 16 > lo);
 	}
 	check(!bad, "tail: every bucket's bounds and width", "%u bad", bad);
 	for (k = 4; k < 63; k++)
-		bad += ls_tail_index(1ULL << k) != (k - 3) * 16 ||
-		       ls_tail_index((1ULL << k) - 1) != (k - 3) * 16 - 1;
+		bad += latscope_tail_index(1ULL << k) != (k - 3) * 16 ||
+		       latscope_tail_index((1ULL << k) - 1) != (k - 3) * 16 - 1;
 	check(!bad, "tail: power-of-two edges", "%u bad", bad);
-	check(ls_tail_lo(LATSCOPE_TAIL_BUCKETS) == 1ULL << 63 &&
-	      ls_tail_index(INT64_MAX) == LATSCOPE_TAIL_BUCKETS - 1 &&
-	      ls_tail_index(UINT64_MAX) == LATSCOPE_TAIL_BUCKETS - 1 && ls_tail_index(0) == 0,
-	      "tail: 0 and the largest values", "%u", ls_tail_index(INT64_MAX));
+	check(latscope_tail_lo(LATSCOPE_TAIL_BUCKETS) == 1ULL << 63 &&
+	      latscope_tail_index(INT64_MAX) == LATSCOPE_TAIL_BUCKETS - 1 &&
+	      latscope_tail_index(UINT64_MAX) == LATSCOPE_TAIL_BUCKETS - 1 && latscope_tail_index(0) == 0,
+	      "tail: 0 and the largest values", "%u", latscope_tail_index(INT64_MAX));
 }
 
 /*
@@ -402,7 +402,7 @@ static void test_tail_percentiles(void)
 		if (v < 200000) {
 			cells[v / 1000]++;
 		} else {
-			tail[ls_tail_index(v)]++;
+			tail[latscope_tail_index(v)]++;
 			st.overflow++;
 		}
 		st.samples++;
@@ -460,7 +460,7 @@ static void sample_report(struct ls_report *r, struct ls_params *p, struct ls_sy
 		cpu[i].tail = b->tail[i];
 		cpu[i].has_tail = true;
 		cpu[i].res.latency = sample_stats(b->cells[i]);
-		b->tail[i][ls_tail_index(50000)] = 1;
+		b->tail[i][latscope_tail_index(50000)] = 1;
 		cpu[i].res.hist_cells = 10;
 		cpu[i].res.hist_count = 1;
 		cpu[i].res.overruns = i;
@@ -555,7 +555,7 @@ static void test_plot_rows_add_up(void)
 					st->samples -= st->overflow;
 					st->overflow = over * (i + 2);
 					/* the tail holds the overflow, at 50 us */
-					b.tail[i][ls_tail_index(50000)] = st->overflow;
+					b.tail[i][latscope_tail_index(50000)] = st->overflow;
 					st->underflow = under * (i + 3);
 					st->samples += st->overflow + st->underflow;
 					ls_merge_stats(&r.total, st);
