@@ -347,6 +347,11 @@ static void release(struct run *run, struct ls_report *r)
 	pthread_sigmask(SIG_UNBLOCK, &run->signals, NULL);
 }
 
+/*
+ * One run into @r. A step that fails before the wait leaves LS_EXIT_SETUP
+ * and no result; once the wait began, however the run ends, the results
+ * are collected. Either way what was started is stopped and released.
+ */
 int ls_run(const struct ls_params *p, struct ls_report *r, char *err,
 	   size_t errlen)
 {
