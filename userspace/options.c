@@ -456,12 +456,39 @@ static void bad_value(const struct opt *o, const char *arg, char *err, size_t er
 	ls_fail(err, errlen, "invalid value '%s' for %s (%s)", arg ? arg : "", name, hint);
 }
 
+/* What the options ask of each other, once all are read: the source's rules first. */
+static int check_together(const struct ls_params *p, char *err, size_t errlen)
+{
+	const struct ls_source *src = ls_source_of(p);
+
+	if (src->check && src->check(p, err, errlen))
+		return -1;
+	if (p->checkpoint_s && !(p->plot_path && strcmp(p->plot_path, "-")) &&
+	    !(p->json_path && strcmp(p->json_path, "-"))) {
+		ls_fail(err, errlen, "--checkpoint rewrites the -g or --json file during the run: give one of them a file name");
+		return -1;
+	}
+	if (p->stress && p->stress_cmd) {
+		ls_fail(err, errlen, "--stress %s and --stress-cmd: give one load, not both", p->stress);
+		return -1;
+	}
+	if (p->irq_thread_prio && p->source != LATSCOPE_SRC_GPIO) {
+		ls_fail(err, errlen, "--irq-prio applies to GPIO mode (-I, -O or --gpio-dt)");
+		return -1;
+	}
+	if (p->plot_path && p->json_path && !strcmp(p->plot_path, "-") &&
+	    !strcmp(p->json_path, "-")) {
+		ls_fail(err, errlen, "--plot - and --json - cannot both go to stdout");
+		return -1;
+	}
+	return 0;
+}
+
 enum ls_parse ls_parse_args(int argc, char **argv, struct ls_params *p,
 			    char *err, size_t errlen)
 {
 	char shorts[3 * NR_OPTS + 1];
 	struct option longs[NR_OPTS + 1];
-	const struct ls_source *src;
 	const struct opt *o;
 	int c, ret;
 
@@ -493,28 +520,7 @@ enum ls_parse ls_parse_args(int argc, char **argv, struct ls_params *p,
 		ls_fail(err, errlen, "unexpected argument '%s'", argv[optind]);
 		return LS_PARSE_ERROR;
 	}
-	src = ls_source_of(p);
-	if (src->check && src->check(p, err, errlen))
-		return LS_PARSE_ERROR;
-	if (p->checkpoint_s && !(p->plot_path && strcmp(p->plot_path, "-")) &&
-	    !(p->json_path && strcmp(p->json_path, "-"))) {
-		ls_fail(err, errlen, "--checkpoint rewrites the -g or --json file during the run: give one of them a file name");
-		return LS_PARSE_ERROR;
-	}
-	if (p->stress && p->stress_cmd) {
-		ls_fail(err, errlen, "--stress %s and --stress-cmd: give one load, not both", p->stress);
-		return LS_PARSE_ERROR;
-	}
-	if (p->irq_thread_prio && p->source != LATSCOPE_SRC_GPIO) {
-		ls_fail(err, errlen, "--irq-prio applies to GPIO mode (-I, -O or --gpio-dt)");
-		return LS_PARSE_ERROR;
-	}
-	if (p->plot_path && p->json_path && !strcmp(p->plot_path, "-") &&
-	    !strcmp(p->json_path, "-")) {
-		ls_fail(err, errlen, "--plot - and --json - cannot both go to stdout");
-		return LS_PARSE_ERROR;
-	}
-	return LS_PARSE_RUN;
+	return check_together(p, err, errlen) ? LS_PARSE_ERROR : LS_PARSE_RUN;
 }
 
 void ls_usage(FILE *f)
