@@ -197,13 +197,16 @@ static void latscope_gpio_export(struct latscope_session *s,
 const struct latscope_source latscope_gpio_source = {
 	.name = "gpio",
 	.priv_size = sizeof(struct latscope_gpio),
+	/* At SETUP: the lines. */
 	.check = latscope_gpio_check,
 	.get = latscope_gpio_get,
 	.put = latscope_gpio_put,
+	/* A run: the interrupt, the pulse train, the ack. */
 	.start = latscope_gpio_start,
 	.stop = latscope_gpio_stop,
 	.respond = latscope_gpio_respond,
 	.export = latscope_gpio_export,
+	/* The module: the device tree's driver. */
 	.init = latscope_dt_init,
 	.exit = latscope_dt_exit,
 };

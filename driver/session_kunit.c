@@ -243,9 +243,11 @@ static void latscope_test_export(struct latscope_session *s,
 static const struct latscope_source latscope_test_source = {
 	.name = "kunit",
 	.priv_size = sizeof(struct latscope_test_priv),
+	/* Each hook logs its call; no module-wide part. */
 	.check = latscope_test_check,
 	.get = latscope_test_get,
 	.put = latscope_test_put,
+	/* One event at the start, answered by the kernel responder. */
 	.start = latscope_test_start,
 	.stop = latscope_test_stop,
 	.respond = latscope_test_respond,

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * latscope: measures how late this system answers timer events through
- * /dev/latscope, with latmus's command line and output. main() only
+ * latscope: measures how late this system answers timer and GPIO events
+ * through /dev/latscope, with latmus's command line and output. main() only
  * strings the parts together: parse, check outputs, run, report.
  */
 #include <stdlib.h>
