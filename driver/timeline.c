@@ -52,6 +52,31 @@ void latscope_timeline_use(struct latscope_session *s, latscope_tick_fn tick,
 }
 
 /*
+ * Counts the event of @due and the @missed ideal times after it that passed
+ * before its handler ran, those past the warm-up only: a late event just
+ * before the warm-up's end still makes the periods it hid after it
+ * overruns. Ideal times and the warm-up's end are whole periods from t0.
+ */
+static void latscope_timeline_count(struct latscope_session *s, u64 due,
+				    u64 missed)
+{
+	u64 period = s->setup.period_ns, skip;
+
+	if (due >= s->warmup_end) {
+		s->events += 1 + missed;
+		if (missed)
+			atomic64_add(missed, &s->overruns);
+		return;
+	}
+	/* due + skip * period is the first ideal time that counts. */
+	skip = div64_u64(s->warmup_end - due + period - 1, period);
+	if (missed < skip)
+		return;
+	s->events += missed - skip + 1;
+	atomic64_add(missed - skip + 1, &s->overruns);
+}
+
+/*
  * The timeline's expiry that was due at @due, handled at @now, from hard
  * irq: an ideal time (counted as an event with the periods it missed, and
  * given to the source's tick) or a half step. Returns when the next one is
@@ -69,11 +94,7 @@ u64 latscope_timeline_step(struct latscope_session *s, u64 due, u64 now)
 		return tl->next;
 	}
 	missed = latscope_missed(due, now, period);
-	if (due >= s->warmup_end) {
-		s->events += 1 + missed;
-		if (missed)
-			atomic64_add(missed, &s->overruns);
-	}
+	latscope_timeline_count(s, due, missed);
 	/*
 	 * Move on by whole periods, so the timeline never drifts with
 	 * lateness. Not hrtimer_forward(): it stretches the period to the

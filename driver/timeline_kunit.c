@@ -77,6 +77,39 @@ static void latscope_missed_periods_are_overruns(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, res.latency.samples + res.overruns, res.events);
 }
 
+/*
+ * The last event of the warm-up, handled 3.5 periods late: it does not
+ * count, the three ideal times it hid, from the warm-up's end on, are
+ * events and overruns.
+ */
+static void latscope_late_across_warmup_end(struct kunit *test)
+{
+	u64 period = 100 * NS_PER_US;
+	struct latscope_setup setup = latscope_base_setup(LATSCOPE_CTX_IRQ, period);
+	struct latscope_session *s;
+	u64 ideal, next;
+
+	setup.flags = 0;
+	setup.warmup_ns = 3 * period;
+	s = latscope_kunit_session(test, &setup);
+	latscope_timeline_init(s, T0_NOW);
+	latscope_timeline_use(s, latscope_timer_tick, NULL);
+	ideal = s->warmup_end - period;
+	next = latscope_timeline_step(s, ideal, ideal + 350 * NS_PER_US);
+	KUNIT_EXPECT_EQ(test, next, ideal + 4 * period);
+	KUNIT_EXPECT_EQ(test, s->events, 3ULL);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&s->overruns), 3LL);
+	KUNIT_EXPECT_EQ(test, s->lat.samples, 0ULL);
+
+	/* Late by less than the warm-up's rest: nothing counts. */
+	latscope_timeline_init(s, T0_NOW);
+	latscope_timeline_use(s, latscope_timer_tick, NULL);
+	ideal = s->warmup_end - 2 * period;
+	latscope_timeline_step(s, ideal, ideal + 150 * NS_PER_US);
+	KUNIT_EXPECT_EQ(test, s->events, 0ULL);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&s->overruns), 0LL);
+}
+
 static void latscope_missed_whole_periods(struct kunit *test)
 {
 	u64 p = 1000, ideal = T0_NOW;
@@ -288,6 +321,7 @@ static struct kunit_case latscope_timeline_cases[] = {
 	KUNIT_CASE(latscope_warmup_rounds_up),
 	KUNIT_CASE(latscope_missed_periods_are_overruns),
 	KUNIT_CASE(latscope_missed_whole_periods),
+	KUNIT_CASE(latscope_late_across_warmup_end),
 	KUNIT_CASE(latscope_stalled_timer_counted_at_stop),
 	KUNIT_CASE(latscope_warmup_excluded),
 	KUNIT_CASE(latscope_busy_responder_overruns),
