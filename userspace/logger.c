@@ -13,11 +13,16 @@
 
 #include "run.h"
 
-/* Asks the main thread to end the run with @code. */
+/*
+ * Asks the main thread to end the run with @code, unless it is ending it
+ * already (the last partial second comes after the stop).
+ */
 static void request_stop(struct run *run, int code)
 {
 	int none = LS_EXIT_OK;
 
+	if (atomic_load(&run->stopping))
+		return;
 	if (atomic_compare_exchange_strong(&run->exit_code, &none, code))
 		kill(getpid(), SIGUSR1);
 }

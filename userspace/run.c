@@ -136,6 +136,8 @@ static void run_init(struct run *run, const struct ls_params *p)
 	atomic_init(&run->stopping, false);
 	pthread_mutex_init(&run->tl_lock, NULL);
 	sigemptyset(&run->signals);
+	/* What release() gives back if the run ends before blocking them. */
+	pthread_sigmask(SIG_BLOCK, NULL, &run->old_signals);
 }
 
 /* Which CPUs measure, which run the logger and the load, and the load's commands. */
@@ -344,7 +346,7 @@ static void release(struct run *run, struct ls_report *r)
 	ls_report_free(&run->snap);
 	free(run->cpus);
 	pthread_mutex_destroy(&run->tl_lock);
-	pthread_sigmask(SIG_UNBLOCK, &run->signals, NULL);
+	ls_unblock_signals(&run->signals, &run->old_signals);
 }
 
 /*
@@ -362,7 +364,7 @@ int ls_run(const struct ls_params *p, struct ls_report *r, char *err,
 	if (plan(&run, r, err, errlen) || alloc_buffers(&run, r, err, errlen))
 		goto out;
 	/* Signals go to the wait for the end only, in every thread. */
-	ls_block_signals(&run.signals);
+	ls_block_signals(&run.signals, &run.old_signals);
 	if (open_sessions(&run, err, errlen) || start_load(&run, &r->stress, err, errlen))
 		goto out;
 	get_ready(&run, r);

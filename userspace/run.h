@@ -44,6 +44,7 @@ struct run {
 	char cpu_list[256];
 	bool all_isolated;
 	sigset_t signals;		/* those that end the run, blocked */
+	sigset_t old_signals;		/* the mask before the run */
 	int c_state_fd;			/* /dev/cpu_dma_latency held, or -1 */
 	pthread_t logger;
 	bool has_logger;
@@ -71,7 +72,8 @@ int ls_start_thread(pthread_t *t, void *(*fn)(void *), void *arg, int policy,
 void *ls_logger(void *run);
 
 /* wait.c */
-void ls_block_signals(sigset_t *set);
+void ls_block_signals(sigset_t *set, sigset_t *old);
+void ls_unblock_signals(const sigset_t *set, const sigset_t *old);
 int ls_wait_for_end(struct run *run, const struct ls_report *r);
 
 /* report.c */

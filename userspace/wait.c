@@ -11,8 +11,11 @@
 
 #include "run.h"
 
-/* Blocks the signals that end a run, for this thread and those it starts. */
-void ls_block_signals(sigset_t *set)
+/*
+ * Blocks the signals that end a run, for this thread and those it starts;
+ * @old gets the mask from before, for ls_unblock_signals().
+ */
+void ls_block_signals(sigset_t *set, sigset_t *old)
 {
 	sigemptyset(set);
 	sigaddset(set, SIGINT);
@@ -20,7 +23,23 @@ void ls_block_signals(sigset_t *set)
 	sigaddset(set, SIGHUP);
 	sigaddset(set, SIGALRM);
 	sigaddset(set, SIGUSR1);
-	pthread_sigmask(SIG_BLOCK, set, NULL);
+	pthread_sigmask(SIG_BLOCK, set, old);
+}
+
+/*
+ * Gives this thread its mask from before the run back. A signal of @set
+ * still pending was for the run, which is over (a second Ctrl-C, an alarm
+ * that fired at the stop, the logger's SIGUSR1 for the last partial
+ * second): it is taken here, not delivered, so its default action cannot
+ * end the program before the results are written.
+ */
+void ls_unblock_signals(const sigset_t *set, const sigset_t *old)
+{
+	const struct timespec now = { 0 };
+
+	while (sigtimedwait(set, NULL, &now) > 0)
+		;
+	pthread_sigmask(SIG_SETMASK, old, NULL);
 }
 
 /*

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "../../userspace/latscope.h"
+#include "../../userspace/run.h"
 
 static int passed, failed;
 
@@ -839,6 +840,37 @@ static void test_driver_check(void)
 	check_str(err, want, "driver: no GPIO source message");
 }
 
+/*
+ * The signals that end a run, still pending when it ended (a second
+ * Ctrl-C, the alarm, the logger's SIGUSR1 for the last partial second),
+ * are taken at its end, not delivered: delivered, their default action
+ * would kill this program, as it killed the CLI before its results were
+ * written. The mask from before the run comes back.
+ */
+static void test_signals_after_run(void)
+{
+	sigset_t set, old, now, pending, before;
+
+	sigemptyset(&before);
+	sigaddset(&before, SIGUSR2);
+	pthread_sigmask(SIG_SETMASK, &before, NULL);
+	ls_block_signals(&set, &old);
+	raise(SIGUSR1);
+	raise(SIGINT);
+	raise(SIGALRM);
+	ls_unblock_signals(&set, &old);
+	pthread_sigmask(SIG_BLOCK, NULL, &now);
+	sigpending(&pending);
+	check(!sigismember(&now, SIGUSR1) && !sigismember(&now, SIGINT) &&
+	      sigismember(&now, SIGUSR2), "signals: the mask from before the run",
+	      "USR1 %d INT %d USR2 %d", sigismember(&now, SIGUSR1),
+	      sigismember(&now, SIGINT), sigismember(&now, SIGUSR2));
+	check(!sigismember(&pending, SIGUSR1) && !sigismember(&pending, SIGINT) &&
+	      !sigismember(&pending, SIGALRM), "signals: none left pending", "%s", "");
+	sigemptyset(&before);
+	pthread_sigmask(SIG_SETMASK, &before, NULL);
+}
+
 int main(int argc, char **argv)
 {
 	test_options();
@@ -856,6 +888,7 @@ int main(int argc, char **argv)
 	test_driver_check();
 	test_gpio_edge_used();
 	test_timeline();
+	test_signals_after_run();
 	if (argc > 1)
 		test_json(argv[1]);
 	if (argc > 2)
