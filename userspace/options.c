@@ -484,6 +484,12 @@ static int check_together(const struct ls_params *p, char *err, size_t errlen)
 	return 0;
 }
 
+/* "--name=value" for an option getopt knows: it takes no value. */
+static bool no_value_given(const char *arg)
+{
+	return !strncmp(arg, "--", 2) && strchr(arg, '=');
+}
+
 enum ls_parse ls_parse_args(int argc, char **argv, struct ls_params *p,
 			    char *err, size_t errlen)
 {
@@ -500,7 +506,10 @@ enum ls_parse ls_parse_args(int argc, char **argv, struct ls_params *p,
 		o = opt_of(c);
 		if (!o) {
 			/* A long option without a letter is named as given. */
-			if (optopt && optopt < LONG_ONLY)
+			if (optopt && no_value_given(argv[optind - 1]))
+				ls_fail(err, errlen, "option '%.*s' takes no value",
+					(int)strcspn(argv[optind - 1], "="), argv[optind - 1]);
+			else if (optopt && optopt < LONG_ONLY)
 				ls_fail(err, errlen, "option -%c %s", optopt,
 					strchr(shorts, optopt) ? "needs a value" : "is unknown");
 			else

@@ -96,6 +96,8 @@ static void test_options(void)
 		{ "-p", "-p" }, { "extra", "'extra'" }, { "-g - --json -", "stdout" },
 		{ "--json", "option '--json' is unknown or needs a value" },
 		{ "--cpus", "option '--cpus' is unknown or needs a value" },
+		{ "--quiet=1", "option '--quiet' takes no value" },
+		{ "--force=yes", "option '--force' takes no value" },
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		enum ls_parse r = parse(bad[i].line, &p, err);
