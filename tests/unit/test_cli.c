@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "../../userspace/latscope.h"
+#include "../../userspace/latmon.h"
 #include "../../userspace/run.h"
 
 static int passed, failed;
@@ -873,6 +874,68 @@ static void test_signals_after_run(void)
 	pthread_sigmask(SIG_SETMASK, &before, NULL);
 }
 
+/* latmon frames: the bytes on the wire, both ways, and what is refused. */
+static void test_latmon_frames(void)
+{
+	static const unsigned char req_wire[] = { 0, 0, 0x03, 0xe8, 0, 0, 0x03, 0xe8 };
+	static const unsigned char data_wire[] = {
+		0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xfc, 0x18,	/* sum -1000 */
+		0xff, 0xff, 0xff, 0x9c, 0x00, 0x00, 0x01, 0x2c,	/* min -100, max 300 */
+		0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00, 0x0a,	/* 2 overruns, 10 samples */
+	};
+	struct ls_latmon_request req = { 1000, 1000 }, back;
+	struct ls_latmon_data d = { -1000, -100, 300, 2, 10 }, got;
+	unsigned char buf[LS_LATMON_DATA_SIZE];
+	uint32_t cells[3] = { 1, 0x01020304, 0xffffffff }, cells_back[3];
+	char err[256] = "";
+
+	ls_latmon_request_pack(&req, buf);
+	check(!memcmp(buf, req_wire, sizeof(req_wire)), "latmon: request bytes", "%s", "");
+	check(!ls_latmon_request_unpack(req_wire, &back, err, sizeof(err)) &&
+	      back.period_us == 1000 && back.cells == 1000, "latmon: request back", "%s", err);
+	ls_latmon_data_pack(&d, buf);
+	check(!memcmp(buf, data_wire, sizeof(data_wire)), "latmon: data bytes", "%s", "");
+	check(!ls_latmon_data_unpack(data_wire, &got, err, sizeof(err)) && got.sum_ns == -1000 &&
+	      got.min_ns == -100 && got.max_ns == 300 && got.overruns == 2 && got.samples == 10,
+	      "latmon: data back", "%s", err);
+	d.sum_ns = 8400000000LL;	/* past 32 bits: both halves carry it */
+	d.min_ns = 2000000000;
+	d.max_ns = 2147483647;
+	d.samples = 4;
+	ls_latmon_data_pack(&d, buf);
+	check(!ls_latmon_data_unpack(buf, &got, err, sizeof(err)) && got.sum_ns == d.sum_ns,
+	      "latmon: 64-bit sum", "%s %lld", err, (long long)got.sum_ns);
+	ls_latmon_cells_pack(cells, 3, buf);
+	ls_latmon_cells_unpack(buf, 3, cells_back);
+	check(buf[4] == 1 && buf[7] == 4 && !memcmp(cells, cells_back, sizeof(cells)),
+	      "latmon: histogram cells", "%s", "");
+
+	/* Refused, each with its value named. */
+	req = (struct ls_latmon_request){ 1000001, 10 };
+	ls_latmon_request_pack(&req, buf);
+	check(ls_latmon_request_unpack(buf, &back, err, sizeof(err)) &&
+	      strstr(err, "1000001"), "latmon: period too long", "%s", err);
+	req = (struct ls_latmon_request){ 1000, 1001 };
+	ls_latmon_request_pack(&req, buf);
+	check(ls_latmon_request_unpack(buf, &back, err, sizeof(err)) &&
+	      strstr(err, "1001 histogram cells"), "latmon: too many cells", "%s", err);
+	req = (struct ls_latmon_request){ 0, 0 };
+	ls_latmon_request_pack(&req, buf);
+	check(!ls_latmon_request_unpack(buf, &back, err, sizeof(err)) && !back.period_us,
+	      "latmon: the stop request", "%s", err);
+	d = (struct ls_latmon_data){ 0, 500, 400, 0, 1 };
+	ls_latmon_data_pack(&d, buf);
+	check(ls_latmon_data_unpack(buf, &got, err, sizeof(err)) && strstr(err, "min 500"),
+	      "latmon: min above max", "%s", err);
+	d = (struct ls_latmon_data){ 5000, 100, 400, 0, 10 };
+	ls_latmon_data_pack(&d, buf);
+	check(ls_latmon_data_unpack(buf, &got, err, sizeof(err)) && strstr(err, "sum 5000"),
+	      "latmon: sum out of bounds", "%s", err);
+	memset(buf, 0, sizeof(buf));
+	check(!ls_latmon_data_unpack(buf, &got, err, sizeof(err)) && !got.samples,
+	      "latmon: the end record", "%s", err);
+}
+
 int main(int argc, char **argv)
 {
 	test_options();
@@ -891,6 +954,7 @@ int main(int argc, char **argv)
 	test_gpio_edge_used();
 	test_timeline();
 	test_signals_after_run();
+	test_latmon_frames();
 	if (argc > 1)
 		test_json(argv[1]);
 	if (argc > 2)
