@@ -52,28 +52,26 @@ void latscope_timeline_use(struct latscope_session *s, latscope_tick_fn tick,
 }
 
 /*
- * Counts the event of @due and the @missed ideal times after it that passed
- * before its handler ran, those past the warm-up only: a late event just
- * before the warm-up's end still makes the periods it hid after it
- * overruns. Ideal times and the warm-up's end are whole periods from t0.
+ * @n ideal times from @first on never reached the source's handler in
+ * time (it ran late, or not at all before the stop): those past the
+ * warm-up are events, and overruns. Ideal times and the warm-up's end are
+ * whole periods from t0.
  */
-static void latscope_timeline_count(struct latscope_session *s, u64 due,
-				    u64 missed)
+static void latscope_timeline_skipped(struct latscope_session *s, u64 first,
+				      u64 n)
 {
-	u64 period = s->setup.period_ns, skip;
+	u64 period = s->setup.period_ns, before;
 
-	if (due >= s->warmup_end) {
-		s->events += 1 + missed;
-		if (missed)
-			atomic64_add(missed, &s->overruns);
-		return;
+	if (first < s->warmup_end) {
+		before = div64_u64(s->warmup_end - first + period - 1, period);
+		if (n <= before)
+			return;
+		n -= before;
 	}
-	/* due + skip * period is the first ideal time that counts. */
-	skip = div64_u64(s->warmup_end - due + period - 1, period);
-	if (missed < skip)
+	if (!n)
 		return;
-	s->events += missed - skip + 1;
-	atomic64_add(missed - skip + 1, &s->overruns);
+	s->events += n;
+	atomic64_add(n, &s->overruns);
 }
 
 /*
@@ -94,7 +92,9 @@ u64 latscope_timeline_step(struct latscope_session *s, u64 due, u64 now)
 		return tl->next;
 	}
 	missed = latscope_missed(due, now, period);
-	latscope_timeline_count(s, due, missed);
+	if (due >= s->warmup_end)
+		s->events++;
+	latscope_timeline_skipped(s, due + period, missed);
 	/*
 	 * Move on by whole periods, so the timeline never drifts with
 	 * lateness. Not hrtimer_forward(): it stretches the period to the
@@ -146,14 +146,8 @@ int latscope_timeline_arm(struct latscope_session *s)
  */
 void latscope_timeline_close(struct latscope_session *s, u64 next, u64 now)
 {
-	u64 period = s->setup.period_ns, missed;
-
-	next = max(next, s->warmup_end);
-	if (now < next + period)
-		return;
-	missed = div64_u64(now - next, period);
-	s->events += missed;
-	atomic64_add(missed, &s->overruns);
+	latscope_timeline_skipped(s, next, latscope_missed(next, now,
+							   s->setup.period_ns));
 }
 
 /* Cancels the timer and counts what it never reached; safe if not armed. */
