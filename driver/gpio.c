@@ -89,8 +89,7 @@ static int latscope_gpio_check(const struct latscope_setup *setup)
 		return -EINVAL;
 	if (!loopback && setup->period_ns)
 		return -EINVAL;
-	if (loopback && (setup->period_ns < LATSCOPE_MIN_PERIOD_NS ||
-			 setup->period_ns > LATSCOPE_MAX_PERIOD_NS))
+	if (loopback && !latscope_period_valid(setup->period_ns))
 		return -EINVAL;
 	return latscope_gpio_lines_check(gs);
 }

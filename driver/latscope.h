@@ -104,13 +104,12 @@ bool latscope_ring_empty(struct latscope_ring *ring);
 
 struct device;
 struct latscope_session;
-struct latscope_timeline;
 
 /**
  * struct latscope_source - what makes a session's events: the only seam
  * between a session and a source. latscope_source_of() finds one by its
  * uapi id (enum latscope_source_id).
- * @name: the source's name in the kernel's messages.
+ * @name: what the source is called ("timer", "gpio").
  * @priv_size: bytes of state the session allocates, zeroed, at SETUP
  *	for the source (@s->priv), and frees at the next SETUP or the close.
  * @check: validates the source's part of a SETUP (its period, its own
@@ -244,6 +243,13 @@ struct latscope_session {
 	wait_queue_head_t bulk_wq;
 	struct irq_work bulk_work;
 };
+
+/* A period a periodic source can keep. */
+static inline bool latscope_period_valid(u64 period_ns)
+{
+	return period_ns >= LATSCOPE_MIN_PERIOD_NS &&
+	       period_ns <= LATSCOPE_MAX_PERIOD_NS;
+}
 
 /* Histograms of a session: the context's latency, and the irq part. */
 static inline u32 latscope_hist_count(const struct latscope_setup *setup)

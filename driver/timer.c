@@ -20,8 +20,7 @@ void latscope_timer_tick(struct latscope_session *s, u64 ideal, u64 arrival)
 
 static int latscope_timer_check(const struct latscope_setup *setup)
 {
-	if (setup->period_ns < LATSCOPE_MIN_PERIOD_NS ||
-	    setup->period_ns > LATSCOPE_MAX_PERIOD_NS)
+	if (!latscope_period_valid(setup->period_ns))
 		return -EINVAL;
 	if (memchr_inv(&setup->gpio, 0, sizeof(setup->gpio)))
 		return -EINVAL;
