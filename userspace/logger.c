@@ -162,7 +162,7 @@ void *ls_logger(void *arg)
 				if (n == 0 || (errno != EAGAIN && errno != EINTR))
 					c->eof = true;
 				/* A session that ends by itself lost its CPU. */
-				if (c->eof && !atomic_load(&run->stopping))
+				if (c->eof)
 					request_stop(run, LS_EXIT_RUNTIME);
 				continue;
 			}
