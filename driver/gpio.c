@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * latscope GPIO source: an edge on the pulse-in line is the event, and the
- * responder answers it by toggling the ack-out line.
+ * responder answers it on the ack-out line.
  *
  * Loopback: the session's timeline drives pulse-out, wired to pulse-in
  * (gpio_pulse.c). Remote: another device drives pulse-in, and the arrival
@@ -138,6 +138,9 @@ static int latscope_gpio_get(struct latscope_session *s)
 	if (gs->edge)
 		g->edge = gs->edge;
 	g->thread_prio = gs->irq_thread_priority;
+	g->ack_pulse = gs->flags & LATSCOPE_GPIO_ACK_PULSE;
+	/* A borrowed line keeps the level its last user left. */
+	latscope_gpio_ack_idle(g);
 	g->pulse_level = !latscope_gpio_idle_level(g->edge);
 	g->out_cansleep = g->lines.out && gpiod_cansleep(g->lines.out);
 	return 0;
@@ -162,6 +165,7 @@ static int latscope_gpio_start(struct latscope_session *s)
 
 	latscope_gpio_pulse_reset(g);
 	latscope_gpio_irq_reset(g);
+	latscope_gpio_ack_idle(g);
 	/* Before the irq: an edge this makes is nobody's arrival. */
 	if (g->mode == LATSCOPE_GPIO_LOOPBACK)
 		latscope_gpio_out_to_idle(g);

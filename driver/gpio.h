@@ -63,6 +63,7 @@ struct latscope_gpio {
 	int thread_nice;
 
 	/* Responder side. */
+	bool ack_pulse;			/* LATSCOPE_GPIO_ACK_PULSE */
 	int ack_level;
 	u64 acks;
 };
@@ -101,6 +102,7 @@ void latscope_gpio_pulse_stop(struct latscope_gpio *g);
 
 /* gpio_irq.c */
 void latscope_gpio_irq_reset(struct latscope_gpio *g);
+void latscope_gpio_ack_idle(struct latscope_gpio *g);
 void latscope_gpio_arrival(struct latscope_session *s, u64 arrival);
 int latscope_gpio_irq_start(struct latscope_session *s);
 void latscope_gpio_irq_stop(struct latscope_session *s);

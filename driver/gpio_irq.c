@@ -5,7 +5,7 @@
  * PREEMPT_RT too unless the GPIO chip itself delivers its interrupts from
  * a thread (nested irq chips such as I2C expanders): the result says which
  * it was, and that thread can be raised for the run. The responder answers
- * by toggling ack-out.
+ * on ack-out: one toggle, or latmus's low pulse (LATSCOPE_GPIO_ACK_PULSE).
  */
 #include <linux/gpio/consumer.h>
 #include <linux/interrupt.h>
@@ -27,7 +27,6 @@ void latscope_gpio_irq_reset(struct latscope_gpio *g)
 	atomic_set(&g->paths, g->out_cansleep ? LATSCOPE_GPIO_OUT_CANSLEEP : 0);
 	if (g->lines.ack && gpiod_cansleep(g->lines.ack))
 		atomic_or(LATSCOPE_GPIO_ACK_CANSLEEP, &g->paths);
-	g->ack_level = 0;
 	g->acks = 0;
 	g->spurious = 0;
 	g->thread_pid = 0;
@@ -161,13 +160,31 @@ void latscope_gpio_irq_stop(struct latscope_session *s)
 	latscope_gpio_restore(g);
 }
 
-/* The responder answered the event of @ideal: one ack-out toggle. */
+/*
+ * Drives ack-out to where answers start from: low for toggles, high for
+ * pulses. Not while a responder can answer (SETUP, or START before the irq).
+ */
+void latscope_gpio_ack_idle(struct latscope_gpio *g)
+{
+	g->ack_level = g->ack_pulse;
+	gpiod_set_raw_value_cansleep(g->lines.ack, g->ack_level);
+}
+
+/*
+ * The responder answered the event of @ideal: ack-out toggles, or goes
+ * low and back high, the edge a latmon monitor times being the first.
+ */
 void latscope_gpio_respond(struct latscope_session *s, u64 ideal)
 {
 	struct latscope_gpio *g = s->priv;
 
-	g->ack_level = !g->ack_level;
-	gpiod_set_raw_value_cansleep(g->lines.ack, g->ack_level);
+	if (g->ack_pulse) {
+		gpiod_set_raw_value_cansleep(g->lines.ack, 0);
+		gpiod_set_raw_value_cansleep(g->lines.ack, 1);
+	} else {
+		g->ack_level = !g->ack_level;
+		gpiod_set_raw_value_cansleep(g->lines.ack, g->ack_level);
+	}
 	if (ideal >= s->warmup_end)
 		g->acks++;
 }

@@ -64,7 +64,8 @@ GPIO_MUTATION(source_unknown, setup->source = LATSCOPE_SRC_GPIO + 1)
 GPIO_MUTATION(mode_unknown, setup->gpio.mode = LATSCOPE_GPIO_REMOTE + 1)
 GPIO_MUTATION(edge_none, setup->gpio.edge = 0)
 GPIO_MUTATION(edge_unknown, setup->gpio.edge = LATSCOPE_EDGE_BOTH + 1)
-GPIO_MUTATION(flags_unknown, setup->gpio.flags = LATSCOPE_GPIO_FROM_DT << 1)
+GPIO_MUTATION(flags_unknown, setup->gpio.flags = LATSCOPE_GPIO_ACK_PULSE << 1)
+GPIO_MUTATION(ack_pulse, setup->gpio.flags = LATSCOPE_GPIO_ACK_PULSE)
 GPIO_MUTATION(from_dt, setup->gpio.flags = LATSCOPE_GPIO_FROM_DT; latscope_gpio_no_lines(setup))
 GPIO_MUTATION(from_dt_with_line, setup->gpio.flags = LATSCOPE_GPIO_FROM_DT)
 GPIO_MUTATION(from_dt_edge_none, gpio_from_dt(setup); setup->gpio.edge = 0)
@@ -102,6 +103,8 @@ static const struct latscope_gpio_case latscope_gpio_cases[] = {
 	GPIO_ENTRY(edge_none, L, -EINVAL),
 	GPIO_ENTRY(edge_unknown, R, -EINVAL),
 	GPIO_ENTRY(flags_unknown, L, -EINVAL),
+	GPIO_ENTRY(ack_pulse, R, 0),
+	GPIO_ENTRY(ack_pulse, L, 0),
 	GPIO_ENTRY(from_dt, L, 0),
 	GPIO_ENTRY(from_dt, R, 0),
 	GPIO_ENTRY(from_dt_with_line, R, -EINVAL),

@@ -46,13 +46,15 @@ static int latscope_gpio_request_all(struct latscope_gpio_lines *lines,
 {
 	enum gpiod_flags idle = latscope_gpio_idle_level(gs->edge) ?
 				GPIOD_OUT_HIGH : GPIOD_OUT_LOW;
+	enum gpiod_flags ack_idle = gs->flags & LATSCOPE_GPIO_ACK_PULSE ?
+				    GPIOD_OUT_HIGH : GPIOD_OUT_LOW;
 
 	lines->in = latscope_gpio_request(dev, "pulse-in", "latscope pulse-in",
 					  GPIOD_IN);
 	if (IS_ERR(lines->in))
 		return PTR_ERR(lines->in);
 	lines->ack = latscope_gpio_request(dev, "ack-out", "latscope ack-out",
-					   GPIOD_OUT_LOW);
+					   ack_idle);
 	if (IS_ERR(lines->ack))
 		return PTR_ERR(lines->ack);
 	if (gs->mode != LATSCOPE_GPIO_LOOPBACK)

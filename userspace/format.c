@@ -66,7 +66,10 @@ static void print_percentiles(FILE *f, const char *prefix,
 	char buf[64];
 	int i;
 
-	fprintf(f, "%s| stddev %.3f", prefix, ls_us(sum->stddev));
+	if (sum->has_stddev)
+		fprintf(f, "%s| stddev %.3f", prefix, ls_us(sum->stddev));
+	else
+		fprintf(f, "%s| stddev -", prefix);
 	for (i = 0; i < LS_NR_PCT; i++) {
 		ls_fmt_pct(buf, sizeof(buf), &sum->pct[i]);
 		fprintf(f, "  %g%% %s", ls_percentiles[i], buf);
@@ -93,17 +96,20 @@ void ls_print_summary(FILE *f, const struct ls_report *r)
 
 	if (!r->total.samples) {
 		fprintf(f, "RTS| no sample was measured\n");
+		if (r->latmon)
+			ls_latmon_print_summary(f, r);
 		/* Lost pulses and no arrival: what a miswired board shows. */
 		print_source(f, r);
 		return;
 	}
-	ls_total_hist(r, &h);
-	ls_summarize(&r->total, &h, &sum);
+	ls_total_summary(r, &sum);
 	ls_fmt_rts(line, sizeof(line), ls_us(sum.min), ls_us(sum.avg), ls_us(sum.max),
 		   r->total_overruns, r->duration_s,
 		   p->timeout_s ? p->timeout_s : r->duration_s);
 	fputs(line, f);
 	print_percentiles(f, "PCT", &sum);
+	if (r->latmon)
+		ls_latmon_print_summary(f, r);
 	if (r->total_irq.samples) {
 		ls_summarize(&r->total_irq, NULL, &irq);
 		fprintf(f, "IRQ| irq part: min %.3f avg %.3f max %.3f, %s part: avg %.3f us\n",

@@ -19,6 +19,7 @@
 
 #include <linux/gpio.h>
 
+#include "latmon.h"
 #include "latscope.h"
 
 static const struct {
@@ -165,7 +166,28 @@ out:
 /* Loopback: the driver pulses at the period; remote: the monitor's pace. */
 bool ls_gpio_paced(const struct ls_params *p)
 {
-	return p->pulse_out.given;
+	return p->pulse_out.given || p->latmon_host[0];
+}
+
+/* What a latmon host asks of the other options. */
+static int latmon_check(const struct ls_params *p, char *err, size_t errlen)
+{
+	if (p->pulse_out.given) {
+		ls_fail(err, errlen, "-z %s: the latmon monitor drives pulse-in; a loopback pulse-out (%s) has no place in that run",
+			p->latmon_host, p->pulse_out.spec);
+		return -1;
+	}
+	if (p->hist_cells + 1 > LS_LATMON_MAX_CELLS) {
+		ls_fail(err, errlen, "-H %u: a latmon monitor keeps at most %u cells, the last for all past them: at most %u with -z",
+			p->hist_cells, LS_LATMON_MAX_CELLS, LS_LATMON_MAX_CELLS - 1);
+		return -1;
+	}
+	if (p->checkpoint_s) {
+		ls_fail(err, errlen, "--checkpoint with -z %s: the monitor sends its histogram at the end only, so no checkpoint could hold it",
+			p->latmon_host);
+		return -1;
+	}
+	return 0;
 }
 
 static bool same_line(const struct ls_gpio_spec *a, const struct ls_gpio_spec *b)
@@ -192,6 +214,8 @@ int ls_gpio_check(const struct ls_params *p, char *err, size_t errlen)
 		ls_fail(err, errlen, "GPIO mode measures one responder: give one CPU with -c");
 		return -1;
 	}
+	if (p->latmon_host[0] && latmon_check(p, err, errlen))
+		return -1;
 	if (p->gpio_dt)
 		return 0;
 	if (same_line(&p->pulse_in, &p->ack_out) ||
@@ -264,8 +288,13 @@ int ls_gpio_setup(const struct ls_params *p, struct latscope_setup *setup,
 	gs->mode = loopback ? LATSCOPE_GPIO_LOOPBACK : LATSCOPE_GPIO_REMOTE;
 	gs->edge = p->gpio_edge;
 	gs->irq_thread_priority = (__u32)p->irq_thread_prio;
+	/* Remote: the events come at the monitor's pace, whatever -p says. */
+	if (!loopback)
+		setup->period_ns = 0;
+	if (p->ack == LS_ACK_PULSE || (p->ack == LS_ACK_AUTO && p->latmon_host[0]))
+		gs->flags |= LATSCOPE_GPIO_ACK_PULSE;
 	if (p->gpio_dt) {
-		gs->flags = LATSCOPE_GPIO_FROM_DT;
+		gs->flags |= LATSCOPE_GPIO_FROM_DT;
 		return 0;
 	}
 	if (ls_gpio_resolve("pulse-in", &p->pulse_in, &gs->pulse_in, err, errlen) ||
@@ -305,7 +334,9 @@ void ls_gpio_setup_error(const struct ls_params *p, int error, char *err,
 		snprintf(err, errlen, "the driver found no GPIO chip for a line (%s)", lines);
 		break;
 	case EINVAL:
-		snprintf(err, errlen, "the driver refused the GPIO setup: two of the lines are one and the same, or CPU, priority or period is out of range");
+		snprintf(err, errlen, "the driver refused the GPIO setup: two of the lines are one and the same, or CPU, priority or period is out of range%s",
+			 p->ack == LS_ACK_PULSE || p->latmon_host[0] ?
+			 ", or this latscope.ko is older than the ack pulse (--ack pulse)" : "");
 		break;
 	default:
 		snprintf(err, errlen, "the driver refused the GPIO setup: %s",

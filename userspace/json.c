@@ -66,16 +66,20 @@ static void json_tail(FILE *f, const char *indent, const struct ls_hist *h)
 
 /* Latency figures of one statistics block, in microseconds. */
 static void json_stats(FILE *f, const char *indent, const struct latscope_stats *st,
-		       const struct ls_hist *h)
+		       const struct ls_hist *h, bool has_stddev)
 {
 	struct ls_summary sum;
 	int i;
 
 	ls_summarize(st, h, &sum);
+	sum.has_stddev = has_stddev;
 	fprintf(f, "%s\"samples\": %llu,\n", indent, (unsigned long long)sum.samples);
 	fprintf(f, "%s\"min\": %.3f,\n%s\"avg\": %.3f,\n%s\"max\": %.3f,\n",
 		indent, ls_us(sum.min), indent, ls_us(sum.avg), indent, ls_us(sum.max));
-	fprintf(f, "%s\"stddev\": %.3f,\n", indent, ls_us(sum.stddev));
+	if (sum.has_stddev)
+		fprintf(f, "%s\"stddev\": %.3f,\n", indent, ls_us(sum.stddev));
+	else
+		fprintf(f, "%s\"stddev\": null,\n", indent);
 	if (h) {
 		fprintf(f, "%s\"percentiles\": {", indent);
 		for (i = 0; i < LS_NR_PCT; i++)
@@ -135,12 +139,12 @@ static void json_thread(FILE *f, const struct ls_report *r, int i)
 	fprintf(f, "      \"cpu_offline\": %s,\n",
 		res->flags & LATSCOPE_RESULT_CPU_OFFLINE ? "true" : "false");
 	fprintf(f, "      \"latency\": {\n");
-	json_stats(f, "        ", &res->latency, &h);
+	json_stats(f, "        ", &res->latency, &h, true);
 	fprintf(f, "      }");
 	if (res->hist_count > 1) {
 		fprintf(f, ",\n      \"irq\": {\n");
 		ls_cpu_hist(c, true, &h);
-		json_stats(f, "        ", &res->irq, &h);
+		json_stats(f, "        ", &res->irq, &h, true);
 		fprintf(f, "      }");
 	}
 	fprintf(f, "\n    }%s\n", i + 1 < r->nr_cpus ? "," : "");
@@ -240,12 +244,14 @@ int ls_write_json(FILE *f, const struct ls_report *r)
 		(unsigned long long)r->total_dropped);
 	if (src->write_json)
 		src->write_json(f, r);
+	if (r->latmon)
+		ls_latmon_write_json(f, r);
 	json_stress(f, &r->stress);
 	if (r->timeline)
 		json_timeline(f, r->timeline);
 	fputs("  \"total\": {\n", f);
 	ls_total_hist(r, &h);
-	json_stats(f, "    ", &r->total, &h);
+	json_stats(f, "    ", &r->total, &h, !r->latmon);
 	fputs("  },\n  \"thread\": {\n", f);
 	for (i = 0; i < r->nr_cpus; i++)
 		json_thread(f, r, i);

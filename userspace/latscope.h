@@ -23,6 +23,8 @@ enum ls_exit {
 	LS_EXIT_RUNTIME		= 1,	/* the device failed, or a file was not written */
 	LS_EXIT_USAGE		= 2,	/* bad option or option value */
 	LS_EXIT_SETUP		= 3,	/* device, permission, CPU, file */
+	LS_EXIT_MONITOR		= 4,	/* the latmon monitor cannot be reached */
+	LS_EXIT_MONITOR_LOST	= 5,	/* it stopped answering, or sent a bad frame */
 	LS_EXIT_ABORT		= 102,	/* -A threshold crossed (as latmus) */
 	LS_EXIT_WEIRD		= 103,	/* inconsistent results (as latmus) */
 	LS_EXIT_BREAKTRACE	= 104,	/* -b threshold crossed, trace stopped */
@@ -36,6 +38,13 @@ struct ls_gpio_spec {
 	unsigned int offset;
 };
 
+/* How the responder answers on ack-out (--ack). */
+enum ls_ack {
+	LS_ACK_AUTO,			/* pulse with a latmon host, else toggle */
+	LS_ACK_TOGGLE,
+	LS_ACK_PULSE,
+};
+
 struct ls_params {
 	unsigned int context;		/* LATSCOPE_CTX_* */
 	unsigned int source;		/* LATSCOPE_SRC_*: what marks the events */
@@ -45,6 +54,9 @@ struct ls_params {
 	struct ls_gpio_spec pulse_out;	/* --pulse-out: loopback */
 	unsigned int gpio_edge;		/* LATSCOPE_EDGE_*, 0: the DT node's */
 	bool oob_note;			/* -Z: asked for out-of-band, got in-band */
+	char latmon_host[256];		/* -z/-Z HOST, "broadcast"; "": none ('-') */
+	unsigned int latmon_port;	/* --latmon-port */
+	unsigned int ack;		/* --ack: LS_ACK_*, LS_ACK_AUTO: by mode */
 	int irq_thread_prio;		/* --irq-prio, 0: leave it */
 	const char *stress;		/* --stress preset, NULL: none */
 	const char *stress_cmd;		/* --stress-cmd */
@@ -128,6 +140,7 @@ struct ls_pct {
 struct ls_summary {
 	__u64 samples;
 	double min, avg, max, stddev;
+	bool has_stddev;		/* false: figures without a sum of squares */
 	struct ls_pct pct[LS_NR_PCT];	/* at ls_percentiles[] */
 };
 
@@ -208,6 +221,20 @@ struct ls_timeline {
 void ls_timeline_init(struct ls_timeline *t);
 void ls_timeline_add(struct ls_timeline *t, const struct latscope_bulk *b);
 
+/* What a latmon monitor measured (-z HOST): the run's figures then. */
+struct ls_latmon_figures {
+	char peer[96];			/* "ADDRESS:PORT" connected to */
+	unsigned int cells;		/* asked for: hist_cells + 1 */
+	__u32 *hist;			/* @cells counts of 1 us, the last: past them */
+	__u64 bulks;			/* data records with samples */
+	struct latscope_stats stats;	/* of the bulks: no sum of squares */
+	__u64 overruns;
+	__u64 peak_bulk;		/* the bulk of the max, from 0 */
+	__u64 hist_samples;		/* what @hist adds up to */
+	bool ended;			/* the end record came */
+	bool has_hist;			/* and then the whole histogram */
+};
+
 /* The whole run, read by the printers and writers. */
 struct ls_report {
 	const struct ls_params *params;
@@ -229,12 +256,14 @@ struct ls_report {
 	__u64 total_dropped;
 	struct ls_timeline *timeline;	/* all CPUs merged, second by second */
 	struct ls_stress stress;	/* the load, started or not */
+	struct ls_latmon_figures *latmon;	/* -z HOST: the totals are its */
 	int exit_code;
 	bool checkpoint;		/* written while the run goes on */
 };
 
 /* stats.c: views of a report's histograms. */
 void ls_total_hist(const struct ls_report *r, struct ls_hist *h);
+void ls_total_summary(const struct ls_report *r, struct ls_summary *out);
 void ls_cpu_hist(const struct ls_cpu_result *c, bool irq, struct ls_hist *h);
 
 /* format.c: latmus's lines, exactly. Each returns the line's length. */
@@ -321,6 +350,11 @@ void ls_gpio_paths(const struct ls_params *p, const struct latscope_gpio_result 
 void ls_gpio_print_summary(FILE *f, const struct ls_report *r);
 void ls_gpio_write_plot(FILE *f, const struct ls_report *r);
 void ls_gpio_write_json(FILE *f, const struct ls_report *r);
+
+/* latmon_print.c: what a run with a latmon monitor adds. */
+void ls_latmon_print_summary(FILE *f, const struct ls_report *r);
+void ls_latmon_write_plot(FILE *f, const struct ls_report *r);
+void ls_latmon_write_json(FILE *f, const struct ls_report *r);
 
 /* run.c and report.c */
 int ls_check_driver(const struct latscope_info *info, const struct ls_source *src,

@@ -3,7 +3,8 @@
  * latscope CLI: the logger, a SCHED_OTHER thread off the measured CPUs.
  * It reads each CPU's bulk records (one per second of measurement),
  * merges the CPUs second by second into the timeline, prints latmus's
- * RTT/RTH/RTD lines, and asks the main thread to end the run when a
+ * RTT/RTH/RTD lines (with a latmon monitor, its records do that instead
+ * and the local ones are only drained), and asks the main thread to end the run when a
  * second crosses -A or -b, looks weird, or a session ends by itself.
  */
 #include <errno.h>
@@ -17,7 +18,7 @@
  * Asks the main thread to end the run with @code, unless it is ending it
  * already (the last partial second comes after the stop).
  */
-static void request_stop(struct run *run, int code)
+void ls_request_stop(struct run *run, int code)
 {
 	int none = LS_EXIT_OK;
 
@@ -65,13 +66,13 @@ static void log_second(struct run *run, const struct latscope_bulk *b)
 	run->rounds++;
 	if (weird) {
 		fprintf(stderr, "results look weird, aborting.\n");
-		request_stop(run, LS_EXIT_WEIRD);
+		ls_request_stop(run, LS_EXIT_WEIRD);
 	} else if (p->abort_us && b->max_ns > (__s64)p->abort_us * 1000) {
 		fprintf(stderr, "latency threshold is exceeded (%u >= %.3f), aborting.\n",
 			p->abort_us, ls_us(b->max_ns));
-		request_stop(run, LS_EXIT_ABORT);
+		ls_request_stop(run, LS_EXIT_ABORT);
 	} else if (p->breaktrace_us && b->max_ns > (__s64)p->breaktrace_us * 1000) {
-		request_stop(run, LS_EXIT_BREAKTRACE);
+		ls_request_stop(run, LS_EXIT_BREAKTRACE);
 	}
 }
 
@@ -123,14 +124,26 @@ static void log_ready_seconds(struct run *run, bool drain)
 			c->queued--;
 		}
 		m.avg_ns = m.samples ? sum / (__s64)m.samples : 0;
-		pthread_mutex_lock(&run->tl_lock);
-		ls_timeline_add(run->timeline, &m);
-		pthread_mutex_unlock(&run->tl_lock);
-		if (m.samples)
-			log_second(run, &m);
-		else
-			run->overruns += m.overruns;
+		/* With a latmon monitor, its records are the run's seconds. */
+		if (!run->latmon)
+			ls_log_bulk(run, &m);
 	}
+}
+
+/*
+ * One second of the run's figures, all CPUs merged or from the monitor:
+ * into the timeline, then its RTD line and the checks on it. One thread
+ * only calls it: the logger, or the latmon client's.
+ */
+void ls_log_bulk(struct run *run, const struct latscope_bulk *b)
+{
+	pthread_mutex_lock(&run->tl_lock);
+	ls_timeline_add(run->timeline, b);
+	pthread_mutex_unlock(&run->tl_lock);
+	if (b->samples)
+		log_second(run, b);
+	else
+		run->overruns += b->overruns;
 }
 
 void *ls_logger(void *arg)
@@ -163,7 +176,7 @@ void *ls_logger(void *arg)
 					c->eof = true;
 				/* A session that ends by itself lost its CPU. */
 				if (c->eof)
-					request_stop(run, LS_EXIT_RUNTIME);
+					ls_request_stop(run, LS_EXIT_RUNTIME);
 				continue;
 			}
 			for (k = 0; k < n / (ssize_t)sizeof(rec[0]); k++) {

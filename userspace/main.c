@@ -77,7 +77,7 @@ int main(int argc, char **argv)
 		return LS_EXIT_SETUP;
 	}
 	ret = ls_run(&p, &report, err, sizeof(err));
-	if (ret == LS_EXIT_SETUP) {
+	if (ret == LS_EXIT_SETUP || ret == LS_EXIT_MONITOR) {
 		fprintf(stderr, "latscope: %s\n", err);
 		ls_report_free(&report);
 		return ret;

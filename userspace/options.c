@@ -268,18 +268,47 @@ static int gpio_dt_value(struct opt_call *call)
 	return 0;
 }
 
-/* -z and -Z: latmus's remote monitor; '-' alone, no latmon host yet. */
+/*
+ * -z and -Z: latmus's remote monitor. HOST: a latmon monitor to talk to
+ * (a name, an address, or "broadcast": the first one announcing itself);
+ * '-': none, the monitor keeps its figures.
+ */
 static int remote_value(struct opt_call *call)
 {
-	call->p->source = LATSCOPE_SRC_GPIO;
-	if (strcmp(call->arg, "-")) {
+	struct ls_params *p = call->p;
+	const char *s;
+
+	p->source = LATSCOPE_SRC_GPIO;
+	if (call->opt->letter == 'Z')
+		p->oob_note = true;
+	p->latmon_host[0] = '\0';
+	if (!strcmp(call->arg, "-"))
+		return 0;
+	for (s = call->arg; *s; s++)
+		if ((unsigned char)*s <= ' ' || *s == 0x7f)
+			break;
+	if (!call->arg[0] || *s || strlen(call->arg) >= sizeof(p->latmon_host)) {
 		ls_fail(call->err, call->errlen,
-			"-%c %s: talking to a latmon monitor is not supported yet; give '-' instead of a host and read the monitor's own figures",
-			call->opt->letter, call->arg);
+			"-%c '%s': give a latmon host (a name or an address of at most %zu characters, no spaces), 'broadcast', or '-'",
+			call->opt->letter, call->arg, sizeof(p->latmon_host) - 1);
 		return -1;
 	}
-	if (call->opt->letter == 'Z')
-		call->p->oob_note = true;
+	strcpy(p->latmon_host, call->arg);
+	return 0;
+}
+
+/* --ack pulse|toggle: how the responder answers on ack-out. */
+static int ack_value(struct opt_call *call)
+{
+	if (!strcmp(call->arg, "pulse")) {
+		call->p->ack = LS_ACK_PULSE;
+	} else if (!strcmp(call->arg, "toggle")) {
+		call->p->ack = LS_ACK_TOGGLE;
+	} else {
+		ls_fail(call->err, call->errlen, "--ack %s: give pulse or toggle", call->arg);
+		return -1;
+	}
+	call->p->source = LATSCOPE_SRC_GPIO;
 	return 0;
 }
 
@@ -348,6 +377,9 @@ static const struct opt opts[] = {
 	{ "gpio-out", 'O', required_argument, HANDLER(ack_out_value) },
 	{ "inband-gpio", 'z', required_argument, HANDLER(remote_value) },
 	{ "oob-gpio", 'Z', required_argument, HANDLER(remote_value) },
+	{ "latmon-port", 0, required_argument, NUMBER(latmon_port, 1, 65535),
+	  .hint = "%llu to %llu" },
+	{ "ack", 0, required_argument, HANDLER(ack_value) },
 	{ "pulse-out", 0, required_argument, HANDLER(pulse_out_value) },
 	{ "gpio-dt", 0, optional_argument, HANDLER(gpio_dt_value) },
 	{ "irq-prio", 0, required_argument, NUMBER(irq_thread_prio, 1, LATSCOPE_MAX_PRIORITY),
@@ -472,6 +504,11 @@ static int check_together(const struct ls_params *p, char *err, size_t errlen)
 		ls_fail(err, errlen, "--stress %s and --stress-cmd: give one load, not both", p->stress);
 		return -1;
 	}
+	if (p->latmon_port && !p->latmon_host[0]) {
+		ls_fail(err, errlen, "--latmon-port %u: give the monitor's host with -z or -Z",
+			p->latmon_port);
+		return -1;
+	}
 	if (p->irq_thread_prio && p->source != LATSCOPE_SRC_GPIO) {
 		ls_fail(err, errlen, "--irq-prio applies to GPIO mode (-I, -O or --gpio-dt)");
 		return -1;
@@ -553,16 +590,22 @@ void ls_usage(FILE *f)
 "  -b --breaktrace=<us>     stop ftrace at the first latency above <us>, exit 104\n"
 "  -I --gpio-in=<chip>,<n>[,<edge>]  GPIO mode: pulse-in line, edge rising-edge,\n"
 "                          falling-edge or both-edges [=rising-edge]\n"
-"  -O --gpio-out=<chip>,<n> GPIO mode: ack-out line, toggled once per answer\n"
+"  -O --gpio-out=<chip>,<n> GPIO mode: ack-out line, one answer per event\n"
+"     --ack=pulse|toggle   how an answer shows on ack-out: pulse (idle high,\n"
+"                          low then high, as latmus) or one toggle\n"
+"                          [=pulse with a latmon host, else toggle]\n"
 "     --pulse-out=<chip>,<n>  loopback: the line pulsed at each period, wired to -I\n"
 "     --gpio-dt[=<edge>]   GPIO mode on the lines of the device tree's latscope\n"
 "                          node (loopback if it has pulse-out-gpios); edge as\n"
 "                          -I [=the node's latscope,edge, else rising-edge]\n"
 "     --irq-prio=<prio>    GPIO mode: run the thread that delivers the pulse-in\n"
 "                          interrupt, if any, at SCHED_FIFO <prio> for the run\n"
-"  -z --inband-gpio=-       remote GPIO mode (a monitor drives -I); '-': no latmon\n"
-"                          host (talking to latmon is not supported yet)\n"
-"  -Z --oob-gpio=-          as -z: no out-of-band stage here, measured in-band\n"
+"  -z --inband-gpio=<host>  remote GPIO mode: a latmon monitor at <host> drives\n"
+"                          -I, times the round trip and sends its figures\n"
+"                          (period -p); 'broadcast': the first monitor that\n"
+"                          announces itself; '-': none, only local figures\n"
+"  -Z --oob-gpio=<host>     as -z: no out-of-band stage here, measured in-band\n"
+"     --latmon-port=<port>  the monitor's TCP port [=2306]\n"
 "  -H --histogram=<cells>   histogram cells of 1 us, 1 to 65536 [=200]; past\n"
 "                          them a log tail of 1/16 precision (see PCT below)\n"
 "  -g --plot=<file>         write the histogram for gnuplot ('-': stdout)\n"
@@ -584,6 +627,8 @@ void ls_usage(FILE *f)
 "Exit status: 0 success, 1 device failure during the run or a file that could\n"
 "not be written (it is then printed on stdout), 2 usage error,\n"
 "3 setup failure (no /dev/latscope, permission, CPU, ABI, output file),\n"
+"4 latmon monitor not reached (host not found, refused, no answer in 5 s),\n"
+"5 latmon monitor lost during the run (silent 5 s, closed, bad frame),\n"
 "102 -A threshold crossed, 103 inconsistent results, 104 -b threshold crossed.\n",
 	      f);
 }

@@ -69,6 +69,8 @@ static void header(FILE *f, const struct ls_report *r,
 	plot_load(f, &r->stress);
 	if (src->write_plot)
 		src->write_plot(f, r);
+	if (r->latmon)
+		ls_latmon_write_plot(f, r);
 	if (ls_responder_priority(p)) {
 		fprintf(f, "# thread priority: %d\n", ls_responder_priority(p));
 		fprintf(f, "# thread affinity: CPU%s%s\n", cpus,
@@ -89,7 +91,10 @@ static void header(FILE *f, const struct ls_report *r,
 	fprintf(f, "# measured CPUs: %s\n", cpus);
 	fprintf(f, "# preemption model: %s\n", si->preemption);
 	fprintf(f, "# cpufreq governor: %s\n", si->governor);
-	fprintf(f, "# stddev: %.3f\n", ls_us(sum->stddev));
+	if (sum->has_stddev)
+		fprintf(f, "# stddev: %.3f\n", ls_us(sum->stddev));
+	else
+		fprintf(f, "# stddev: unknown (the monitor sends no sum of squares)\n");
 	for (i = 0; i < LS_NR_PCT; i++) {
 		ls_fmt_pct(pct, sizeof(pct), &sum->pct[i]);
 		fprintf(f, "# %g%% percentile: %s\n", ls_percentiles[i], pct);
@@ -137,10 +142,8 @@ int ls_write_plot(FILE *f, const struct ls_report *r)
 {
 	unsigned int n = r->params->hist_cells, first, last, c;
 	struct ls_summary sum;
-	struct ls_hist h;
 
-	ls_total_hist(r, &h);
-	ls_summarize(&r->total, &h, &sum);
+	ls_total_summary(r, &sum);
 	header(f, r, &sum);
 	if (r->total.underflow)
 		row(f, r, -1, "");

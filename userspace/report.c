@@ -69,7 +69,7 @@ int ls_collect(struct cpu_run *c, struct ls_cpu_result *out, unsigned int cells,
 /*
  * The buffers of a report of @nr_cpus CPUs, but the CPUs' histograms: the
  * CPUs' entries, the merged histogram and its tail (in one block,
- * total_cells) and the timeline. ls_report_free() frees them, even half
+ * total_cells), the timeline, and with -z HOST the monitor's figures. ls_report_free() frees them, even half
  * taken.
  */
 int ls_report_alloc(struct ls_report *r, int nr_cpus, unsigned int cells)
@@ -78,6 +78,15 @@ int ls_report_alloc(struct ls_report *r, int nr_cpus, unsigned int cells)
 	r->total_cells = calloc((size_t)cells + LATSCOPE_TAIL_BUCKETS, sizeof(__u64));
 	r->total_tail = r->total_cells ? r->total_cells + cells : NULL;
 	r->timeline = malloc(sizeof(*r->timeline));
+	if (r->params->latmon_host[0]) {
+		r->latmon = calloc(1, sizeof(*r->latmon));
+		if (!r->latmon)
+			return -1;
+		r->latmon->cells = cells + 1;
+		r->latmon->hist = calloc(cells + 1, sizeof(*r->latmon->hist));
+		if (!r->latmon->hist)
+			return -1;
+	}
 	return r->cpu && r->total_cells && r->timeline ? 0 : -1;
 }
 
@@ -91,6 +100,10 @@ void ls_report_free(struct ls_report *r)
 	free(r->cpu);
 	free(r->total_cells);
 	free(r->timeline);
+	if (r->latmon)
+		free(r->latmon->hist);
+	free(r->latmon);
+	r->latmon = NULL;
 	r->cpu = NULL;
 	r->total_cells = NULL;
 	r->total_tail = NULL;

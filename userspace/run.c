@@ -279,13 +279,16 @@ static int start_logger(struct run *run, char *err, size_t errlen)
 		return -1;
 	}
 	run->has_logger = true;
-	return 0;
+	/* The responder answers already: the monitor may start pulsing. */
+	return run->latmon ? ls_latmon_start(run, err, errlen) : 0;
 }
 
 /*
- * Stops what was started: the sessions (their last records still reach
- * the logger), the load, the responders, then the logger once it has read
- * every record. Returns @ret, or LS_EXIT_RUNTIME for what failed meanwhile.
+ * Stops what was started: a latmon monitor first (it pulses until then,
+ * and its last records need the responder), the sessions (their last
+ * records still reach the logger), the load, the responders, then the
+ * logger once it has read every record. Returns @ret, or LS_EXIT_RUNTIME
+ * (LS_EXIT_MONITOR_LOST) for what failed meanwhile.
  */
 static int stop_run(struct run *run, struct ls_stress *st, int ret)
 {
@@ -293,6 +296,7 @@ static int stop_run(struct run *run, struct ls_stress *st, int ret)
 
 	atomic_store(&run->stopping, true);
 	run->stopped_ns = ls_now_ns();
+	ret = ls_latmon_stop(run, ret);
 	for (i = 0; i < run->nr; i++)
 		if (run->cpus[i].started && ioctl(run->cpus[i].fd, LATSCOPE_IOC_STOP) &&
 		    errno == ENODEV) {
@@ -329,6 +333,8 @@ static int collect_results(struct run *run, struct ls_report *r, int ret, char *
 			break;
 		}
 	ls_fill_report(r, run->stopped_ns);
+	if (r->latmon)
+		ls_latmon_report(r);
 	return ret;
 }
 
@@ -338,6 +344,8 @@ static void release(struct run *run, struct ls_report *r)
 	int i;
 
 	stop_load(&r->stress);
+	if (run->latmon)
+		ls_latmon_close(run->latmon);
 	if (run->c_state_fd >= 0)
 		close(run->c_state_fd);
 	for (i = 0; run->cpus && i < run->nr; i++)
@@ -351,12 +359,13 @@ static void release(struct run *run, struct ls_report *r)
 
 /*
  * One run into @r. A step that fails before the wait leaves LS_EXIT_SETUP
- * and no result; once the wait began, however the run ends, the results
+ * (LS_EXIT_MONITOR: the latmon monitor was not reached) and no result; once the wait began, however the run ends, the results
  * are collected. Either way what was started is stopped and released.
  */
 int ls_run(const struct ls_params *p, struct ls_report *r, char *err,
 	   size_t errlen)
 {
+	struct ls_latmon_conn latmon;
 	struct run run;
 	int ret = LS_EXIT_SETUP;
 
@@ -365,6 +374,10 @@ int ls_run(const struct ls_params *p, struct ls_report *r, char *err,
 		goto out;
 	/* Signals go to the wait for the end only, in every thread. */
 	ls_block_signals(&run.signals, &run.old_signals);
+	if (p->latmon_host[0] && ls_latmon_connect(&run, &latmon, r->latmon, err, errlen)) {
+		ret = LS_EXIT_MONITOR;
+		goto out;
+	}
 	if (open_sessions(&run, err, errlen) || start_load(&run, &r->stress, err, errlen))
 		goto out;
 	get_ready(&run, r);

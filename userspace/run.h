@@ -32,6 +32,18 @@ struct cpu_run {
 	int queued;
 };
 
+/* The connection to a latmon monitor (-z HOST), latmon_client.c's. */
+struct ls_latmon_conn {
+	int fd;				/* TCP to the monitor, or -1 */
+	int wake[2];			/* pipe: the main thread asks for the stop */
+	pthread_t thread;
+	bool has_thread;
+	bool stop_sent;			/* the zero request went out */
+	int exit_code;			/* LS_EXIT_MONITOR_LOST once it failed */
+	char err[320];			/* why */
+	struct ls_latmon_figures *fig;	/* the report's */
+};
+
 struct run {
 	const struct ls_params *p;
 	int nr;
@@ -52,6 +64,7 @@ struct run {
 	atomic_bool stopping;		/* the main thread is stopping the run */
 	struct ls_timeline *timeline;	/* the logger's until it is joined */
 	pthread_mutex_t tl_lock;	/* timeline: logger vs checkpoint */
+	struct ls_latmon_conn *latmon;	/* -z HOST, else NULL */
 	struct ls_report snap;		/* --checkpoint's copy of the run */
 	bool snap_off;			/* the driver cannot take snapshots */
 	/* Logger figures, in ns. */
@@ -70,6 +83,16 @@ int ls_start_thread(pthread_t *t, void *(*fn)(void *), void *arg, int policy,
 
 /* logger.c: the thread's function, its argument a struct run. */
 void *ls_logger(void *run);
+void ls_log_bulk(struct run *run, const struct latscope_bulk *b);
+void ls_request_stop(struct run *run, int code);
+
+/* latmon_client.c */
+int ls_latmon_connect(struct run *run, struct ls_latmon_conn *c,
+		      struct ls_latmon_figures *fig, char *err, size_t errlen);
+int ls_latmon_start(struct run *run, char *err, size_t errlen);
+int ls_latmon_stop(struct run *run, int ret);
+void ls_latmon_close(struct ls_latmon_conn *c);
+void ls_latmon_report(struct ls_report *r);
 
 /* wait.c */
 void ls_block_signals(sigset_t *set, sigset_t *old);

@@ -85,6 +85,7 @@ void ls_summarize(const struct latscope_stats *st, const struct ls_hist *h,
 	unsigned int i;
 
 	memset(out, 0, sizeof(*out));
+	out->has_stddev = true;
 	out->samples = st->samples;
 	if (!st->samples)
 		return;
@@ -149,6 +150,16 @@ void ls_total_hist(const struct ls_report *r, struct ls_hist *h)
 	h->nr_cells = r->params->hist_cells;
 	h->cell_ns = LATSCOPE_DEFAULT_CELL_NS;
 	h->tail = r->has_tail ? r->total_tail : NULL;
+}
+
+/* The run's totals summarized; a latmon monitor's have no stddev. */
+void ls_total_summary(const struct ls_report *r, struct ls_summary *out)
+{
+	struct ls_hist h;
+
+	ls_total_hist(r, &h);
+	ls_summarize(&r->total, &h, out);
+	out->has_stddev = !r->latmon;
 }
 
 /* The latency histogram of @c, or its irq part's. */

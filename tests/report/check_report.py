@@ -61,7 +61,13 @@ def expected_row(doc):
     values, cell_us = [], doc["resolution_in_ns"] / 1000.0
     total = doc["total"]
     has_tail = all("tail" in t["latency"] for t in doc["thread"].values())
-    for t in doc["thread"].values():
+    if "latmon" in doc:
+        # The monitor's histogram, its last cell the overflow: no tail.
+        values += [(math.inf, f"<={total['max']:.3f}")] * total["overflow"]
+        for cell, count in doc["latmon"]["histogram"].items():
+            edge = (int(cell) + 1) * cell_us
+            values += [(edge, f"{edge:.3f}")] * count
+    for t in [] if "latmon" in doc else doc["thread"].values():
         values += [(0.0, "0.000")] * t["latency"]["underflow"]
         if has_tail:
             for lo, hi, count in t["latency"]["tail"]:
@@ -76,7 +82,8 @@ def expected_row(doc):
     return ([doc["sysinfo"]["release"], doc["sysinfo"]["preemption"],
              doc.get("stress", {}).get("name", "none"),
              doc["settings"]["context"], str(len(values)), f"{doc['duration_ns'] / 1e9:.1f}"] +
-            [f"{total[k]:.3f}" for k in ("min", "avg", "max", "stddev")] +
+            [f"{total[k]:.3f}" for k in ("min", "avg", "max")] +
+            ["-" if total["stddev"] is None else f"{total['stddev']:.3f}"] +
             pcts + [str(doc["overruns"])])
 
 

@@ -173,7 +173,14 @@ static void test_gpio_options(void)
 		{ "-I a,1 -O a,2 --pulse-out a,2", "a,2" },
 		{ "-i -I a,1 -O a,2", "-k" },
 		{ "--cpus 0,1 -I a,1 -O a,2", "one CPU" },
-		{ "-z 10.0.0.2 -I a,1 -O a,2", "10.0.0.2" },
+		{ "-z a\tb -I a,1 -O a,2", "latmon host" },
+		{ "-z 10.0.0.2 -I a,1 -O a,2 --pulse-out a,3", "pulse-out" },
+		{ "-z 10.0.0.2 -I a,1 -O a,2 -H 1000", "at most 999" },
+		{ "-z 10.0.0.2 -I a,1 -O a,2 --checkpoint 5 --json x", "--checkpoint" },
+		{ "--latmon-port 2307 -z - -I a,1 -O a,2", "-z" },
+		{ "--latmon-port 0 -z h -I a,1 -O a,2", "'0'" },
+		{ "--latmon-port 65536 -z h -I a,1 -O a,2", "'65536'" },
+		{ "--ack up -I a,1 -O a,2", "pulse or toggle" },
 		{ "--gpio-dt -I a,1", "leave out -I" },
 		{ "--gpio-dt=up", "'up'" },
 		{ "--irq-prio 95", "GPIO mode" },
@@ -207,6 +214,16 @@ static void test_sources(void)
 	check(parse("-u -p 500 -z - -I a,1 -O a,2", &p, err) == LS_PARSE_RUN &&
 	      ls_period_us(&p) == 0 && !strcmp(ls_run_context(&p), "gpio-user"),
 	      "GPIO remote: no period of its own", "%s", err);
+	check(parse("-u -p 500 -z 127.0.0.1 -I a,1 -O a,2", &p, err) == LS_PARSE_RUN &&
+	      ls_period_us(&p) == 500 && !strcmp(p.latmon_host, "127.0.0.1") &&
+	      !p.latmon_port && p.ack == LS_ACK_AUTO,
+	      "GPIO with a latmon host: the period it asks the monitor for", "%s", err);
+	check(parse("-Z broadcast --latmon-port 2400 --ack toggle -I a,1 -O a,2", &p, err) ==
+	      LS_PARSE_RUN && !strcmp(p.latmon_host, "broadcast") && p.latmon_port == 2400 &&
+	      p.ack == LS_ACK_TOGGLE && p.oob_note,
+	      "-Z broadcast, its port and the ack style", "%s", err);
+	check(parse("-z host -z - -I a,1 -O a,2", &p, err) == LS_PARSE_RUN && !p.latmon_host[0],
+	      "a later -z - drops the host", "%s", err);
 }
 
 static void test_durations(void)

@@ -92,7 +92,8 @@ enum latscope_gpio_edge {
 
 /* struct latscope_gpio_setup.flags */
 #define LATSCOPE_GPIO_FROM_DT	_BITUL(0)	/* lines of the "latscope,gpio" device */
-#define LATSCOPE_GPIO_FLAGS_MASK	LATSCOPE_GPIO_FROM_DT
+#define LATSCOPE_GPIO_ACK_PULSE	_BITUL(1)	/* ack-out idles high, answers pulse low */
+#define LATSCOPE_GPIO_FLAGS_MASK	(LATSCOPE_GPIO_FROM_DT | LATSCOPE_GPIO_ACK_PULSE)
 
 /**
  * struct latscope_gpio_line - one GPIO line chosen at run time
@@ -123,8 +124,11 @@ struct latscope_gpio_line {
  *	only)
  * @__reserved: must be 0
  *
- * The context must be kernel or user: the responder answers each event by
- * toggling ack-out once. pulse_out is used in loopback mode only and must be
+ * The context must be kernel or user: the responder answers each event on
+ * ack-out. By default it toggles ack-out once per answer, starting low.
+ * With LATSCOPE_GPIO_ACK_PULSE it answers as EVL's latmus does, for a
+ * latmon monitor that times the ack's falling edge: ack-out idles high and
+ * each answer drives it low, then high again. pulse_out is used in loopback mode only and must be
  * all zero in remote mode. With LATSCOPE_GPIO_FROM_DT the lines are those of
  * the device tree's "latscope,gpio" device (loopback needs its
  * pulse-out-gpios) and every line field must be zero.

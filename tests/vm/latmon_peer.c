@@ -1,0 +1,211 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A test double of a latmon monitor, written from the wire protocol as
+ * issue 14 states it (Zephyr's latmon, EVL's latmus), not from latscope's
+ * own code: TCP, packed 32-bit big-endian fields; request {period_usecs,
+ * histogram_cells}; data {sum_lat_hi, sum_lat_lo, min_lat, max_lat,
+ * overruns, samples}; after the zero request, the partial record, an end
+ * record with samples 0 (min_lat all ones, as Zephyr sends it), then
+ * histogram_cells counts. Each scenario misbehaves in one way.
+ *
+ * usage: latmon_peer monitor SCENARIO PORT
+ *          SCENARIO: known silent close short bad shorthist early
+ *        latmon_peer announce ADDRESS PORT TEXT...
+ *          sends each TEXT as a UDP datagram to ADDRESS:PORT (broadcast
+ *          allowed), one a second, until killed
+ * The monitor prints what it received ("request PERIOD CELLS", "stop"),
+ * with the bytes in hex, and exits 0 once its scenario is played out.
+ */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+static void be32(unsigned char *p, uint32_t v)
+{
+	p[0] = v >> 24;
+	p[1] = v >> 16;
+	p[2] = v >> 8;
+	p[3] = v;
+}
+
+static uint32_t rd32(const unsigned char *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+static void put_all(int fd, const void *buf, size_t len)
+{
+	if (send(fd, buf, len, MSG_NOSIGNAL) != (ssize_t)len) {
+		perror("latmon_peer: send");
+		exit(1);
+	}
+}
+
+/* One data record: sum as two halves, then min, max, overruns, samples. */
+static void record(int fd, uint64_t sum, uint32_t min, uint32_t max, uint32_t overruns,
+		   uint32_t samples)
+{
+	unsigned char b[24];
+
+	be32(b, (uint32_t)(sum >> 32));
+	be32(b + 4, (uint32_t)sum);
+	be32(b + 8, min);
+	be32(b + 12, max);
+	be32(b + 16, overruns);
+	be32(b + 20, samples);
+	put_all(fd, b, sizeof(b));
+}
+
+/* Reads one 8-byte request; returns its period, prints it and its bytes. */
+static int request(int fd, uint32_t *cells)
+{
+	unsigned char b[8];
+	size_t got = 0;
+	ssize_t n;
+
+	while (got < sizeof(b)) {
+		n = recv(fd, b + got, sizeof(b) - got, 0);
+		if (n <= 0) {
+			printf("eof after %zu request bytes\n", got);
+			return -1;
+		}
+		got += (size_t)n;
+	}
+	printf("bytes %02x%02x%02x%02x %02x%02x%02x%02x\n", b[0], b[1], b[2], b[3],
+	       b[4], b[5], b[6], b[7]);
+	*cells = rd32(b + 4);
+	if (!rd32(b))
+		printf("stop\n");
+	else
+		printf("request %u %u\n", rd32(b), *cells);
+	fflush(stdout);
+	return (int)rd32(b);
+}
+
+/*
+ * The histogram the known scenario sends, cells past 20 empty but the
+ * last: 2507 samples, as its records.
+ */
+static void histogram(int fd, uint32_t cells, uint32_t send_cells)
+{
+	unsigned char *b = calloc(cells ? cells : 1, 4);
+	static const struct { uint32_t cell, count; } h[] = {
+		{ 9, 1 }, { 10, 999 }, { 11, 500 }, { 12, 7 }, { 20, 999 },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(h) / sizeof(h[0]); i++)
+		if (h[i].cell < cells - 1)
+			be32(b + 4 * h[i].cell, h[i].count);
+	if (cells)
+		be32(b + 4 * (cells - 1), 1);
+	put_all(fd, b, 4 * (size_t)send_cells);
+	free(b);
+}
+
+static void known_records(int fd)
+{
+	/* 20 us average; 5e9 ns needs the high half; 15 us average. */
+	record(fd, 20000000ULL, 10000, 50000, 0, 1000);
+	usleep(300000);
+	record(fd, 5000000000ULL, 9000, 6000000, 2, 1000);
+	usleep(300000);
+	record(fd, 7500000ULL, 11000, 30000, 0, 500);
+}
+
+static int monitor(const char *scenario, int port)
+{
+	struct sockaddr_in sin = { .sin_family = AF_INET, .sin_port = htons(port),
+				   .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	uint32_t cells = 0, stop_cells;
+	int one = 1, ls, fd;
+
+	ls = socket(AF_INET, SOCK_STREAM, 0);
+	if (ls < 0 || setsockopt(ls, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
+	    bind(ls, (struct sockaddr *)&sin, sizeof(sin)) || listen(ls, 1)) {
+		perror("latmon_peer: listen");
+		return 1;
+	}
+	printf("listening %d\n", port);
+	fflush(stdout);
+	fd = accept(ls, NULL, NULL);
+	if (fd < 0 || request(fd, &cells) <= 0)
+		return 1;
+	if (!strcmp(scenario, "silent")) {
+		/* Holds the connection open, says nothing, until the client goes. */
+		request(fd, &stop_cells);
+		request(fd, &stop_cells);
+		return 0;
+	}
+	if (!strcmp(scenario, "close")) {
+		record(fd, 20000000ULL, 10000, 50000, 0, 1000);
+		usleep(200000);
+		return 0;
+	}
+	if (!strcmp(scenario, "short")) {
+		put_all(fd, "\0\0\0\0\0\0\0\0\0\0", 10);
+		usleep(200000);
+		return 0;
+	}
+	if (!strcmp(scenario, "bad")) {
+		record(fd, 20000000ULL, 50000, 10000, 0, 1000);	/* min > max */
+		request(fd, &stop_cells);
+		return 0;
+	}
+	if (!strcmp(scenario, "early")) {
+		record(fd, 20000000ULL, 10000, 50000, 0, 1000);
+		record(fd, 0, 0xffffffffU, 0, 0, 0);
+		histogram(fd, cells, cells);
+		request(fd, &stop_cells);
+		return 0;
+	}
+	/* known, shorthist: three records, then the trailer on the stop. */
+	known_records(fd);
+	if (request(fd, &stop_cells) != 0)
+		return 1;
+	record(fd, 87500, 12000, 13000, 0, 7);
+	record(fd, 0, 0xffffffffU, 0, 0, 0);
+	if (!strcmp(scenario, "shorthist")) {
+		histogram(fd, cells, cells / 2);
+		return 0;
+	}
+	histogram(fd, cells, cells);
+	/* The client closes; nothing more may come. */
+	return request(fd, &stop_cells) == -1 ? 0 : 1;
+}
+
+static int announce(const char *addr, int port, int n, char **texts)
+{
+	struct sockaddr_in to = { .sin_family = AF_INET, .sin_port = htons(port) };
+	int one = 1, fd, i;
+
+	fd = socket(AF_INET, SOCK_DGRAM, 0);
+	if (fd < 0 || inet_pton(AF_INET, addr, &to.sin_addr) != 1 ||
+	    setsockopt(fd, SOL_SOCKET, SO_BROADCAST, &one, sizeof(one))) {
+		perror("latmon_peer: announce");
+		return 1;
+	}
+	for (;;) {
+		for (i = 0; i < n; i++)
+			if (sendto(fd, texts[i], strlen(texts[i]), 0, (struct sockaddr *)&to,
+				   sizeof(to)) < 0)
+				perror("latmon_peer: sendto");
+		sleep(1);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 4 && !strcmp(argv[1], "monitor"))
+		return monitor(argv[2], atoi(argv[3]));
+	if (argc >= 5 && !strcmp(argv[1], "announce"))
+		return announce(argv[2], atoi(argv[3]), argc - 4, argv + 4);
+	fprintf(stderr, "usage: latmon_peer monitor SCENARIO PORT | announce ADDRESS PORT TEXT...\n");
+	return 2;
+}
