@@ -104,8 +104,8 @@ is "known: JSON overflow" "$(jget known-total.json overflow)" 1
 has "known: plot names the monitor" known.plot "^# measured by: latmon monitor 127.0.0.1:$port"
 has "known: plot overflow row" known.plot "^100+ 1$"
 plot_adds_up "known: plot rows add up" known.plot
-dump latmon-known.json known.json
-dump latmon-known.plot known.plot
+dump latmon-kernel-known.json known.json
+dump latmon-kernel-known.plot known.plot
 nothing_left known
 
 # ---- every way the monitor can fail ----
