@@ -5,9 +5,11 @@
  *
  * Loopback: the session's timeline drives pulse-out, wired to pulse-in
  * (gpio_pulse.c). Remote: another device drives pulse-in, and the arrival
- * stamp is the ideal time. This file holds the source's hooks; the lines
- * come from gpio_lines.c or gpio_dt.c, arrivals and answers are
- * gpio_irq.c's.
+ * stamp is the ideal time. Monitor: the timeline drives pulse-out toward
+ * another board, whose answer comes back on pulse-in (its ack-in) and ends
+ * the sample, a round trip recorded in hard irq: no responder. This file
+ * holds the source's hooks; the lines come from gpio_lines.c or
+ * gpio_dt.c, arrivals and answers are gpio_irq.c's.
  */
 #include <linux/err.h>
 #include <linux/gpio/consumer.h>
@@ -46,10 +48,14 @@ static int latscope_gpio_line_check(const struct latscope_gpio_line *line)
 	return 0;
 }
 
-/* The lines @gs names: distinct, pulse-out for loopback only. */
+/*
+ * The lines @gs names: distinct; pulse-out in loopback and monitor modes,
+ * ack-out in loopback and remote modes.
+ */
 static int latscope_gpio_lines_check(const struct latscope_gpio_setup *gs)
 {
-	bool loopback = gs->mode == LATSCOPE_GPIO_LOOPBACK;
+	bool out = gs->mode != LATSCOPE_GPIO_REMOTE;
+	bool ack = gs->mode != LATSCOPE_GPIO_MONITOR;
 	int ret;
 
 	if (gs->flags & LATSCOPE_GPIO_FROM_DT)
@@ -57,17 +63,18 @@ static int latscope_gpio_lines_check(const struct latscope_gpio_setup *gs)
 		       latscope_gpio_line_empty(&gs->ack_out) &&
 		       latscope_gpio_line_empty(&gs->pulse_out) ? 0 : -EINVAL;
 	ret = latscope_gpio_line_check(&gs->pulse_in);
-	if (!ret)
+	if (!ret && ack)
 		ret = latscope_gpio_line_check(&gs->ack_out);
-	if (!ret && loopback)
+	if (!ret && out)
 		ret = latscope_gpio_line_check(&gs->pulse_out);
 	if (ret)
 		return ret;
-	if (!loopback && !latscope_gpio_line_empty(&gs->pulse_out))
+	if ((!out && !latscope_gpio_line_empty(&gs->pulse_out)) ||
+	    (!ack && !latscope_gpio_line_empty(&gs->ack_out)))
 		return -EINVAL;
-	if (latscope_gpio_line_same(&gs->pulse_in, &gs->ack_out) ||
-	    (loopback && (latscope_gpio_line_same(&gs->pulse_in, &gs->pulse_out) ||
-			  latscope_gpio_line_same(&gs->ack_out, &gs->pulse_out))))
+	if ((ack && latscope_gpio_line_same(&gs->pulse_in, &gs->ack_out)) ||
+	    (out && latscope_gpio_line_same(&gs->pulse_in, &gs->pulse_out)) ||
+	    (ack && out && latscope_gpio_line_same(&gs->ack_out, &gs->pulse_out)))
 		return -EINVAL;
 	return 0;
 }
@@ -75,11 +82,18 @@ static int latscope_gpio_lines_check(const struct latscope_gpio_setup *gs)
 static int latscope_gpio_check(const struct latscope_setup *setup)
 {
 	const struct latscope_gpio_setup *gs = &setup->gpio;
-	bool loopback = gs->mode == LATSCOPE_GPIO_LOOPBACK;
+	bool remote = gs->mode == LATSCOPE_GPIO_REMOTE;
+	bool monitor = gs->mode == LATSCOPE_GPIO_MONITOR;
+	bool irq = setup->context == LATSCOPE_CTX_IRQ;
 
-	if (setup->context == LATSCOPE_CTX_IRQ)
+	/* A monitor records in hard irq; a responder answers the others. */
+	if (monitor != irq)
 		return -EINVAL;
-	if (gs->mode > LATSCOPE_GPIO_REMOTE ||
+	if (monitor && (gs->flags & (LATSCOPE_GPIO_FROM_DT | LATSCOPE_GPIO_ACK_PULSE)))
+		return -EINVAL;
+	if (!monitor && (gs->flags & LATSCOPE_GPIO_PULSE_LOW))
+		return -EINVAL;
+	if (gs->mode > LATSCOPE_GPIO_MONITOR ||
 	    (gs->flags & ~LATSCOPE_GPIO_FLAGS_MASK) ||
 	    gs->irq_thread_priority > LATSCOPE_MAX_PRIORITY ||
 	    gs->__reserved[0] || gs->__reserved[1])
@@ -87,9 +101,7 @@ static int latscope_gpio_check(const struct latscope_setup *setup)
 	if (gs->edge > LATSCOPE_EDGE_BOTH ||
 	    (!gs->edge && !(gs->flags & LATSCOPE_GPIO_FROM_DT)))
 		return -EINVAL;
-	if (!loopback && setup->period_ns)
-		return -EINVAL;
-	if (loopback && !latscope_period_valid(setup->period_ns))
+	if (remote ? setup->period_ns != 0 : !latscope_period_valid(setup->period_ns))
 		return -EINVAL;
 	return latscope_gpio_lines_check(gs);
 }
@@ -139,9 +151,9 @@ static int latscope_gpio_get(struct latscope_session *s)
 		g->edge = gs->edge;
 	g->thread_prio = gs->irq_thread_priority;
 	g->ack_pulse = gs->flags & LATSCOPE_GPIO_ACK_PULSE;
+	latscope_gpio_out_polarity(g, gs->flags);
 	/* A borrowed line keeps the level its last user left. */
 	latscope_gpio_ack_idle(g);
-	g->pulse_level = !latscope_gpio_idle_level(g->edge);
 	g->out_cansleep = g->lines.out && gpiod_cansleep(g->lines.out);
 	return 0;
 }
@@ -154,8 +166,7 @@ static void latscope_gpio_stop(struct latscope_session *s)
 	latscope_timeline_stop(s);
 	latscope_gpio_pulse_stop(g);
 	latscope_gpio_irq_stop(s);
-	if (g->mode == LATSCOPE_GPIO_LOOPBACK)
-		latscope_gpio_out_to_idle(g);
+	latscope_gpio_out_to_idle(g);
 }
 
 static int latscope_gpio_start(struct latscope_session *s)
@@ -167,8 +178,7 @@ static int latscope_gpio_start(struct latscope_session *s)
 	latscope_gpio_irq_reset(g);
 	latscope_gpio_ack_idle(g);
 	/* Before the irq: an edge this makes is nobody's arrival. */
-	if (g->mode == LATSCOPE_GPIO_LOOPBACK)
-		latscope_gpio_out_to_idle(g);
+	latscope_gpio_out_to_idle(g);
 	ret = latscope_gpio_irq_start(s);
 	if (ret || g->mode == LATSCOPE_GPIO_REMOTE)
 		return ret;

@@ -19,7 +19,7 @@ struct gpio_desc;
 struct latscope_dt_lines;
 struct latscope_session;
 
-/* The lines of a GPIO session; @out for loopback only. */
+/* The lines of a GPIO session: @out not in remote mode, @ack not in monitor mode. */
 struct latscope_gpio_lines {
 	struct gpio_desc *in;		/* pulse-in, the event */
 	struct gpio_desc *ack;		/* ack-out, the answer */
@@ -39,8 +39,10 @@ struct latscope_gpio {
 	bool out_cansleep;		/* pulse-out via pulse_task */
 	bool irq_requested;
 
-	/* Loopback pulse train, timer-owned. */
+	/* Pulse train (loopback, monitor), timer-owned. */
 	int pulse_level;		/* raw level of a pulse */
+	bool toggle_out;		/* each send toggles, no end step */
+	u64 sent_ns;			/* monitor: stamp of the last pulse out */
 	int level;			/* raw level last asked of pulse-out */
 	atomic64_t in_flight;		/* ideal of the pulse out, or 0 */
 	u64 lost;			/* pulses given up, past the warm-up */
@@ -93,6 +95,7 @@ int latscope_dt_init(void);
 void latscope_dt_exit(void);
 
 /* gpio_pulse.c */
+void latscope_gpio_out_polarity(struct latscope_gpio *g, u32 flags);
 void latscope_gpio_pulse_reset(struct latscope_gpio *g);
 int latscope_gpio_step(struct latscope_session *s, u64 ideal, bool send);
 void latscope_gpio_pulse_use(struct latscope_session *s);

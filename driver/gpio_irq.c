@@ -110,6 +110,11 @@ void latscope_gpio_arrival(struct latscope_session *s, u64 arrival)
 			g->spurious++;
 		return;
 	}
+	/* A monitor's sample ends here: the round trip from the pulse out. */
+	if (g->mode == LATSCOPE_GPIO_MONITOR) {
+		latscope_record(s, (s64)(arrival - READ_ONCE(g->sent_ns)), ideal);
+		return;
+	}
 	latscope_handoff(s, ideal, (s64)(arrival - ideal), true);
 }
 
@@ -166,6 +171,8 @@ void latscope_gpio_irq_stop(struct latscope_session *s)
  */
 void latscope_gpio_ack_idle(struct latscope_gpio *g)
 {
+	if (!g->lines.ack)
+		return;
 	g->ack_level = g->ack_pulse;
 	gpiod_set_raw_value_cansleep(g->lines.ack, g->ack_level);
 }

@@ -27,12 +27,18 @@ static struct latscope_setup latscope_gpio_base(u32 mode)
 	setup.gpio.pulse_in.offset = 24;
 	strscpy(setup.gpio.ack_out.chip, "chip-a", sizeof(setup.gpio.ack_out.chip));
 	setup.gpio.ack_out.offset = 23;
-	if (mode == LATSCOPE_GPIO_LOOPBACK) {
+	if (mode != LATSCOPE_GPIO_REMOTE) {
 		strscpy(setup.gpio.pulse_out.chip, "chip-b",
 			sizeof(setup.gpio.pulse_out.chip));
 		setup.gpio.pulse_out.offset = 24;
 	} else {
 		setup.period_ns = 0;
+	}
+	/* A monitor: pulse-out and its ack-in (pulse_in), in hard irq. */
+	if (mode == LATSCOPE_GPIO_MONITOR) {
+		setup.context = LATSCOPE_CTX_IRQ;
+		setup.gpio.edge = LATSCOPE_EDGE_FALLING;
+		memset(&setup.gpio.ack_out, 0, sizeof(setup.gpio.ack_out));
 	}
 	return setup;
 }
@@ -85,9 +91,15 @@ GPIO_MUTATION(period_short, setup->period_ns = LATSCOPE_MIN_PERIOD_NS - 1)
 GPIO_MUTATION(remote_period, setup->period_ns = NS_PER_MS)
 GPIO_MUTATION(remote_pulse_out, setup->gpio.pulse_out.offset = 3)
 GPIO_MUTATION(timer_with_gpio, setup->source = LATSCOPE_SRC_TIMER; setup->period_ns = NS_PER_MS)
+GPIO_MUTATION(pulse_low, setup->gpio.flags = LATSCOPE_GPIO_PULSE_LOW)
+GPIO_MUTATION(kernel_context, setup->context = LATSCOPE_CTX_KERNEL)
+GPIO_MUTATION(with_ack_out, strscpy(setup->gpio.ack_out.chip, "chip-a", 32))
+GPIO_MUTATION(no_period, setup->period_ns = 0)
+GPIO_MUTATION(out_is_ack_in, strscpy(setup->gpio.pulse_out.chip, "chip-a", 32))
 
 #define L LATSCOPE_GPIO_LOOPBACK
 #define R LATSCOPE_GPIO_REMOTE
+#define M LATSCOPE_GPIO_MONITOR
 #define GPIO_ENTRY(name, mode, ret) { #name, mode, gpio_##name, ret }
 
 static const struct latscope_gpio_case latscope_gpio_cases[] = {
@@ -125,12 +137,27 @@ static const struct latscope_gpio_case latscope_gpio_cases[] = {
 	GPIO_ENTRY(remote_period, R, -EINVAL),
 	GPIO_ENTRY(remote_pulse_out, R, -EINVAL),
 	GPIO_ENTRY(timer_with_gpio, L, -EINVAL),
+	GPIO_ENTRY(valid, M, 0),
+	GPIO_ENTRY(pulse_low, M, 0),
+	GPIO_ENTRY(edge_both, M, 0),
+	GPIO_ENTRY(pulse_low, L, -EINVAL),
+	GPIO_ENTRY(pulse_low, R, -EINVAL),
+	GPIO_ENTRY(kernel_context, M, -EINVAL),
+	GPIO_ENTRY(user_context, M, -EINVAL),
+	GPIO_ENTRY(with_ack_out, M, -EINVAL),
+	GPIO_ENTRY(ack_pulse, M, -EINVAL),
+	GPIO_ENTRY(from_dt, M, -EINVAL),
+	GPIO_ENTRY(no_period, M, -EINVAL),
+	GPIO_ENTRY(no_pulse_out, M, -EINVAL),
+	GPIO_ENTRY(out_is_ack_in, M, -EINVAL),
+	GPIO_ENTRY(edge_none, M, -EINVAL),
 };
 
 static void latscope_gpio_case_desc(const struct latscope_gpio_case *c, char *desc)
 {
-	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s %s", c->desc,
-		 c->mode == L ? "loopback" : "remote");
+	static const char *const modes[] = { "loopback", "remote", "monitor" };
+
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s %s", c->desc, modes[c->mode]);
 }
 
 KUNIT_ARRAY_PARAM(latscope_gpio, latscope_gpio_cases, latscope_gpio_case_desc);
@@ -192,14 +219,15 @@ static void latscope_gpio_no_dt_device(struct kunit *test)
 static struct latscope_session *latscope_gpio_synthetic(struct kunit *test,
 							u32 mode, u32 edge)
 {
-	struct latscope_setup setup = latscope_base_setup(LATSCOPE_CTX_KERNEL, PERIOD);
+	u32 context = mode == LATSCOPE_GPIO_MONITOR ? LATSCOPE_CTX_IRQ : LATSCOPE_CTX_KERNEL;
+	struct latscope_setup setup = latscope_base_setup(context, PERIOD);
 	struct latscope_session *s = latscope_kunit_session(test, &setup);
 	struct latscope_gpio *g = kzalloc(sizeof(*g), GFP_KERNEL);
 
 	KUNIT_ASSERT_NOT_NULL(test, g);
 	g->mode = mode;
 	g->edge = edge;
-	g->pulse_level = !latscope_gpio_idle_level(edge);
+	latscope_gpio_out_polarity(g, 0);
 	s->source = &latscope_gpio_source;
 	s->priv = g;
 	if (mode == LATSCOPE_GPIO_REMOTE)
@@ -207,7 +235,7 @@ static struct latscope_session *latscope_gpio_synthetic(struct kunit *test,
 	latscope_timeline_init(s, T0_NOW);
 	latscope_gpio_pulse_reset(g);
 	latscope_gpio_irq_reset(g);
-	if (mode == LATSCOPE_GPIO_LOOPBACK)
+	if (mode != LATSCOPE_GPIO_REMOTE)
 		latscope_gpio_pulse_use(s);
 	return s;
 }
@@ -393,6 +421,65 @@ static void latscope_gpio_thread_raised(struct kunit *test)
 	KUNIT_EXPECT_STREQ(test, res.gpio.irq_thread_comm, current->comm);
 }
 
+/*
+ * The monitor: each sample is the round trip from the stamp taken as the
+ * pulse went out to the answer's edge, recorded at once (no responder);
+ * an answer missing at the next ideal time makes that one an overrun; the
+ * pulse polarity is its own, whatever edge the answer has.
+ */
+static void latscope_gpio_monitor_round_trip(struct kunit *test)
+{
+	struct latscope_session *s = latscope_gpio_synthetic(test, LATSCOPE_GPIO_MONITOR,
+							     LATSCOPE_EDGE_BOTH);
+	struct latscope_gpio *g = gpio_of(s);
+	u64 t = s->t0, half = PERIOD / 2;
+	struct latscope_result res;
+
+	/* Rising pulses: idle low; an answer 25 us after the pulse went out. */
+	KUNIT_EXPECT_EQ(test, latscope_gpio_at(s, t), 1);
+	KUNIT_EXPECT_GE(test, g->sent_ns, t - PERIOD);
+	latscope_gpio_arrival(s, g->sent_ns + 25 * NS_PER_US);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&s->pending), 0LL);
+	KUNIT_EXPECT_EQ(test, latscope_gpio_at(s, t + half), 0);
+
+	/* No answer before the next ideal time: that send is an overrun. */
+	t += PERIOD;
+	KUNIT_EXPECT_EQ(test, latscope_gpio_at(s, t), 1);
+	KUNIT_EXPECT_EQ(test, latscope_gpio_at(s, t + half), 1);
+	KUNIT_EXPECT_EQ(test, latscope_gpio_at(s, t + PERIOD), 1);
+	/* ...and the late answer keeps its whole round trip. */
+	latscope_gpio_arrival(s, g->sent_ns + 130 * NS_PER_US);
+	KUNIT_EXPECT_EQ(test, latscope_gpio_at(s, t + PERIOD + half), 0);
+	t += 2 * PERIOD;
+	KUNIT_EXPECT_EQ(test, latscope_gpio_at(s, t), 1);
+	latscope_gpio_arrival(s, g->sent_ns + 9 * NS_PER_US);
+	/* An edge with no pulse out is stray. */
+	latscope_gpio_arrival(s, t + 1);
+	latscope_measure_flush(s);
+	s->state = LATSCOPE_STOPPED;
+
+	res = latscope_kunit_result(test, s);
+	KUNIT_EXPECT_EQ(test, res.events, 4ULL);
+	KUNIT_EXPECT_EQ(test, res.overruns, 1ULL);
+	KUNIT_EXPECT_EQ(test, res.latency.samples, 3ULL);
+	KUNIT_EXPECT_EQ(test, res.latency.min_ns, (s64)(9 * NS_PER_US));
+	KUNIT_EXPECT_EQ(test, res.latency.max_ns, (s64)(130 * NS_PER_US));
+	KUNIT_EXPECT_EQ(test, res.latency.sum_ns, (s64)(164 * NS_PER_US));
+	KUNIT_EXPECT_EQ(test, res.irq.samples, 0ULL);
+	KUNIT_EXPECT_EQ(test, res.gpio.spurious, 1ULL);
+	KUNIT_EXPECT_EQ(test, res.latency.samples + res.overruns, res.events);
+
+	/* LATSCOPE_GPIO_PULSE_LOW: idle high, each pulse drives it low. */
+	s = latscope_gpio_synthetic(test, LATSCOPE_GPIO_MONITOR, LATSCOPE_EDGE_FALLING);
+	latscope_gpio_out_polarity(gpio_of(s), LATSCOPE_GPIO_PULSE_LOW);
+	latscope_gpio_pulse_reset(gpio_of(s));
+	t = s->t0;
+	KUNIT_EXPECT_EQ(test, latscope_gpio_at(s, t), 0);
+	latscope_gpio_arrival(s, gpio_of(s)->sent_ns + 1);
+	KUNIT_EXPECT_EQ(test, latscope_gpio_at(s, t + half), 1);
+	KUNIT_EXPECT_EQ(test, s->lat.samples, 1ULL);
+}
+
 /* latscope,edge's values, and the edge a run reports. */
 static void latscope_dt_edge_names(struct kunit *test)
 {
@@ -418,6 +505,7 @@ static void latscope_dt_edge_names(struct kunit *test)
 static struct kunit_case latscope_gpio_test_cases[] = {
 	KUNIT_CASE_PARAM(latscope_gpio_validation, latscope_gpio_gen_params),
 	KUNIT_CASE(latscope_gpio_missing_chip),
+	KUNIT_CASE(latscope_gpio_monitor_round_trip),
 	KUNIT_CASE(latscope_gpio_no_dt_device),
 	KUNIT_CASE(latscope_dt_edge_names),
 	KUNIT_CASE(latscope_gpio_one_pulse_in_flight),

@@ -44,20 +44,25 @@ static int latscope_gpio_request_all(struct latscope_gpio_lines *lines,
 				     const struct latscope_gpio_setup *gs,
 				     struct device *dev)
 {
-	enum gpiod_flags idle = latscope_gpio_idle_level(gs->edge) ?
-				GPIOD_OUT_HIGH : GPIOD_OUT_LOW;
+	bool monitor = gs->mode == LATSCOPE_GPIO_MONITOR;
+	bool high = monitor ? gs->flags & LATSCOPE_GPIO_PULSE_LOW :
+			      latscope_gpio_idle_level(gs->edge);
+	enum gpiod_flags idle = high ? GPIOD_OUT_HIGH : GPIOD_OUT_LOW;
 	enum gpiod_flags ack_idle = gs->flags & LATSCOPE_GPIO_ACK_PULSE ?
 				    GPIOD_OUT_HIGH : GPIOD_OUT_LOW;
 
-	lines->in = latscope_gpio_request(dev, "pulse-in", "latscope pulse-in",
+	lines->in = latscope_gpio_request(dev, "pulse-in",
+					  monitor ? "latscope ack-in" : "latscope pulse-in",
 					  GPIOD_IN);
 	if (IS_ERR(lines->in))
 		return PTR_ERR(lines->in);
-	lines->ack = latscope_gpio_request(dev, "ack-out", "latscope ack-out",
-					   ack_idle);
-	if (IS_ERR(lines->ack))
-		return PTR_ERR(lines->ack);
-	if (gs->mode != LATSCOPE_GPIO_LOOPBACK)
+	if (!monitor) {
+		lines->ack = latscope_gpio_request(dev, "ack-out", "latscope ack-out",
+						   ack_idle);
+		if (IS_ERR(lines->ack))
+			return PTR_ERR(lines->ack);
+	}
+	if (gs->mode == LATSCOPE_GPIO_REMOTE)
 		return 0;
 	lines->out = latscope_gpio_request(dev, "pulse-out", "latscope pulse-out",
 					   idle);
@@ -88,6 +93,7 @@ int latscope_gpio_lines_get(struct latscope_gpio_lines *lines,
 			    struct device *dev)
 {
 	struct gpiod_lookup_table *table;
+	struct gpiod_lookup *p;
 	int ret;
 
 	if (!dev)
@@ -96,11 +102,12 @@ int latscope_gpio_lines_get(struct latscope_gpio_lines *lines,
 	if (!table)
 		return -ENOMEM;
 	table->dev_id = dev_name(dev);
-	latscope_gpio_lookup_fill(&table->table[0], &gs->pulse_in, "pulse-in");
-	latscope_gpio_lookup_fill(&table->table[1], &gs->ack_out, "ack-out");
-	if (gs->mode == LATSCOPE_GPIO_LOOPBACK)
-		latscope_gpio_lookup_fill(&table->table[2], &gs->pulse_out,
-					  "pulse-out");
+	p = table->table;
+	latscope_gpio_lookup_fill(p++, &gs->pulse_in, "pulse-in");
+	if (gs->mode != LATSCOPE_GPIO_MONITOR)
+		latscope_gpio_lookup_fill(p++, &gs->ack_out, "ack-out");
+	if (gs->mode != LATSCOPE_GPIO_REMOTE)
+		latscope_gpio_lookup_fill(p, &gs->pulse_out, "pulse-out");
 
 	mutex_lock(&latscope_gpio_lookup_lock);
 	gpiod_add_lookup_table(table);

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * latscope GPIO loopback pulse train: at each ideal time of the session's
- * timeline pulse-out (wired to pulse-in) starts a pulse, and half a period
- * later it ends, once its edge came back. One pulse at most is in flight,
+ * latscope GPIO pulse train, loopback and monitor: at each ideal time of
+ * the session's timeline pulse-out (wired to pulse-in, or to another
+ * board) starts a pulse, and half a period later it ends, once its edge
+ * (or that board's answer) came back. One pulse at most is in flight,
  * so each arrival belongs to exactly one ideal time; a send step that
  * finds the previous pulse still out is a missed period. With both edges
- * every send step toggles and no pulse ends.
+ * every send step toggles and no pulse ends (loopback only: a monitor's
+ * edge choice is the answer's).
  *
  * The steps run in hard irq. A chip that may sleep is driven by a
  * SCHED_FIFO thread they wake instead.
@@ -21,6 +23,22 @@
 
 /* The pulse-out thread of sleeping GPIO chips runs above any responder. */
 #define LATSCOPE_GPIO_PULSE_PRIO	99
+
+/*
+ * Which raw level a pulse drives, and whether send steps toggle: from the
+ * event edge in loopback mode, from LATSCOPE_GPIO_PULSE_LOW in monitor
+ * mode (its edge is the answer's). Set at SETUP, once the edge is known.
+ */
+void latscope_gpio_out_polarity(struct latscope_gpio *g, u32 flags)
+{
+	if (g->mode == LATSCOPE_GPIO_MONITOR) {
+		g->pulse_level = !(flags & LATSCOPE_GPIO_PULSE_LOW);
+		g->toggle_out = false;
+	} else {
+		g->pulse_level = !latscope_gpio_idle_level(g->edge);
+		g->toggle_out = g->edge == LATSCOPE_EDGE_BOTH;
+	}
+}
 
 /* Clears the train of a run; nothing is running. */
 void latscope_gpio_pulse_reset(struct latscope_gpio *g)
@@ -43,7 +61,7 @@ int latscope_gpio_step(struct latscope_session *s, u64 ideal, bool send)
 	struct latscope_gpio *g = s->priv;
 	u64 lost_ns = max_t(u64, NSEC_PER_SEC, 2 * s->setup.period_ns);
 	u64 flying = atomic64_read(&g->in_flight);
-	bool both = g->edge == LATSCOPE_EDGE_BOTH;
+	bool both = g->toggle_out;
 
 	/* A pulse whose edge never came back is given up after lost_ns. */
 	if (flying && ideal - flying >= lost_ns &&
@@ -71,11 +89,24 @@ int latscope_gpio_step(struct latscope_session *s, u64 ideal, bool send)
 	return g->level;
 }
 
+/*
+ * The stamp a monitor's sample starts from, taken just before the pulse's
+ * edge exists: whichever CPU the answer's interrupt runs on reads it after
+ * taking the pulse in flight.
+ */
+static void latscope_gpio_stamp_sent(struct latscope_gpio *g)
+{
+	WRITE_ONCE(g->sent_ns, ktime_get_ns());
+	smp_wmb();	/* pairs with the arrival's atomic64_xchg() */
+}
+
 static void latscope_gpio_drive(struct latscope_gpio *g, int level)
 {
 	if (level < 0)
 		return;
 	if (!g->out_cansleep) {
+		if (level == g->pulse_level)
+			latscope_gpio_stamp_sent(g);
 		gpiod_set_raw_value(g->lines.out, level);
 		return;
 	}
@@ -102,7 +133,7 @@ void latscope_gpio_pulse_use(struct latscope_session *s)
 	struct latscope_gpio *g = s->priv;
 
 	latscope_timeline_use(s, latscope_gpio_send,
-			      g->edge == LATSCOPE_EDGE_BOTH ? NULL : latscope_gpio_end);
+			      g->toggle_out ? NULL : latscope_gpio_end);
 }
 
 /*
@@ -128,6 +159,8 @@ static int latscope_gpio_pulse_fn(void *data)
 		__set_current_state(TASK_RUNNING);
 		if (level == g->driven)
 			gpiod_set_raw_value_cansleep(g->lines.out, !level);
+		if (level == g->pulse_level)
+			latscope_gpio_stamp_sent(g);
 		gpiod_set_raw_value_cansleep(g->lines.out, level);
 		g->driven = level;
 	}

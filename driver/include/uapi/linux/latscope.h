@@ -56,10 +56,19 @@ enum latscope_source_id {
  *	itself.
  * @LATSCOPE_GPIO_REMOTE: another device drives pulse-in and times the ack
  *	itself; the driver measures arrival to response. period_ns must be 0.
+ * @LATSCOPE_GPIO_MONITOR: the driver is the monitor of another board, as
+ *	a latmon is: it drives pulse-out at each ideal time, wired to that
+ *	board's pulse-in, and that board's answer comes back on pulse_in
+ *	(wired from its ack-out: the monitor's ack-in). Each sample is the
+ *	round trip, the ack-in edge's stamp minus the one taken as pulse-out
+ *	was driven, recorded in hard irq: the context must be
+ *	LATSCOPE_CTX_IRQ and ack_out empty. A pulse not answered by the next
+ *	ideal time makes that one an overrun.
  */
 enum latscope_gpio_mode {
 	LATSCOPE_GPIO_LOOPBACK	= 0,
 	LATSCOPE_GPIO_REMOTE	= 1,
+	LATSCOPE_GPIO_MONITOR	= 2,
 };
 
 /**
@@ -93,7 +102,9 @@ enum latscope_gpio_edge {
 /* struct latscope_gpio_setup.flags */
 #define LATSCOPE_GPIO_FROM_DT	_BITUL(0)	/* lines of the "latscope,gpio" device */
 #define LATSCOPE_GPIO_ACK_PULSE	_BITUL(1)	/* ack-out idles high, answers pulse low */
-#define LATSCOPE_GPIO_FLAGS_MASK	(LATSCOPE_GPIO_FROM_DT | LATSCOPE_GPIO_ACK_PULSE)
+#define LATSCOPE_GPIO_PULSE_LOW	_BITUL(2)	/* monitor: pulse-out idles high, pulses low */
+#define LATSCOPE_GPIO_FLAGS_MASK	(LATSCOPE_GPIO_FROM_DT | LATSCOPE_GPIO_ACK_PULSE | \
+					 LATSCOPE_GPIO_PULSE_LOW)
 
 /**
  * struct latscope_gpio_line - one GPIO line chosen at run time
@@ -111,8 +122,9 @@ struct latscope_gpio_line {
 /**
  * struct latscope_gpio_setup - GPIO part of the setup (&latscope_setup.gpio)
  * @mode: enum latscope_gpio_mode
- * @edge: enum latscope_gpio_edge. 0 only with LATSCOPE_GPIO_FROM_DT: the
- *	device's latscope,edge property, rising if it has none.
+ * @edge: enum latscope_gpio_edge of pulse_in (the ack-in edge in monitor
+ *	mode). 0 only with LATSCOPE_GPIO_FROM_DT: the device's latscope,edge
+ *	property, rising if it has none.
  * @flags: LATSCOPE_GPIO_*, others rejected
  * @irq_thread_priority: 1..99: if arrivals are stamped in a thread (the
  *	GPIO chip delivers its interrupts from one), that thread runs at this
@@ -120,16 +132,20 @@ struct latscope_gpio_line {
  *	alone.
  * @pulse_in: the line whose edges are the events
  * @ack_out: the line the responder toggles once per event
- * @pulse_out: the line the driver drives at each ideal time (loopback mode
- *	only)
+ * @pulse_out: the line the driver drives at each ideal time (loopback and
+ *	monitor modes)
  * @__reserved: must be 0
  *
- * The context must be kernel or user: the responder answers each event on
- * ack-out. By default it toggles ack-out once per answer, starting low.
+ * In loopback and remote modes the context must be kernel or user: the
+ * responder answers each event on ack-out. By default it toggles ack-out
+ * once per answer, starting low.
  * With LATSCOPE_GPIO_ACK_PULSE it answers as EVL's latmus does, for a
  * latmon monitor that times the ack's falling edge: ack-out idles high and
- * each answer drives it low, then high again. pulse_out is used in loopback mode only and must be
- * all zero in remote mode. With LATSCOPE_GPIO_FROM_DT the lines are those of
+ * each answer drives it low, then high again. In monitor mode pulse-out
+ * idles low and each pulse drives it high, or the other way round with
+ * LATSCOPE_GPIO_PULSE_LOW (valid in monitor mode only). pulse_out must be
+ * all zero in remote mode, ack_out in monitor mode. With
+ * LATSCOPE_GPIO_FROM_DT (loopback and remote modes) the lines are those of
  * the device tree's "latscope,gpio" device (loopback needs its
  * pulse-out-gpios) and every line field must be zero.
  *
