@@ -85,6 +85,7 @@ gcc -std=c11 -static -O2 -Wall -Wextra -Werror -pthread -I"$top/driver/include/u
 	"$top/tests/vm/fuzz.c" -o "$root/fuzz"
 cp "$top/tests/vm/fuzz_test.sh" "$root/fuzz_test.sh"
 gcc -std=c11 -static -O2 -Wall -Wextra -Werror "$top/tests/vm/latmon_peer.c" -o "$root/latmon_peer"
+gcc -std=c11 -static -O2 -Wall -Wextra -Werror "$top/tests/vm/gpio_wire.c" -o "$root/gpio_wire"
 cp "$top/tests/vm/latmon_test.sh" "$root/latmon_test.sh"
 # cyclictest from rt-tests, to run beside latscope in the same VM, and
 # the load tools of --stress (tests/vm/stress_test.sh), each with the

@@ -169,6 +169,12 @@ bool ls_gpio_paced(const struct ls_params *p)
 	return p->pulse_out.given || p->latmon_host[0];
 }
 
+/* The edge of the other board's answer a monitor times: falling, as latmus answers. */
+unsigned int ls_ack_in_edge(const struct ls_params *p)
+{
+	return p->ack_in_edge ? p->ack_in_edge : LATSCOPE_EDGE_FALLING;
+}
+
 /* What a latmon host asks of the other options. */
 static int latmon_check(const struct ls_params *p, char *err, size_t errlen)
 {
@@ -196,8 +202,38 @@ static bool same_line(const struct ls_gpio_spec *a, const struct ls_gpio_spec *b
 }
 
 /* What GPIO mode needs of the other options. */
+/* What --monitor asks of the other options. */
+static int monitor_check(const struct ls_params *p, char *err, size_t errlen)
+{
+	if (p->pulse_in.given || p->ack_out.given || p->gpio_dt || p->latmon_host[0] ||
+	    p->ack != LS_ACK_AUTO) {
+		ls_fail(err, errlen, "--monitor drives --pulse-out and times --ack-in: -I, -O, --gpio-dt, -z and --ack are the other board's");
+		return -1;
+	}
+	if (!p->pulse_out.given || !p->ack_in.given) {
+		ls_fail(err, errlen, "--monitor needs --pulse-out <chip>,<offset> (to the other board's pulse-in) and --ack-in <chip>,<offset> (from its ack-out)");
+		return -1;
+	}
+	if (same_line(&p->pulse_out, &p->ack_in)) {
+		ls_fail(err, errlen, "--pulse-out %s and --ack-in %s: each line must be a different one",
+			p->pulse_out.spec, p->ack_in.spec);
+		return -1;
+	}
+	if (p->cpus_all || CPU_COUNT(&p->cpus) > 1) {
+		ls_fail(err, errlen, "--monitor pulses from one CPU: give one with -c");
+		return -1;
+	}
+	if (p->checkpoint_s && !p->calibrate) {
+		ls_fail(err, errlen, "--checkpoint applies to --calibrate: a monitor writes its files after each client's run");
+		return -1;
+	}
+	return 0;
+}
+
 int ls_gpio_check(const struct ls_params *p, char *err, size_t errlen)
 {
+	if (p->monitor)
+		return monitor_check(p, err, errlen);
 	if (p->gpio_dt && (p->pulse_in.given || p->ack_out.given || p->pulse_out.given)) {
 		ls_fail(err, errlen, "--gpio-dt takes the lines from the device tree: leave out -I, -O and --pulse-out");
 		return -1;
@@ -278,6 +314,24 @@ int ls_gpio_prepare(struct ls_params *p, char *err, size_t errlen)
 	return 0;
 }
 
+/* A monitor's SETUP: its pulse-out, and its ack-in as the event line. */
+static int monitor_setup(const struct ls_params *p, struct latscope_setup *setup,
+			 char *err, size_t errlen)
+{
+	struct latscope_gpio_setup *gs = &setup->gpio;
+
+	setup->context = LATSCOPE_CTX_IRQ;
+	gs->mode = LATSCOPE_GPIO_MONITOR;
+	gs->edge = ls_ack_in_edge(p);
+	gs->irq_thread_priority = (__u32)p->irq_thread_prio;
+	if (p->pulse_edge == LATSCOPE_EDGE_FALLING)
+		gs->flags |= LATSCOPE_GPIO_PULSE_LOW;
+	if (ls_gpio_resolve("ack-in", &p->ack_in, &gs->pulse_in, err, errlen) ||
+	    ls_gpio_resolve("pulse-out", &p->pulse_out, &gs->pulse_out, err, errlen))
+		return -1;
+	return 0;
+}
+
 /* Fills the GPIO part of a SETUP from the options. */
 int ls_gpio_setup(const struct ls_params *p, struct latscope_setup *setup,
 		  char *err, size_t errlen)
@@ -285,6 +339,8 @@ int ls_gpio_setup(const struct ls_params *p, struct latscope_setup *setup,
 	struct latscope_gpio_setup *gs = &setup->gpio;
 	bool loopback = p->pulse_out.given;
 
+	if (p->monitor)
+		return monitor_setup(p, setup, err, errlen);
 	gs->mode = loopback ? LATSCOPE_GPIO_LOOPBACK : LATSCOPE_GPIO_REMOTE;
 	gs->edge = p->gpio_edge;
 	gs->irq_thread_priority = (__u32)p->irq_thread_prio;

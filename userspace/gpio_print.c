@@ -25,7 +25,11 @@ const char *ls_gpio_edge_used(const struct ls_params *p,
 void ls_gpio_describe(const struct ls_params *p, const struct latscope_gpio_result *g,
 		      char *buf, size_t len)
 {
-	if (p->pulse_out.given)
+	if (p->monitor)
+		snprintf(buf, len, "monitor, pulse-out %s (%s pulses) -> ack-in %s (%s)",
+			 p->pulse_out.spec, ls_edge_name(p->pulse_edge), p->ack_in.spec,
+			 ls_edge_name(ls_ack_in_edge(p)));
+	else if (p->pulse_out.given)
 		snprintf(buf, len, "loopback, pulse-out %s -> pulse-in %s (%s), ack-out %s",
 			 p->pulse_out.spec, p->pulse_in.spec,
 			 ls_gpio_edge_used(p, g), p->ack_out.spec);
@@ -120,10 +124,16 @@ void ls_gpio_write_json(FILE *f, const struct ls_report *r)
 		return;
 	g = &r->cpu[0].res.gpio;
 	fputs("  \"gpio\": {\n", f);
-	ls_json_key_string(f, "    ", "mode", p->pulse_out.given ? "loopback" : "remote", ",\n");
+	ls_json_key_string(f, "    ", "mode", p->monitor ? "monitor" :
+			   p->pulse_out.given ? "loopback" : "remote", ",\n");
 	ls_json_key_string(f, "    ", "edge", ls_gpio_edge_used(p, g), ",\n");
-	ls_json_key_string(f, "    ", "pulse_in", p->pulse_in.spec, ",\n");
-	ls_json_key_string(f, "    ", "ack_out", p->ack_out.spec, ",\n");
+	if (p->monitor) {
+		ls_json_key_string(f, "    ", "ack_in", p->ack_in.spec, ",\n");
+		ls_json_key_string(f, "    ", "pulse_edge", ls_edge_name(p->pulse_edge), ",\n");
+	} else {
+		ls_json_key_string(f, "    ", "pulse_in", p->pulse_in.spec, ",\n");
+		ls_json_key_string(f, "    ", "ack_out", p->ack_out.spec, ",\n");
+	}
 	if (p->pulse_out.given)
 		ls_json_key_string(f, "    ", "pulse_out", p->pulse_out.spec, ",\n");
 	fprintf(f, "    \"acks\": %llu,\n    \"lost\": %llu,\n    \"spurious\": %llu,\n",

@@ -40,8 +40,9 @@ int ls_latmon_request_unpack(const unsigned char in[LS_LATMON_REQUEST_SIZE],
 			r.period_us, LS_LATMON_MAX_PERIOD_US);
 		return -1;
 	}
-	if (r.period_us && (!r.cells || r.cells > LS_LATMON_MAX_CELLS)) {
-		ls_fail(err, errlen, "latmon request: %u histogram cells, not 1 to %u",
+	/* latmus asks for 0 cells when it writes no histogram. */
+	if (r.cells > LS_LATMON_MAX_CELLS) {
+		ls_fail(err, errlen, "latmon request: %u histogram cells, not 0 to %u",
 			r.cells, LS_LATMON_MAX_CELLS);
 		return -1;
 	}

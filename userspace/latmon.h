@@ -20,7 +20,7 @@
 /* A period starts a measurement, period 0 stops it. */
 struct ls_latmon_request {
 	uint32_t period_us;	/* 1..LS_LATMON_MAX_PERIOD_US, or 0: stop */
-	uint32_t cells;		/* 1 us cells, at most LS_LATMON_MAX_CELLS */
+	uint32_t cells;		/* 1 us cells, at most LS_LATMON_MAX_CELLS; 0: none */
 };
 
 /* A bulk of samples, in ns; samples == 0 ends the stream. */

@@ -57,6 +57,13 @@ struct ls_params {
 	char latmon_host[256];		/* -z/-Z HOST, "broadcast"; "": none ('-') */
 	unsigned int latmon_port;	/* --latmon-port */
 	unsigned int ack;		/* --ack: LS_ACK_*, LS_ACK_AUTO: by mode */
+	bool monitor;			/* --monitor: a latmon monitor for another board */
+	bool calibrate;			/* --calibrate: its fixture, no network */
+	struct ls_gpio_spec ack_in;	/* --ack-in: the other board's answer */
+	unsigned int ack_in_edge;	/* LATSCOPE_EDGE_*, 0: falling (latmus) */
+	unsigned int pulse_edge;	/* --pulse-edge: RISING or FALLING pulses */
+	char listen_addr[64];		/* --listen: IPv4 to serve on, "": any */
+	char announce_to[64];		/* --announce-to: IPv4, "none", "": broadcast */
 	int irq_thread_prio;		/* --irq-prio, 0: leave it */
 	const char *stress;		/* --stress preset, NULL: none */
 	const char *stress_cmd;		/* --stress-cmd */
@@ -333,6 +340,7 @@ int ls_gpio_parse(const char *opt, const char *arg, struct ls_gpio_spec *spec,
 int ls_gpio_resolve(const char *role, const struct ls_gpio_spec *spec,
 		    struct latscope_gpio_line *line, char *err, size_t errlen);
 bool ls_gpio_paced(const struct ls_params *p);
+unsigned int ls_ack_in_edge(const struct ls_params *p);
 int ls_gpio_check(const struct ls_params *p, char *err, size_t errlen);
 int ls_gpio_prepare(struct ls_params *p, char *err, size_t errlen);
 int ls_gpio_setup(const struct ls_params *p, struct latscope_setup *setup,
@@ -361,6 +369,7 @@ int ls_check_driver(const struct latscope_info *info, const struct ls_source *sr
 		    char *err, size_t errlen);
 int ls_run(const struct ls_params *p, struct ls_report *r, char *err,
 	   size_t errlen);
+int ls_monitor_serve(const struct ls_params *p, const struct ls_sysinfo *sys);
 void ls_report_free(struct ls_report *r);
 
 #endif /* LATSCOPE_CLI_H */

@@ -140,6 +140,8 @@ void ls_log_bulk(struct run *run, const struct latscope_bulk *b)
 	pthread_mutex_lock(&run->tl_lock);
 	ls_timeline_add(run->timeline, b);
 	pthread_mutex_unlock(&run->tl_lock);
+	if (run->peer)
+		ls_peer_send_bulk(run, b);
 	if (b->samples)
 		log_second(run, b);
 	else

@@ -76,6 +76,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "latscope: %s\n", err);
 		return LS_EXIT_SETUP;
 	}
+	if (p.monitor && !p.calibrate)
+		return ls_monitor_serve(&p, &sys);
 	ret = ls_run(&p, &report, err, sizeof(err));
 	if (ret == LS_EXIT_SETUP || ret == LS_EXIT_MONITOR) {
 		fprintf(stderr, "latscope: %s\n", err);

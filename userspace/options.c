@@ -4,6 +4,7 @@
  * options, same letters, meanings and defaults, plus latscope's own. No
  * side effects: every bad value comes back as one message naming it.
  */
+#include <arpa/inet.h>
 #include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
@@ -23,6 +24,7 @@ void ls_params_init(struct ls_params *p)
 	p->priority = 90;
 	p->hist_cells = LATSCOPE_DEFAULT_HIST_CELLS;
 	p->gpio_edge = LATSCOPE_EDGE_RISING;
+	p->pulse_edge = LATSCOPE_EDGE_RISING;
 	p->verbosity = 1;
 	p->lines = 21;
 	CPU_ZERO(&p->cpus);
@@ -251,6 +253,51 @@ static int pulse_out_value(struct opt_call *call)
 			     call->errlen);
 }
 
+static int monitor_value(struct opt_call *call)
+{
+	call->p->monitor = true;
+	call->p->source = LATSCOPE_SRC_GPIO;
+	call->p->context = LATSCOPE_CTX_IRQ;
+	return 0;
+}
+
+static int ack_in_value(struct opt_call *call)
+{
+	return ls_gpio_parse("--ack-in", call->arg, &call->p->ack_in, &call->p->ack_in_edge,
+			     call->err, call->errlen);
+}
+
+static int pulse_edge_value(struct opt_call *call)
+{
+	unsigned int edge;
+
+	if (ls_gpio_parse_edge(call->arg, &edge) || edge == LATSCOPE_EDGE_BOTH) {
+		ls_fail(call->err, call->errlen, "--pulse-edge %s: give rising-edge or falling-edge",
+			call->arg);
+		return -1;
+	}
+	call->p->pulse_edge = edge;
+	return 0;
+}
+
+/* --listen and --announce-to: a dotted IPv4 address (or "none" to announce nothing). */
+static int ipv4_value(struct opt_call *call)
+{
+	struct ls_params *p = call->p;
+	bool announce = !strcmp(call->opt->name, "announce-to");
+	char *field = announce ? p->announce_to : p->listen_addr;
+	struct in_addr a;
+
+	if ((!announce || strcmp(call->arg, "none")) &&
+	    (strlen(call->arg) >= sizeof(p->listen_addr) || inet_pton(AF_INET, call->arg, &a) != 1)) {
+		ls_fail(call->err, call->errlen, "--%s %s: give a dotted IPv4 address%s",
+			call->opt->name, call->arg, announce ? ", or none" : "");
+		return -1;
+	}
+	strcpy(field, call->arg);
+	return 0;
+}
+
 static int gpio_dt_value(struct opt_call *call)
 {
 	struct ls_params *p = call->p;
@@ -380,6 +427,12 @@ static const struct opt opts[] = {
 	{ "latmon-port", 0, required_argument, NUMBER(latmon_port, 1, 65535),
 	  .hint = "%llu to %llu" },
 	{ "ack", 0, required_argument, HANDLER(ack_value) },
+	{ "monitor", 0, no_argument, HANDLER(monitor_value) },
+	{ "calibrate", 0, no_argument, SET(calibrate, true) },
+	{ "ack-in", 0, required_argument, HANDLER(ack_in_value) },
+	{ "pulse-edge", 0, required_argument, HANDLER(pulse_edge_value) },
+	{ "listen", 0, required_argument, HANDLER(ipv4_value) },
+	{ "announce-to", 0, required_argument, HANDLER(ipv4_value) },
 	{ "pulse-out", 0, required_argument, HANDLER(pulse_out_value) },
 	{ "gpio-dt", 0, optional_argument, HANDLER(gpio_dt_value) },
 	{ "irq-prio", 0, required_argument, NUMBER(irq_thread_prio, 1, LATSCOPE_MAX_PRIORITY),
@@ -504,7 +557,12 @@ static int check_together(const struct ls_params *p, char *err, size_t errlen)
 		ls_fail(err, errlen, "--stress %s and --stress-cmd: give one load, not both", p->stress);
 		return -1;
 	}
-	if (p->latmon_port && !p->latmon_host[0]) {
+	if (!p->monitor && (p->calibrate || p->ack_in.given || p->listen_addr[0] ||
+			    p->announce_to[0] || p->pulse_edge != LATSCOPE_EDGE_RISING)) {
+		ls_fail(err, errlen, "--calibrate, --ack-in, --pulse-edge, --listen and --announce-to belong to --monitor");
+		return -1;
+	}
+	if (p->latmon_port && !p->latmon_host[0] && !p->monitor) {
 		ls_fail(err, errlen, "--latmon-port %u: give the monitor's host with -z or -Z",
 			p->latmon_port);
 		return -1;
@@ -606,6 +664,18 @@ void ls_usage(FILE *f)
 "                          announces itself; '-': none, only local figures\n"
 "  -Z --oob-gpio=<host>     as -z: no out-of-band stage here, measured in-band\n"
 "     --latmon-port=<port>  the monitor's TCP port [=2306]\n"
+"     --monitor            be the latmon monitor of another board: serve latmon\n"
+"                          clients on TCP (--latmon-port), pulse --pulse-out and\n"
+"                          time the answer on --ack-in (see man latscope)\n"
+"     --ack-in=<chip>,<n>[,<edge>]  --monitor: the line from the other board's\n"
+"                          ack-out, and the edge timed [=falling-edge]\n"
+"     --pulse-edge=rising-edge|falling-edge  --monitor: the edge each pulse\n"
+"                          starts with [=rising-edge]\n"
+"     --listen=<ipv4>      --monitor: serve on this address only [=any]\n"
+"     --announce-to=<ipv4>|none  --monitor: where the address goes by UDP\n"
+"                          every 5 s while idle [=255.255.255.255]\n"
+"     --calibrate          --monitor, --pulse-out wired to --ack-in: time the\n"
+"                          fixture itself for -T, no network\n"
 "  -H --histogram=<cells>   histogram cells of 1 us, 1 to 65536 [=200]; past\n"
 "                          them a log tail of 1/16 precision (see PCT below)\n"
 "  -g --plot=<file>         write the histogram for gnuplot ('-': stdout)\n"

@@ -279,6 +279,8 @@ static int start_logger(struct run *run, char *err, size_t errlen)
 		return -1;
 	}
 	run->has_logger = true;
+	if (run->peer)
+		return ls_peer_start(run, err, errlen);
 	/* The responder answers already: the monitor may start pulsing. */
 	return run->latmon ? ls_latmon_start(run, err, errlen) : 0;
 }
@@ -316,6 +318,7 @@ static int stop_run(struct run *run, struct ls_stress *st, int ret)
 	}
 	if (run->has_logger)
 		pthread_join(run->logger, NULL);
+	ls_peer_stop(run);
 	return ret;
 }
 
@@ -365,11 +368,19 @@ static void release(struct run *run, struct ls_report *r)
 int ls_run(const struct ls_params *p, struct ls_report *r, char *err,
 	   size_t errlen)
 {
+	return ls_run_peer(p, r, NULL, err, errlen);
+}
+
+/* ls_run(), for a client of --monitor (@peer), which gets the run's records. */
+int ls_run_peer(const struct ls_params *p, struct ls_report *r,
+		struct ls_monitor_peer *peer, char *err, size_t errlen)
+{
 	struct ls_latmon_conn latmon;
 	struct run run;
 	int ret = LS_EXIT_SETUP;
 
 	run_init(&run, p);
+	run.peer = peer;
 	if (plan(&run, r, err, errlen) || alloc_buffers(&run, r, err, errlen))
 		goto out;
 	/* Signals go to the wait for the end only, in every thread. */

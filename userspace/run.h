@@ -13,6 +13,7 @@
 #include <stdatomic.h>
 #include <time.h>
 
+#include "latmon.h"
 #include "latscope.h"
 
 #define LS_QUEUE_LEN	64
@@ -44,6 +45,22 @@ struct ls_latmon_conn {
 	struct ls_latmon_figures *fig;	/* the report's */
 };
 
+/* A latmon client of --monitor, latmon_monitor.c's, for one run. */
+struct ls_monitor_peer {
+	int fd;				/* the client's connection */
+	int wake[2];			/* pipe: the run is over, stop reading */
+	int sigfd;			/* Ctrl-C and co. while no run waits for them */
+	char name[64];			/* ADDRESS:PORT */
+	pthread_t thread;		/* reads its stop while the run goes on */
+	bool has_thread;
+	bool stop_asked;		/* it sent a request: the run ends */
+	bool gone;			/* it closed, broke or stopped reading */
+	bool has_next;			/* that request starts a new run */
+	struct ls_latmon_request next;
+	__u64 overruns;			/* of seconds without a sample, not sent yet */
+	char why[200];
+};
+
 struct run {
 	const struct ls_params *p;
 	int nr;
@@ -65,6 +82,7 @@ struct run {
 	struct ls_timeline *timeline;	/* the logger's until it is joined */
 	pthread_mutex_t tl_lock;	/* timeline: logger vs checkpoint */
 	struct ls_latmon_conn *latmon;	/* -z HOST, else NULL */
+	struct ls_monitor_peer *peer;	/* --monitor's client, else NULL */
 	struct ls_report snap;		/* --checkpoint's copy of the run */
 	bool snap_off;			/* the driver cannot take snapshots */
 	/* Logger figures, in ns. */
@@ -93,6 +111,13 @@ int ls_latmon_start(struct run *run, char *err, size_t errlen);
 int ls_latmon_stop(struct run *run, int ret);
 void ls_latmon_close(struct ls_latmon_conn *c);
 void ls_latmon_report(struct ls_report *r);
+
+/* latmon_monitor.c and run.c: a run for a --monitor client. */
+int ls_run_peer(const struct ls_params *p, struct ls_report *r,
+		struct ls_monitor_peer *peer, char *err, size_t errlen);
+int ls_peer_start(struct run *run, char *err, size_t errlen);
+void ls_peer_stop(struct run *run);
+void ls_peer_send_bulk(struct run *run, const struct latscope_bulk *b);
 
 /* wait.c */
 void ls_block_signals(sigset_t *set, sigset_t *old);

@@ -940,6 +940,10 @@ static void test_latmon_frames(void)
 	ls_latmon_request_pack(&req, buf);
 	check(!ls_latmon_request_unpack(buf, &back, err, sizeof(err)) && !back.period_us,
 	      "latmon: the stop request", "%s", err);
+	req = (struct ls_latmon_request){ 500, 0 };
+	ls_latmon_request_pack(&req, buf);
+	check(!ls_latmon_request_unpack(buf, &back, err, sizeof(err)) && back.period_us == 500 &&
+	      !back.cells, "latmon: a request without a histogram (latmus without -g)", "%s", err);
 	d = (struct ls_latmon_data){ 0, 500, 400, 0, 1 };
 	ls_latmon_data_pack(&d, buf);
 	check(ls_latmon_data_unpack(buf, &got, err, sizeof(err)) && strstr(err, "min 500"),

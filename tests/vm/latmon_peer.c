@@ -10,6 +10,11 @@
  *
  * usage: latmon_peer monitor SCENARIO PORT
  *          SCENARIO: known silent close short bad shorthist early
+ *        latmon_peer client SCENARIO ADDRESS PORT [PERIOD CELLS RECORDS]
+ *          a latmon client: good (asks, takes RECORDS records, stops, reads
+ *          the rest and checks the histogram adds up), vanish (leaves after
+ *          RECORDS records), stop-first, long-period, many-cells, half,
+ *          mute (connects, says nothing), busy (expects a refusal)
  *        latmon_peer announce ADDRESS PORT TEXT...
  *          sends each TEXT as a UDP datagram to ADDRESS:PORT (broadcast
  *          allowed), one a second, until killed
@@ -18,12 +23,14 @@
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
+#include <errno.h>
 #include <netinet/in.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 static void be32(unsigned char *p, uint32_t v)
@@ -180,6 +187,135 @@ static int monitor(const char *scenario, int port)
 	return request(fd, &stop_cells) == -1 ? 0 : 1;
 }
 
+static int connect_to(const char *addr, int port)
+{
+	struct sockaddr_in to = { .sin_family = AF_INET, .sin_port = htons(port) };
+	/* A monitor that says nothing fails the scenario, not the whole VM. */
+	struct timeval tv = { .tv_sec = 30 };
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+
+	if (fd < 0 || inet_pton(AF_INET, addr, &to.sin_addr) != 1 ||
+	    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)))
+		return -1;
+	if (connect(fd, (struct sockaddr *)&to, sizeof(to))) {
+		printf("connect: %s\n", strerror(errno));
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static void send_request(int fd, uint32_t period, uint32_t cells)
+{
+	unsigned char b[8];
+
+	be32(b, period);
+	be32(b + 4, cells);
+	put_all(fd, b, sizeof(b));
+}
+
+/* Exactly @len bytes, or -1 at the end of the stream. */
+static int get_all(int fd, void *buf, size_t len)
+{
+	size_t got = 0;
+	ssize_t n;
+
+	while (got < len) {
+		n = recv(fd, (char *)buf + got, len - got, 0);
+		if (n <= 0)
+			return -1;
+		got += (size_t)n;
+	}
+	return 0;
+}
+
+/* One data record; its samples, or -1 at the end of the stream. */
+static long long get_record(int fd, long long *sum)
+{
+	unsigned char b[24];
+	uint32_t min, max;
+
+	if (get_all(fd, b, sizeof(b)))
+		return -1;
+	*sum = (long long)((uint64_t)rd32(b) << 32 | rd32(b + 4));
+	min = rd32(b + 8);
+	max = rd32(b + 12);
+	if (rd32(b + 20))
+		printf("record samples %u overruns %u min %u max %u sum %lld\n", rd32(b + 20),
+		       rd32(b + 16), min, max, *sum);
+	else
+		printf("end record\n");
+	fflush(stdout);
+	return rd32(b + 20);
+}
+
+static int client(const char *scenario, const char *addr, int port, uint32_t period,
+		  uint32_t cells, int records)
+{
+	long long samples = 0, hist = 0, n, sum;
+	unsigned char *b;
+	uint32_t i;
+	int fd, k;
+
+	fd = connect_to(addr, port);
+	if (!strcmp(scenario, "busy")) {
+		printf(fd < 0 ? "refused\n" : "accepted\n");
+		return fd < 0 ? 0 : 1;
+	}
+	if (fd < 0)
+		return 1;
+	if (!strcmp(scenario, "mute") || !strcmp(scenario, "half")) {
+		if (!strcmp(scenario, "half")) {
+			put_all(fd, "\0\0\x03", 3);
+			shutdown(fd, SHUT_WR);
+		}
+		n = get_record(fd, &sum);
+		printf("%s\n", n == 0 ? "empty stream" : "no end record");
+		return n == 0 ? 0 : 1;
+	}
+	if (!strcmp(scenario, "stop-first"))
+		send_request(fd, 0, 0);
+	else if (!strcmp(scenario, "long-period"))
+		send_request(fd, 1000001, 10);
+	else if (!strcmp(scenario, "many-cells"))
+		send_request(fd, 1000, 1001);
+	else
+		send_request(fd, period, cells);
+	if (!strcmp(scenario, "stop-first")) {
+		/* Nothing runs: an empty stream, and the monitor waits for more. */
+		n = get_record(fd, &sum);
+		printf("%s\n", n ? "no end record" : "empty stream");
+		return n ? 1 : 0;
+	}
+	if (strcmp(scenario, "good") && strcmp(scenario, "vanish")) {
+		/* Refused: the end record, then the connection closes. */
+		n = get_record(fd, &sum);
+		k = n == 0 && get_all(fd, &i, 1) ? 0 : 1;
+		printf("%s\n", k ? "more than an empty stream" : "empty stream, closed");
+		return k;
+	}
+	for (k = 0; k < records; k++) {
+		n = get_record(fd, &sum);
+		if (n <= 0)
+			return 1;
+		samples += n;
+	}
+	if (!strcmp(scenario, "vanish"))
+		return 0;
+	send_request(fd, 0, 0);
+	while ((n = get_record(fd, &sum)) > 0)
+		samples += n;
+	if (n < 0)
+		return 1;
+	b = malloc(4 * (size_t)cells + 1);
+	if (!b || get_all(fd, b, 4 * (size_t)cells))
+		return 1;
+	for (i = 0; i < cells; i++)
+		hist += rd32(b + 4 * i);
+	printf("records done: samples %lld histogram %lld\n", samples, hist);
+	return samples == hist && samples > 0 ? 0 : 1;
+}
+
 static int announce(const char *addr, int port, int n, char **texts)
 {
 	struct sockaddr_in to = { .sin_family = AF_INET, .sin_port = htons(port) };
@@ -204,8 +340,13 @@ int main(int argc, char **argv)
 {
 	if (argc == 4 && !strcmp(argv[1], "monitor"))
 		return monitor(argv[2], atoi(argv[3]));
+	if (argc == 5 && !strcmp(argv[1], "client"))
+		return client(argv[2], argv[3], atoi(argv[4]), 10000, 51, 3);
+	if (argc == 8 && !strcmp(argv[1], "client"))
+		return client(argv[2], argv[3], atoi(argv[4]), (uint32_t)atoi(argv[5]),
+			      (uint32_t)atoi(argv[6]), atoi(argv[7]));
 	if (argc >= 5 && !strcmp(argv[1], "announce"))
 		return announce(argv[2], atoi(argv[3]), argc - 4, argv + 4);
-	fprintf(stderr, "usage: latmon_peer monitor SCENARIO PORT | announce ADDRESS PORT TEXT...\n");
+	fprintf(stderr, "usage: latmon_peer monitor SCENARIO PORT | client SCENARIO ADDRESS PORT [PERIOD CELLS RECORDS] | announce ADDRESS PORT TEXT...\n");
 	return 2;
 }

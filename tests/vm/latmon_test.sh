@@ -223,6 +223,170 @@ else
 	nok "ack pulse" "no gpio:gpio_value trace event in this kernel"
 fi
 
+# ---- a Linux board as the monitor: latscope --monitor and the client ----
+# The wires follow the trace events: monitor pulse-out (2) -> SUT pulse-in
+# (0), SUT ack-out (1) -> monitor ack-in (3), and 4 -> 5 for --calibrate.
+M_OUT=2
+M_IN=3
+base=$(sed -n "s/^$chip: GPIOs \([0-9]*\)-.*/\1/p" /sys/kernel/debug/gpio)
+echo 1 >$ev/enable
+/gpio_wire "$sim" "$base" $M_OUT:$IN $ACK:$M_IN 4:5 >wire.out 2>&1 &
+wire=$!
+mport=2400
+monitor() { # output file, more options
+	out=$1
+	shift
+	latscope --monitor --pulse-out "$chip,$M_OUT" --ack-in "$chip,$M_IN" -c 0 \
+		--listen 127.0.0.1 --latmon-port $mport --announce-to 127.255.255.255 \
+		"$@" >"$out" 2>&1 &
+	mon=$!
+}
+# Waits until the monitor waits for its Nth client.
+idle() { # output file, n
+	wait_until 60 sh -c "[ \$(grep -c 'waiting for a client' $1) -ge $2 ]" ||
+		nok "monitor idle ($2)" "$(cat "$1")"
+}
+sut() { # name, more options
+	name=$1
+	shift
+	# shellcheck disable=SC2086
+	latscope -k -c 1 -p 10000 -z 127.0.0.1 --latmon-port $mport $lines -H 50 "$@" \
+		>"$name.out" 2>&1 &
+	pid=$!
+}
+monitor mon.out -g mon.plot --json mon.json
+idle mon.out 1
+has "monitor: says what it announces" mon.out "announcing 127.0.0.1"
+
+# Both ends over loopback TCP: the client's records are the monitor's.
+sut pair --json pair.json -g pair.plot
+wait_until 60 rtd_lines pair.out 3 || nok "pair: three records" "$(cat pair.out; cat mon.out)"
+kill -INT $pid
+wait $pid
+expect_rc "pair: client exits cleanly" $? 0
+idle mon.out 2
+# The monitor prints a run's RTD lines as the client does (its own RTT
+# header differs); min, avg and max of each second must be the same.
+grep '^RTD' pair.out | cut -d'|' -f2-4 >pair.rtd
+grep '^RTD' mon.out | cut -d'|' -f2-4 >mon.rtd
+if [ -s pair.rtd ] && cmp -s pair.rtd mon.rtd; then
+	ok "pair: client's RTD lines are the monitor's seconds ($(wc -l <pair.rtd))"
+else
+	nok "pair: client's RTD lines are the monitor's seconds" "$(cat pair.rtd; echo --; cat mon.rtd)"
+fi
+sed -n '/"total"/,$p' pair.json >pair-total.json
+sed -n '/"total"/,$p' mon.json >mon-total.json
+is "pair: both totals count the same samples" "$(jget pair-total.json samples)" "$(jget mon-total.json samples)"
+is "pair: the histogram came whole" "$(jget pair.json histogram_complete)" true
+is "pair: the histogram holds every sample" "$(jget pair.json histogram_samples)" "$(jget pair-total.json samples)"
+has "pair: the monitor's summary" mon.out "^GPIO| monitor, pulse-out $chip,$M_OUT (rising-edge pulses) -> ack-in $chip,$M_IN (falling-edge)"
+has "pair: the local split" pair.out "^LOC| this board, pulse-in interrupt to answer"
+dump latmon-kernel-pair.json pair.json
+dump latmon-kernel-pair.plot pair.plot
+dump monitor-monitor.json mon.json
+dump monitor-monitor.plot mon.plot
+nothing_busy() { # name: no latscope line is held
+	if grep -q "latscope" /sys/kernel/debug/gpio; then
+		nok "$1: lines released" "$(grep latscope /sys/kernel/debug/gpio)"
+	else
+		ok "$1: lines released"
+	fi
+}
+nothing_busy "pair"
+
+# Hostile clients: each gets a clear refusal, the monitor serves on.
+n=2
+hostile() { # scenario, what the double prints, what the monitor says
+	/latmon_peer client "$1" 127.0.0.1 $mport >"client-$1.out" 2>&1
+	expect_rc "client $1: handled" $? 0
+	has "client $1: got" "client-$1.out" "$2"
+	n=$((n + 1))
+	idle mon.out $n
+	[ -n "$3" ] && has "client $1: the monitor says why" mon.out "$3"
+}
+hostile stop-first "empty stream" ""
+hostile long-period "empty stream, closed" "period 1000001 us is past 1000000 us"
+hostile many-cells "empty stream, closed" "1001 histogram cells, not 0 to 1000"
+hostile half "empty stream" "closed after 3 of 8 request bytes"
+hostile mute "empty stream" "no request within 10 s"
+# The doubles that take records need an answer to each pulse: a plain
+# responder (-z -, latmus's ack pulse) on the other side of the wires.
+# shellcheck disable=SC2086
+latscope -k -c 1 -z - --ack pulse $lines >responder.out 2>&1 &
+responder=$!
+wait_for responder.out "warming up" 60 || nok "responder: started" "$(cat responder.out)"
+hostile good "records done" ""
+hostile vanish "record samples" "vanished: its run stopped"
+kill -INT $responder
+wait $responder
+expect_rc "responder: clean exit" $? 0
+nothing_busy "vanished client"
+
+# One client at a time: a second one is refused while the first runs.
+sut first
+wait_for first.out "^RTD" 60 || nok "busy: first client runs" "$(cat first.out)"
+/latmon_peer client busy 127.0.0.1 $mport >busy.out 2>&1
+expect_rc "busy: second client refused" $? 0
+# kill -9 of the client mid-run: the monitor stops and frees its lines.
+kill -9 $pid
+wait $pid 2>/dev/null
+n=$((n + 1))
+idle mon.out $n
+nothing_busy "client killed"
+
+# -z broadcast finds the real monitor's announcement.
+# shellcheck disable=SC2086
+latscope -k -c 1 -p 10000 -z broadcast --latmon-port $mport $lines -H 50 >bcast.out 2>&1 &
+pid=$!
+wait_for bcast.out "^RTD" 60 || nok "broadcast to the monitor: a record" "$(cat bcast.out)"
+kill -INT $pid
+wait $pid
+expect_rc "broadcast to the monitor: clean exit" $? 0
+n=$((n + 1))
+idle mon.out $n
+
+# Ctrl-C on the monitor mid-run: the client gets the trailer and says the
+# monitor ended by itself; the monitor exits 0 with its lines free.
+sut cut
+wait_for cut.out "^RTD" 60 || nok "monitor Ctrl-C: a record" "$(cat cut.out)"
+kill -INT $mon
+wait $mon
+expect_rc "monitor Ctrl-C: exit status" $? 0
+wait $pid
+expect_rc "monitor Ctrl-C: client exit status" $? 5
+has "monitor Ctrl-C: client says why" cut.out "ended the measurement by itself"
+nothing_left "monitor Ctrl-C"
+
+# kill -9 of the monitor mid-run: the client exits 5, nothing is held.
+monitor mon2.out
+idle mon2.out 1
+sut killmon
+wait_for killmon.out "^RTD" 60 || nok "monitor killed: a record" "$(cat killmon.out)"
+kill -9 $mon
+wait $mon 2>/dev/null
+wait $pid
+expect_rc "monitor kill -9: client exit status" $? 5
+nothing_left "monitor kill -9"
+
+# Ctrl-C on an idle monitor: exit 0.
+monitor mon3.out
+idle mon3.out 1
+kill -INT $mon
+wait $mon
+expect_rc "idle monitor Ctrl-C: exit status" $? 0
+
+# --calibrate: the fixture alone, pulse-out 4 wired to ack-in 5.
+latscope --monitor --calibrate --pulse-out "$chip,4" --ack-in "$chip,5,rising-edge" -c 0 \
+	-p 10000 -T 2 --json calibrate.json >calibrate.out 2>&1
+expect_rc "calibrate: exit status" $? 0
+has "calibrate: a summary" calibrate.out "^RTS|"
+has "calibrate: the monitor's lines" calibrate.out "^GPIO| monitor, pulse-out $chip,4 (rising-edge pulses) -> ack-in $chip,5 (rising-edge)"
+dump monitor-calibrate.json calibrate.json
+
+kill $wire
+wait $wire 2>/dev/null
+echo 0 >$ev/enable
+
 echo 0 >$cfg/live
 echo "latmon: $pass passed, $fail failed"
 [ "$fail" = 0 ]
