@@ -116,14 +116,19 @@ for path in plots:
     run = subprocess.run(["gnuplot", "-e",
                           f"set terminal dumb; plot '{path}' with histeps"],
                          capture_output=True, text=True)
-    check(run.returncode == 0 and "warning" not in run.stderr.lower(),
-          f"{path.name}: gnuplot reads it", run.stderr.strip())
     # Every sample the header counts is in a row ("-1" below 0, "N+" past
     # the histogram), in the one count column or the CPUs' columns.
     text = path.read_text()
     count = int(re.search(r"^# sample count: (\d+)$", text, re.M).group(1))
     rows = [line.split() for line in text.splitlines()
             if line and not line.startswith("#")]
+    # One row (every sample past the cells: TCG's round trips through the
+    # trace-event wires) is a point: gnuplot says its ranges are empty.
+    warning = run.stderr.lower()
+    if len(rows) == 1:
+        warning = re.sub(r"warning: empty [xy] range", "", warning)
+    check(run.returncode == 0 and "warning" not in warning,
+          f"{path.name}: gnuplot reads it", run.stderr.strip())
     check(all(re.fullmatch(r"-1|\d+\+?", r[0]) for r in rows),
           f"{path.name}: rows are <us>, -1 or N+", rows[:3])
     check(sum(int(v) for r in rows for v in r[1:]) == count,
