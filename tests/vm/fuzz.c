@@ -546,12 +546,18 @@ static void random_setup(struct fuzz *f, uint64_t *rng, struct latscope_setup *s
 	s->source = PICK(rng, LATSCOPE_SRC_TIMER, LATSCOPE_SRC_TIMER, LATSCOPE_SRC_GPIO, 2);
 	if (s->source != LATSCOPE_SRC_GPIO && rnd_below(rng, 16))
 		return;
-	s->gpio.mode = PICK(rng, LATSCOPE_GPIO_REMOTE, LATSCOPE_GPIO_LOOPBACK, 0, 3);
+	s->gpio.mode = PICK(rng, LATSCOPE_GPIO_REMOTE, LATSCOPE_GPIO_LOOPBACK,
+			    LATSCOPE_GPIO_MONITOR, 0, 3);
 	s->gpio.edge = PICK(rng, 1, 2, 3, 0, 4);
-	s->gpio.flags = PICK(rng, 0, 0, 0, LATSCOPE_GPIO_FROM_DT, 2);
+	s->gpio.flags = PICK(rng, 0, 0, 0, LATSCOPE_GPIO_FROM_DT, LATSCOPE_GPIO_ACK_PULSE,
+			     LATSCOPE_GPIO_PULSE_LOW, 8);
 	s->gpio.irq_thread_priority = PICK(rng, 0, 0, 1, 99, 100);
+	/* A monitor times in hard irq, with no ack-out: mostly so. */
+	if (s->gpio.mode == LATSCOPE_GPIO_MONITOR && rnd_below(rng, 4))
+		s->context = LATSCOPE_CTX_IRQ;
 	random_line(f, rng, &s->gpio.pulse_in);
-	random_line(f, rng, &s->gpio.ack_out);
+	if (s->gpio.mode != LATSCOPE_GPIO_MONITOR || !rnd_below(rng, 8))
+		random_line(f, rng, &s->gpio.ack_out);
 	if (s->gpio.mode != LATSCOPE_GPIO_REMOTE || !rnd_below(rng, 8))
 		random_line(f, rng, &s->gpio.pulse_out);
 	if (!rnd_below(rng, 32))
