@@ -272,8 +272,8 @@ static int pulse_edge_value(struct opt_call *call)
 	unsigned int edge;
 
 	if (ls_gpio_parse_edge(call->arg, &edge) || edge == LATSCOPE_EDGE_BOTH) {
-		ls_fail(call->err, call->errlen, "--pulse-edge %s: give rising-edge or falling-edge",
-			call->arg);
+		ls_fail(call->err, call->errlen, "--pulse-edge %.40s%s: give rising-edge or falling-edge",
+			call->arg, strlen(call->arg) > 40 ? "..." : "");
 		return -1;
 	}
 	call->p->pulse_edge = edge;
@@ -290,8 +290,9 @@ static int ipv4_value(struct opt_call *call)
 
 	if ((!announce || strcmp(call->arg, "none")) &&
 	    (strlen(call->arg) >= sizeof(p->listen_addr) || inet_pton(AF_INET, call->arg, &a) != 1)) {
-		ls_fail(call->err, call->errlen, "--%s %s: give a dotted IPv4 address%s",
-			call->opt->name, call->arg, announce ? ", or none" : "");
+		ls_fail(call->err, call->errlen, "--%s %.40s%s: give a dotted IPv4 address%s",
+			call->opt->name, call->arg, strlen(call->arg) > 40 ? "..." : "",
+			announce ? ", or none" : "");
 		return -1;
 	}
 	strcpy(field, call->arg);
@@ -336,8 +337,9 @@ static int remote_value(struct opt_call *call)
 			break;
 	if (!call->arg[0] || *s || strlen(call->arg) >= sizeof(p->latmon_host)) {
 		ls_fail(call->err, call->errlen,
-			"-%c '%s': give a latmon host (a name or an address of at most %zu characters, no spaces), 'broadcast', or '-'",
-			call->opt->letter, call->arg, sizeof(p->latmon_host) - 1);
+			"-%c '%.40s%s': give a latmon host (a name or an address of at most %zu characters, no spaces), 'broadcast', or '-'",
+			call->opt->letter, call->arg, strlen(call->arg) > 40 ? "..." : "",
+			sizeof(p->latmon_host) - 1);
 		return -1;
 	}
 	strcpy(p->latmon_host, call->arg);
@@ -352,7 +354,8 @@ static int ack_value(struct opt_call *call)
 	} else if (!strcmp(call->arg, "toggle")) {
 		call->p->ack = LS_ACK_TOGGLE;
 	} else {
-		ls_fail(call->err, call->errlen, "--ack %s: give pulse or toggle", call->arg);
+		ls_fail(call->err, call->errlen, "--ack %.40s%s: give pulse or toggle", call->arg,
+			strlen(call->arg) > 40 ? "..." : "");
 		return -1;
 	}
 	call->p->source = LATSCOPE_SRC_GPIO;

@@ -91,7 +91,21 @@ case_ 2 "bad line offset '65535'" -z - -I gpiochip0,65535 -O gpiochip0,2
 case_ 2 "edge 'sideways'" -z - -I gpiochip0,1,sideways -O gpiochip0,2
 case_ 2 "an output line has no edge" -z - -I gpiochip0,1 -O gpiochip0,2,rising-edge
 case_ 2 "expected <gpiochip>,<offset>" -z - -I '' -O gpiochip0,2
-case_ 2 "-z 127.0.0.1" -z 127.0.0.1 -I gpiochip0,1 -O gpiochip0,2
+# latmon: hosts, ports and monitor options, refused before any socket.
+case_ 2 "give a latmon host" -z "$long" -I gpiochip0,1 -O gpiochip0,2
+case_ 2 "give a latmon host" -z $'a\tb' -I gpiochip0,1 -O gpiochip0,2
+case_ 2 "'99999'" --latmon-port 99999 -z h -I gpiochip0,1 -O gpiochip0,2
+case_ 2 "--latmon-port 2307: give the monitor's host" --latmon-port 2307
+case_ 2 "--ack sideways" --ack sideways -I gpiochip0,1 -O gpiochip0,2
+case_ 2 "give pulse or toggle" --ack "$long" -I gpiochip0,1 -O gpiochip0,2
+case_ 2 "give rising-edge or falling-edge" --monitor --pulse-edge "$long"
+case_ 2 "at most 999" -z h -H 65536 -I gpiochip0,1 -O gpiochip0,2
+case_ 2 "--monitor needs --pulse-out" --monitor
+case_ 2 "each line must be a different one" --monitor --pulse-out gpiochip0,1 --ack-in gpiochip0,1
+case_ 2 "belong to --monitor" --calibrate
+case_ 2 "--listen 999.1.1.1" --monitor --listen 999.1.1.1 --pulse-out gpiochip0,1 --ack-in gpiochip0,2
+case_ 2 "give a dotted IPv4 address, or none" --monitor --announce-to "$long" --pulse-out gpiochip0,1 --ack-in gpiochip0,2
+case_ 2 "--pulse-edge both-edges" --monitor --pulse-edge both-edges --pulse-out gpiochip0,1 --ack-in gpiochip0,2
 # Paths it must not write, and CPUs that are not there.
 case_ 3 "$out/exists.plot exists" -g "$out/exists.plot"
 case_ 3 "/dev/full exists" --json /dev/full
