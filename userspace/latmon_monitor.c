@@ -77,7 +77,7 @@ void ls_peer_send_bulk(struct run *run, const struct latscope_bulk *b)
 	struct ls_latmon_data d;
 
 	peer->overruns += b->overruns;
-	if (!b->samples || peer->gone)
+	if (!b->samples || atomic_load(&peer->gone))
 		return;
 	d.sum_ns = b->avg_ns * (__s64)b->samples;
 	d.min_ns = clamp32(b->min_ns);
@@ -87,7 +87,7 @@ void ls_peer_send_bulk(struct run *run, const struct latscope_bulk *b)
 	peer->overruns = 0;
 	ls_latmon_data_pack(&d, buf);
 	if (send_all(peer->fd, buf, sizeof(buf))) {
-		peer->gone = true;
+		atomic_store(&peer->gone, true);
 		ls_request_stop(run, LS_EXIT_OK);
 	}
 }
@@ -152,7 +152,7 @@ static void *peer_fn(void *arg)
 	if (ret == 1)
 		peer->stop_asked = true;
 	else
-		peer->gone = true;
+		atomic_store(&peer->gone, true);
 	if (ret < 0)
 		fprintf(stderr, "latscope: client %s: %s\n", peer->name, peer->why);
 	ls_request_stop(run, LS_EXIT_OK);
@@ -246,7 +246,8 @@ static int measure(const struct ls_params *base, const struct ls_sysinfo *sys,
 	p.timeout_s = 0;
 	r.params = &p;
 	r.sys = sys;
-	peer->stop_asked = peer->gone = peer->has_next = false;
+	peer->stop_asked = peer->has_next = false;
+	atomic_store(&peer->gone, false);
 	peer->overruns = 0;
 	if (p.verbosity > 0)
 		fprintf(stderr, "client %s asks for a %u us period and %u histogram cells\n",
@@ -261,16 +262,16 @@ static int measure(const struct ls_params *base, const struct ls_sysinfo *sys,
 	}
 	if (err[0])
 		fprintf(stderr, "latscope: %s\n", err);
-	if (!peer->gone && send_trailer(peer, &r, req->cells))
-		peer->gone = true;
-	if (peer->gone)
+	if (!atomic_load(&peer->gone) && send_trailer(peer, &r, req->cells))
+		atomic_store(&peer->gone, true);
+	if (atomic_load(&peer->gone))
 		fprintf(stderr, "latscope: client %s vanished: its run stopped, the lines are free\n",
 			peer->name);
 	ls_print_summary(stdout, &r);
 	fflush(stdout);
 	ls_write_files(&r, true);
 	ls_report_free(&r);
-	return !peer->gone && !peer->stop_asked;
+	return !atomic_load(&peer->gone) && !peer->stop_asked;
 }
 
 /* Serves one client until it leaves. Returns 1 if the monitor must end. */
@@ -303,7 +304,7 @@ static int serve_client(const struct ls_params *p, const struct ls_sysinfo *sys,
 		} else {
 			if (measure(p, sys, peer, &req))
 				return 1;
-			if (peer->gone)
+			if (atomic_load(&peer->gone))
 				return 0;
 			if (peer->has_next) {
 				req = peer->next;

@@ -54,7 +54,7 @@ struct ls_monitor_peer {
 	pthread_t thread;		/* reads its stop while the run goes on */
 	bool has_thread;
 	bool stop_asked;		/* it sent a request: the run ends */
-	bool gone;			/* it closed, broke or stopped reading */
+	atomic_bool gone;		/* it closed, broke or stopped reading */
 	bool has_next;			/* that request starts a new run */
 	struct ls_latmon_request next;
 	__u64 overruns;			/* of seconds without a sample, not sent yet */
