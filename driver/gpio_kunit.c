@@ -434,6 +434,7 @@ static void latscope_gpio_monitor_round_trip(struct kunit *test)
 	struct latscope_gpio *g = gpio_of(s);
 	u64 t = s->t0, half = PERIOD / 2;
 	struct latscope_result res;
+	struct latscope_bulk rec;
 
 	/* Rising pulses: idle low; an answer 25 us after the pulse went out. */
 	KUNIT_EXPECT_EQ(test, latscope_gpio_at(s, t), 1);
@@ -468,6 +469,14 @@ static void latscope_gpio_monitor_round_trip(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, res.irq.samples, 0ULL);
 	KUNIT_EXPECT_EQ(test, res.gpio.spurious, 1ULL);
 	KUNIT_EXPECT_EQ(test, res.latency.samples + res.overruns, res.events);
+	/* The second's bulk record, what a latmon client gets. */
+	KUNIT_ASSERT_TRUE(test, latscope_ring_pop(&s->ring, &rec));
+	KUNIT_EXPECT_EQ(test, rec.samples, 3ULL);
+	KUNIT_EXPECT_EQ(test, rec.overruns, 1ULL);
+	KUNIT_EXPECT_EQ(test, rec.min_ns, (s64)(9 * NS_PER_US));
+	KUNIT_EXPECT_EQ(test, rec.max_ns, (s64)(130 * NS_PER_US));
+	KUNIT_EXPECT_EQ(test, rec.avg_ns, (s64)(164 * NS_PER_US / 3));
+	KUNIT_EXPECT_FALSE(test, latscope_ring_pop(&s->ring, &rec));
 
 	/* LATSCOPE_GPIO_PULSE_LOW: idle high, each pulse drives it low. */
 	s = latscope_gpio_synthetic(test, LATSCOPE_GPIO_MONITOR, LATSCOPE_EDGE_FALLING);

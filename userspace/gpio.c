@@ -223,6 +223,11 @@ static int monitor_check(const struct ls_params *p, char *err, size_t errlen)
 		ls_fail(err, errlen, "--monitor pulses from one CPU: give one with -c");
 		return -1;
 	}
+	if (p->subtract_us && p->calibrate) {
+		ls_fail(err, errlen, "--subtract %u with --calibrate: the fixture is what --calibrate measures",
+			p->subtract_us);
+		return -1;
+	}
 	if (p->checkpoint_s && !p->calibrate) {
 		ls_fail(err, errlen, "--checkpoint applies to --calibrate: a monitor writes its files after each client's run");
 		return -1;

@@ -73,15 +73,16 @@ static __u32 clampu32(__u64 v)
 void ls_peer_send_bulk(struct run *run, const struct latscope_bulk *b)
 {
 	struct ls_monitor_peer *peer = run->peer;
+	__s64 sub = (__s64)run->p->subtract_us * 1000;
 	unsigned char buf[LS_LATMON_DATA_SIZE];
 	struct ls_latmon_data d;
 
 	peer->overruns += b->overruns;
 	if (!b->samples || atomic_load(&peer->gone))
 		return;
-	d.sum_ns = b->avg_ns * (__s64)b->samples;
-	d.min_ns = clamp32(b->min_ns);
-	d.max_ns = clamp32(b->max_ns);
+	d.sum_ns = (b->avg_ns - sub) * (__s64)b->samples;
+	d.min_ns = clamp32(b->min_ns - sub);
+	d.max_ns = clamp32(b->max_ns - sub);
 	d.overruns = clampu32(peer->overruns);
 	d.samples = clampu32(b->samples);
 	peer->overruns = 0;
@@ -190,7 +191,9 @@ void ls_peer_stop(struct run *run)
 /*
  * The end of a stream: the end record, then @cells counts of 1 us from
  * @r, the last one holding every sample past the others (any below zero
- * go to the first). @cells 0 (or no @r): no histogram.
+ * go to the first). With --subtract S the driver's cells start S cells
+ * earlier: cell i is the driver's i + S, and the S before fall below zero
+ * (into the first). @cells 0 (or no @r): no histogram.
  */
 static int send_trailer(struct ls_monitor_peer *peer, const struct ls_report *r,
 			unsigned int cells)
@@ -209,16 +212,21 @@ static int send_trailer(struct ls_monitor_peer *peer, const struct ls_report *r,
 	hist = calloc(cells, sizeof(*hist));
 	buf = malloc((size_t)cells * 4);
 	if (hist && buf) {
-		/* The driver's cells are cells - 1 (1 if cells is 1). */
+		/* The driver's cells are cells - 1 + S (1 + S if cells is 1). */
+		unsigned int s = r->params->subtract_us;
+		__u64 below = r->total.underflow;
+
 		last = r->total.overflow;
 		for (i = 0; i < r->params->hist_cells; i++) {
-			if (i + 1 < cells)
-				hist[i] = clampu32(r->total_cells[i]);
+			if (i < s)
+				below += r->total_cells[i];
+			else if (i - s + 1 < cells)
+				hist[i - s] = clampu32(r->total_cells[i]);
 			else
 				last += r->total_cells[i];
 		}
 		hist[cells - 1] = clampu32(last);
-		hist[0] = clampu32((__u64)hist[0] + r->total.underflow);
+		hist[0] = clampu32((__u64)hist[0] + below);
 		ls_latmon_cells_pack(hist, cells, buf);
 		ret = send_all(peer->fd, buf, (size_t)cells * 4);
 	}
@@ -241,8 +249,11 @@ static int measure(const struct ls_params *base, const struct ls_sysinfo *sys,
 	int ret;
 
 	p.period_us = req->period_us;
-	/* The last latmon cell is what the driver's histogram overflows. */
-	p.hist_cells = req->cells > 1 ? req->cells - 1 : 1;
+	/*
+	 * The last latmon cell is what the driver's histogram overflows;
+	 * --subtract S shifts the cells sent by S: the driver keeps S more.
+	 */
+	p.hist_cells = (req->cells > 1 ? req->cells - 1 : 1) + p.subtract_us;
 	p.timeout_s = 0;
 	r.params = &p;
 	r.sys = sys;
@@ -250,8 +261,9 @@ static int measure(const struct ls_params *base, const struct ls_sysinfo *sys,
 	atomic_store(&peer->gone, false);
 	peer->overruns = 0;
 	if (p.verbosity > 0)
-		fprintf(stderr, "client %s asks for a %u us period and %u histogram cells\n",
-			peer->name, req->period_us, req->cells);
+		fprintf(stderr, "client %s asks for a %u us period and %u histogram cells%s\n",
+			peer->name, req->period_us, req->cells,
+			p.subtract_us ? "; it gets the round trips less --subtract" : "");
 	ret = ls_run_peer(&p, &r, peer, err, sizeof(err));
 	if (ret == LS_EXIT_SETUP) {
 		/* Nothing ran: the client's stream ends at once. */

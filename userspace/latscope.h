@@ -59,6 +59,7 @@ struct ls_params {
 	unsigned int ack;		/* --ack: LS_ACK_*, LS_ACK_AUTO: by mode */
 	bool monitor;			/* --monitor: a latmon monitor for another board */
 	bool calibrate;			/* --calibrate: its fixture, no network */
+	unsigned int subtract_us;	/* --subtract: the fixture's, from what clients get */
 	struct ls_gpio_spec ack_in;	/* --ack-in: the other board's answer */
 	unsigned int ack_in_edge;	/* LATSCOPE_EDGE_*, 0: falling (latmus) */
 	unsigned int pulse_edge;	/* --pulse-edge: RISING or FALLING pulses */

@@ -432,6 +432,8 @@ static const struct opt opts[] = {
 	{ "ack", 0, required_argument, HANDLER(ack_value) },
 	{ "monitor", 0, no_argument, HANDLER(monitor_value) },
 	{ "calibrate", 0, no_argument, SET(calibrate, true) },
+	{ "subtract", 0, required_argument, NUMBER(subtract_us, 1, 10000),
+	  .hint = "whole microseconds, %llu to %llu" },
 	{ "ack-in", 0, required_argument, HANDLER(ack_in_value) },
 	{ "pulse-edge", 0, required_argument, HANDLER(pulse_edge_value) },
 	{ "listen", 0, required_argument, HANDLER(ipv4_value) },
@@ -561,8 +563,9 @@ static int check_together(const struct ls_params *p, char *err, size_t errlen)
 		return -1;
 	}
 	if (!p->monitor && (p->calibrate || p->ack_in.given || p->listen_addr[0] ||
-			    p->announce_to[0] || p->pulse_edge != LATSCOPE_EDGE_RISING)) {
-		ls_fail(err, errlen, "--calibrate, --ack-in, --pulse-edge, --listen and --announce-to belong to --monitor");
+			    p->announce_to[0] || p->pulse_edge != LATSCOPE_EDGE_RISING ||
+			    p->subtract_us)) {
+		ls_fail(err, errlen, "--calibrate, --subtract, --ack-in, --pulse-edge, --listen and --announce-to belong to --monitor");
 		return -1;
 	}
 	if (p->latmon_port && !p->latmon_host[0] && !p->monitor) {
@@ -679,6 +682,8 @@ void ls_usage(FILE *f)
 "                          every 5 s while idle [=255.255.255.255]\n"
 "     --calibrate          --monitor, --pulse-out wired to --ack-in: time the\n"
 "                          fixture itself for -T, no network\n"
+"     --subtract=<us>      --monitor: take the fixture's delay (whole us) off\n"
+"                          what clients get, records and histogram\n"
 "  -H --histogram=<cells>   histogram cells of 1 us, 1 to 65536 [=200]; past\n"
 "                          them a log tail of 1/16 precision (see PCT below)\n"
 "  -g --plot=<file>         write the histogram for gnuplot ('-': stdout)\n"

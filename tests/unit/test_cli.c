@@ -181,6 +181,14 @@ static void test_gpio_options(void)
 		{ "--latmon-port 0 -z h -I a,1 -O a,2", "'0'" },
 		{ "--latmon-port 65536 -z h -I a,1 -O a,2", "'65536'" },
 		{ "--ack up -I a,1 -O a,2", "pulse or toggle" },
+		{ "--subtract 5", "belong to --monitor" },
+		{ "--monitor --pulse-out a,1 --ack-in a,2 --subtract 0", "'0'" },
+		{ "--monitor --pulse-out a,1 --ack-in a,2 --subtract 10001", "'10001'" },
+		{ "--monitor --calibrate --pulse-out a,1 --ack-in a,2 --subtract 5", "--calibrate" },
+		{ "--monitor --pulse-out a,1", "--ack-in" },
+		{ "--monitor --pulse-out a,1 --ack-in a,2 -I a,3", "other board's" },
+		{ "--monitor --pulse-out a,1 --ack-in a,2 --cpus 0,1", "one CPU" },
+		{ "--monitor --pulse-out a,1 --ack-in a,2 --checkpoint 5 --json x", "--calibrate" },
 		{ "--gpio-dt -I a,1", "leave out -I" },
 		{ "--gpio-dt=up", "'up'" },
 		{ "--irq-prio 95", "GPIO mode" },
@@ -224,6 +232,12 @@ static void test_sources(void)
 	      "-Z broadcast, its port and the ack style", "%s", err);
 	check(parse("-z host -z - -I a,1 -O a,2", &p, err) == LS_PARSE_RUN && !p.latmon_host[0],
 	      "a later -z - drops the host", "%s", err);
+	check(parse("--monitor --pulse-out a,1 --ack-in a,2 --pulse-edge falling-edge --subtract 3 --listen 127.0.0.1 --announce-to none",
+		    &p, err) == LS_PARSE_RUN && p.monitor && p.context == LATSCOPE_CTX_IRQ &&
+	      p.pulse_edge == LATSCOPE_EDGE_FALLING && p.subtract_us == 3 &&
+	      ls_ack_in_edge(&p) == LATSCOPE_EDGE_FALLING && !strcmp(p.announce_to, "none") &&
+	      ls_period_us(&p) == 1000 && !strcmp(ls_run_context(&p), "gpio-monitor"),
+	      "--monitor: its lines, edges, the subtraction, the context", "%s", err);
 }
 
 static void test_durations(void)

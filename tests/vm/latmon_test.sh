@@ -383,6 +383,27 @@ has "calibrate: a summary" calibrate.out "^RTS|"
 has "calibrate: the monitor's lines" calibrate.out "^GPIO| monitor, pulse-out $chip,4 (rising-edge pulses) -> ack-in $chip,5 (rising-edge)"
 dump monitor-calibrate.json calibrate.json
 
+# --subtract: the client gets each second's round trips 100 us shorter.
+monitor mon4.out --subtract 100
+idle mon4.out 1
+sut sub
+wait_until 60 rtd_lines sub.out 3 || nok "subtract: three records" "$(cat sub.out)"
+kill -INT $pid
+wait $pid
+expect_rc "subtract: client exits cleanly" $? 0
+idle mon4.out 2
+kill -INT $mon
+wait $mon
+expect_rc "subtract: monitor exits cleanly" $? 0
+grep '^RTD' sub.out | cut -d'|' -f2-4 >sub.rtd
+grep '^RTD' mon4.out | cut -d'|' -f2-4 |
+	awk -F'|' '{ printf "%11.3f|%11.3f|%11.3f\n", $1 - 100, $2 - 100, $3 - 100 }' >mon4.rtd
+if [ -s sub.rtd ] && cmp -s sub.rtd mon4.rtd; then
+	ok "subtract: the client's seconds are the monitor's less 100 us"
+else
+	nok "subtract: the client's seconds are the monitor's less 100 us" "$(cat sub.rtd; echo --; cat mon4.rtd)"
+fi
+
 kill $wire
 wait $wire 2>/dev/null
 echo 0 >$ev/enable
