@@ -4,7 +4,8 @@
 #                        the latscope CLI (userspace/latscope)
 #   make check           every test (scripts/check.sh): checkpatch,
 #                        shellcheck, W=1 and sparse on four kernels, KUnit,
-#                        VM ABI/CLI tests, the GPIO suite on a gpio-sim kernel
+#                        VM ABI/CLI tests, the GPIO and latmon suites on a
+#                        gpio-sim kernel
 #   make demo            boot a VM, load the module, measure 10 s
 #   make install         install latscope.ko, the CLI, its man page and the
 #                        uapi header on this board

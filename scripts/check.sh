@@ -3,7 +3,8 @@
 # packages, checkpatch, shellcheck on every shell script, the W=1 + sparse
 # build matrix, the KUnit suite, the hostile command lines to a sanitized
 # CLI, the host build of the test program, the Raspberry Pi overlay checks,
-# the ABI and CLI tests in a VM of each kernel of the matrix, the GPIO suite
+# the ABI and CLI tests in a VM of each kernel of the matrix, the GPIO suite,
+# the latmon client and monitor over loopback (tests/vm/latmon_test.sh)
 # and the fuzz and race stage in a VM of the gpio-sim debug kernel
 # (LATSCOPE_FUZZ_SECONDS of chaos, 60 by default), and Debian's arm64
 # kernel on an emulated Raspberry Pi 3 with the overlay. Ends with
@@ -72,8 +73,8 @@ for flavour in preempt rt; do
 	stage "GPIO debug kernel $flavour (linux-source-6.12, gpio-sim, KASAN, kmemleak, lockdep, cached)" \
 		"$top/scripts/gpio-kernel.sh" $flavour
 done
-stage "VM GPIO test + fuzz (debug kernel, PREEMPT)" "$top/scripts/vm.sh" gpio amd64 gpio
-stage "VM GPIO test + fuzz (debug kernel, PREEMPT_RT)" "$top/scripts/vm.sh" gpio rt-amd64 gpio
+stage "VM GPIO + latmon test + fuzz (debug kernel, PREEMPT)" "$top/scripts/vm.sh" gpio amd64 gpio
+stage "VM GPIO + latmon test + fuzz (debug kernel, PREEMPT_RT)" "$top/scripts/vm.sh" gpio rt-amd64 gpio
 for flavour in amd64 rt-amd64; do
 	stage "VM stress presets 6.12 $flavour (load placement, cleanup on every exit)" \
 		"$top/scripts/vm.sh" 6.12 $flavour stress

@@ -7,7 +7,8 @@
 #   e.g. scripts/vm.sh 6.12 rt-amd64 test
 # scripts/vm.sh gpio amd64|rt-amd64 boots the GPIO test kernel
 # (scripts/gpio-kernel.sh preempt|rt: gpio-sim and the full debug options
-# built in) instead and runs tests/vm/gpio_test.sh, then the fuzz and race
+# built in) instead and runs tests/vm/gpio_test.sh, tests/vm/latmon_test.sh
+# (the latmon client and monitor over loopback), then the fuzz and race
 # stage tests/vm/fuzz_test.sh for LATSCOPE_FUZZ_SECONDS (60) of chaos,
 # seeded with LATSCOPE_FUZZ_SEED (default: the time; it prints the seed).
 # Prints the VM's report; exits 0 only if the VM says rc=0.
