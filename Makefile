@@ -75,8 +75,9 @@ vm-fuzz: deps
 	LATSCOPE_FUZZ_SECONDS=$(FUZZ_SECONDS) LATSCOPE_FUZZ_SEED=$(FUZZ_SEED) scripts/vm.sh gpio amd64 fuzz
 	LATSCOPE_FUZZ_SECONDS=$(FUZZ_SECONDS) LATSCOPE_FUZZ_SEED=$(FUZZ_SEED) scripts/vm.sh gpio rt-amd64 fuzz
 
-# The Raspberry Pi overlay: copy it to /boot/firmware/overlays (README).
-dtbo: dts-overlays/latscope-gpio.dtbo
+# The Raspberry Pi overlays: copy them to /boot/firmware/overlays (README):
+# latscope-gpio for the board under test, latscope-monitor for a monitor.
+dtbo: dts-overlays/latscope-gpio.dtbo dts-overlays/latscope-monitor.dtbo
 
 dts-overlays/%.dtbo: dts-overlays/%-overlay.dts
 	dtc -@ -I dts -O dtb -o $@ $<
@@ -92,7 +93,8 @@ compare: deps cli
 	scripts/compare.sh
 
 pi-vm: deps
-	scripts/pi-vm.sh
+	scripts/pi-vm.sh sut
+	scripts/pi-vm.sh monitor
 
 install: module cli
 	$(MAKE) -C userspace install PREFIX=$(PREFIX)

@@ -89,7 +89,7 @@ static int latscope_gpio_check(const struct latscope_setup *setup)
 	/* A monitor records in hard irq; a responder answers the others. */
 	if (monitor != irq)
 		return -EINVAL;
-	if (monitor && (gs->flags & (LATSCOPE_GPIO_FROM_DT | LATSCOPE_GPIO_ACK_PULSE)))
+	if (monitor && (gs->flags & LATSCOPE_GPIO_ACK_PULSE))
 		return -EINVAL;
 	if (!monitor && (gs->flags & LATSCOPE_GPIO_PULSE_LOW))
 		return -EINVAL;
@@ -126,13 +126,12 @@ static void latscope_gpio_put(struct latscope_session *s)
 static int latscope_gpio_get(struct latscope_session *s)
 {
 	const struct latscope_gpio_setup *gs = &s->setup.gpio;
-	bool loopback = gs->mode == LATSCOPE_GPIO_LOOPBACK;
 	struct latscope_gpio *g = s->priv;
 	int ret;
 
 	if (gs->flags & LATSCOPE_GPIO_FROM_DT) {
 		/* Edge 0 (device tree only): the device's. */
-		g->dt = latscope_dt_borrow(&g->lines, &g->edge, loopback);
+		g->dt = latscope_dt_borrow(&g->lines, &g->edge, gs->mode);
 		ret = PTR_ERR_OR_ZERO(g->dt);
 		if (ret)
 			g->dt = NULL;

@@ -87,7 +87,7 @@ void latscope_gpio_lines_put(struct latscope_gpio_lines *lines);
 
 /* gpio_dt.c */
 struct latscope_dt_lines *latscope_dt_borrow(struct latscope_gpio_lines *lines,
-					     u32 *edge, bool loopback);
+					     u32 *edge, u32 mode);
 void latscope_dt_return(struct latscope_dt_lines *d);
 int latscope_dt_edge_parse(const char *name);
 const char *latscope_dt_edge_name(u32 edge);

@@ -2,12 +2,15 @@
 /*
  * latscope GPIO lines from the device tree: a platform driver for the
  * device with compatible "latscope,gpio" and the properties
- * pulse-in-gpios, ack-out-gpios and, for loopback, pulse-out-gpios.
+ * pulse-in-gpios, ack-out-gpios and, for loopback, pulse-out-gpios; or,
+ * for a board that is the monitor of another (the monitor role),
+ * pulse-out-gpios and ack-in-gpios.
  * Probing requests the lines, so gpioinfo shows them held by latscope from
  * boot; a GPIO session that asks for LATSCOPE_GPIO_FROM_DT borrows them
  * for its run.
- * The optional latscope,edge ("rising", the default, "falling" or "both")
- * is the edge of a session that does not choose one.
+ * The optional latscope,edge ("rising", "falling" or "both") is the edge
+ * of a session that does not choose one: pulse-in's (rising without it),
+ * or in the monitor role ack-in's (falling without it, as latmus answers).
  *
  * The lines live in a refcounted holder: unbinding the device while a
  * session has them leaves them with the session until it ends.
@@ -28,9 +31,10 @@
 
 struct latscope_dt_lines {
 	struct kref ref;
-	struct gpio_desc *in;
-	struct gpio_desc *ack;
+	struct gpio_desc *in;		/* pulse-in, or ack-in (monitor role) */
+	struct gpio_desc *ack;		/* NULL in the monitor role */
 	struct gpio_desc *out;		/* NULL without pulse-out-gpios */
+	bool monitor;			/* ack-in-gpios: the monitor role */
 	u32 edge;			/* enum latscope_gpio_edge */
 	bool lent;			/* to a session, under latscope_dt_lock */
 };
@@ -38,32 +42,43 @@ struct latscope_dt_lines {
 static DEFINE_MUTEX(latscope_dt_lock);
 static struct latscope_dt_lines *latscope_dt;	/* the bound device's */
 
+/* Gives back the lines of @d; safe on partly requested ones. */
+static void latscope_dt_put_lines(struct latscope_dt_lines *d)
+{
+	if (!IS_ERR_OR_NULL(d->out))
+		gpiod_put(d->out);
+	if (!IS_ERR_OR_NULL(d->ack))
+		gpiod_put(d->ack);
+	if (!IS_ERR_OR_NULL(d->in))
+		gpiod_put(d->in);
+}
+
 static void latscope_dt_free(struct kref *ref)
 {
 	struct latscope_dt_lines *d = container_of(ref, struct latscope_dt_lines, ref);
 
-	if (d->out)
-		gpiod_put(d->out);
-	gpiod_put(d->ack);
-	gpiod_put(d->in);
+	latscope_dt_put_lines(d);
 	kfree(d);
 }
 
 /*
- * Lends the device tree's lines to a session in @loopback mode or not:
- * fills @lines and the device's @edge, returns what latscope_dt_return()
- * takes. Errors: ENODEV no device bound (or no pulse-out for loopback),
- * EBUSY another session has them.
+ * Lends the device tree's lines to a session in @mode (enum
+ * latscope_gpio_mode): fills @lines and the device's @edge, returns what
+ * latscope_dt_return() takes. Errors: ENODEV no device bound, or not one
+ * for @mode (no pulse-out for loopback; a monitor mode needs the monitor
+ * role, the others the other one), EBUSY another session has them.
  */
 struct latscope_dt_lines *latscope_dt_borrow(struct latscope_gpio_lines *lines,
-					     u32 *edge, bool loopback)
+					     u32 *edge, u32 mode)
 {
+	bool loopback = mode == LATSCOPE_GPIO_LOOPBACK;
+	bool monitor = mode == LATSCOPE_GPIO_MONITOR;
 	struct latscope_dt_lines *d;
 	int ret = 0;
 
 	mutex_lock(&latscope_dt_lock);
 	d = latscope_dt;
-	if (!d || (loopback && !d->out))
+	if (!d || d->monitor != monitor || (loopback && !d->out))
 		ret = -ENODEV;
 	else if (d->lent)
 		ret = -EBUSY;
@@ -72,7 +87,7 @@ struct latscope_dt_lines *latscope_dt_borrow(struct latscope_gpio_lines *lines,
 		kref_get(&d->ref);
 		lines->in = d->in;
 		lines->ack = d->ack;
-		lines->out = loopback ? d->out : NULL;
+		lines->out = mode != LATSCOPE_GPIO_REMOTE ? d->out : NULL;
 		*edge = d->edge;
 	}
 	mutex_unlock(&latscope_dt_lock);
@@ -81,11 +96,12 @@ struct latscope_dt_lines *latscope_dt_borrow(struct latscope_gpio_lines *lines,
 
 /*
  * pulse-out at the device's idle level, raw as the GPIO source drives it
- * (an active-low specifier does not invert the electrical edge).
+ * (an active-low specifier does not invert the electrical edge). A
+ * monitor's polarity is its session's, which leaves it idle at the end.
  */
 static void latscope_dt_idle(struct latscope_dt_lines *d)
 {
-	if (d->out)
+	if (d->out && !d->monitor)
 		gpiod_set_raw_value_cansleep(d->out, latscope_gpio_idle_level(d->edge));
 }
 
@@ -120,27 +136,62 @@ const char *latscope_dt_edge_name(u32 edge)
 	return latscope_edge_names[edge - LATSCOPE_EDGE_RISING];
 }
 
-/* latscope,edge, or rising without it. */
-static int latscope_dt_edge(struct device *dev)
+/* latscope,edge, or @none without it. */
+static int latscope_dt_edge(struct device *dev, int none)
 {
 	const char *name;
 	int ret;
 
 	if (device_property_read_string(dev, "latscope,edge", &name))
-		return LATSCOPE_EDGE_RISING;
+		return none;
 	ret = latscope_dt_edge_parse(name);
 	if (ret < 0)
 		dev_err(dev, "latscope,edge \"%s\" is not rising, falling or both\n", name);
 	return ret;
 }
 
+/* The board under test's lines: pulse-in, ack-out, optional pulse-out. */
+static int latscope_dt_get_sut(struct latscope_dt_lines *d, struct device *dev)
+{
+	d->in = gpiod_get(dev, "pulse-in", GPIOD_IN);
+	if (IS_ERR(d->in))
+		return dev_err_probe(dev, PTR_ERR(d->in), "pulse-in-gpios\n");
+	d->ack = gpiod_get(dev, "ack-out", GPIOD_OUT_LOW);
+	if (IS_ERR(d->ack))
+		return dev_err_probe(dev, PTR_ERR(d->ack), "ack-out-gpios\n");
+	d->out = gpiod_get_optional(dev, "pulse-out", latscope_gpio_idle_level(d->edge) ?
+				   GPIOD_OUT_HIGH : GPIOD_OUT_LOW);
+	if (IS_ERR(d->out))
+		return dev_err_probe(dev, PTR_ERR(d->out), "pulse-out-gpios\n");
+	gpiod_set_consumer_name(d->in, "latscope pulse-in");
+	gpiod_set_consumer_name(d->ack, "latscope ack-out");
+	if (d->out)
+		gpiod_set_consumer_name(d->out, "latscope pulse-out");
+	return 0;
+}
+
+/* The monitor role's lines: pulse-out to the other board, ack-in from it. */
+static int latscope_dt_get_monitor(struct latscope_dt_lines *d, struct device *dev)
+{
+	d->in = gpiod_get(dev, "ack-in", GPIOD_IN);
+	if (IS_ERR(d->in))
+		return dev_err_probe(dev, PTR_ERR(d->in), "ack-in-gpios\n");
+	d->out = gpiod_get(dev, "pulse-out", GPIOD_OUT_LOW);
+	if (IS_ERR(d->out))
+		return dev_err_probe(dev, PTR_ERR(d->out), "pulse-out-gpios\n");
+	gpiod_set_consumer_name(d->in, "latscope ack-in");
+	gpiod_set_consumer_name(d->out, "latscope pulse-out");
+	return 0;
+}
+
 static int latscope_dt_probe(struct platform_device *pdev)
 {
 	struct device *dev = &pdev->dev;
+	bool monitor = device_property_present(dev, "ack-in-gpios");
 	struct latscope_dt_lines *d;
 	int ret;
 
-	ret = latscope_dt_edge(dev);
+	ret = latscope_dt_edge(dev, monitor ? LATSCOPE_EDGE_FALLING : LATSCOPE_EDGE_RISING);
 	if (ret < 0)
 		return ret;
 	d = kzalloc(sizeof(*d), GFP_KERNEL);
@@ -148,56 +199,39 @@ static int latscope_dt_probe(struct platform_device *pdev)
 		return -ENOMEM;
 	kref_init(&d->ref);
 	d->edge = ret;
-	d->in = gpiod_get(dev, "pulse-in", GPIOD_IN);
-	if (IS_ERR(d->in)) {
-		ret = dev_err_probe(dev, PTR_ERR(d->in), "pulse-in-gpios\n");
-		goto free;
-	}
-	d->ack = gpiod_get(dev, "ack-out", GPIOD_OUT_LOW);
-	if (IS_ERR(d->ack)) {
-		ret = dev_err_probe(dev, PTR_ERR(d->ack), "ack-out-gpios\n");
-		goto put_in;
-	}
-	d->out = gpiod_get_optional(dev, "pulse-out", latscope_gpio_idle_level(d->edge) ?
-				   GPIOD_OUT_HIGH : GPIOD_OUT_LOW);
-	if (IS_ERR(d->out)) {
-		ret = dev_err_probe(dev, PTR_ERR(d->out), "pulse-out-gpios\n");
-		goto put_ack;
-	}
+	d->monitor = monitor;
+	ret = monitor ? latscope_dt_get_monitor(d, dev) : latscope_dt_get_sut(d, dev);
+	if (ret)
+		goto put;
 	latscope_dt_idle(d);
 	ret = gpiod_to_irq(d->in);
 	if (ret < 0) {
-		dev_err(dev, "pulse-in line cannot interrupt: %d\n", ret);
-		goto put_out;
+		dev_err(dev, "%s line cannot interrupt: %d\n",
+			monitor ? "ack-in" : "pulse-in", ret);
+		goto put;
 	}
-	gpiod_set_consumer_name(d->in, "latscope pulse-in");
-	gpiod_set_consumer_name(d->ack, "latscope ack-out");
-	if (d->out)
-		gpiod_set_consumer_name(d->out, "latscope pulse-out");
 
 	mutex_lock(&latscope_dt_lock);
 	if (latscope_dt) {
 		mutex_unlock(&latscope_dt_lock);
 		dev_err(dev, "another latscope device is bound already\n");
 		ret = -EBUSY;
-		goto put_out;
+		goto put;
 	}
 	latscope_dt = d;
 	mutex_unlock(&latscope_dt_lock);
 	platform_set_drvdata(pdev, d);
-	dev_info(dev, "pulse-in irq %d, %s edge, %s\n", ret,
-		 latscope_dt_edge_name(d->edge),
-		 d->out ? "loopback pulse-out present" : "no pulse-out (remote only)");
+	if (monitor)
+		dev_info(dev, "monitor role: ack-in irq %d, %s edge, pulse-out present\n", ret,
+			 latscope_dt_edge_name(d->edge));
+	else
+		dev_info(dev, "pulse-in irq %d, %s edge, %s\n", ret,
+			 latscope_dt_edge_name(d->edge),
+			 d->out ? "loopback pulse-out present" : "no pulse-out (remote only)");
 	return 0;
 
-put_out:
-	if (d->out)
-		gpiod_put(d->out);
-put_ack:
-	gpiod_put(d->ack);
-put_in:
-	gpiod_put(d->in);
-free:
+put:
+	latscope_dt_put_lines(d);
 	kfree(d);
 	return ret;
 }

@@ -79,7 +79,8 @@ for flavour in amd64 rt-amd64; do
 	stage "VM stress presets 6.12 $flavour (load placement, cleanup on every exit)" \
 		"$top/scripts/vm.sh" 6.12 $flavour stress
 done
-stage "emulated Raspberry Pi 3 (arm64 6.12, overlay, raspi3b)" "$top/scripts/pi-vm.sh"
+stage "emulated Raspberry Pi 3 (arm64 6.12, overlay, raspi3b)" "$top/scripts/pi-vm.sh" sut
+stage "emulated Raspberry Pi 3, monitor role (latscope-monitor overlay)" "$top/scripts/pi-vm.sh" monitor
 
 [ $failed -eq 0 ] || echo "failed stages: ${failures[*]}"
 echo "check: $passed passed, $failed failed"

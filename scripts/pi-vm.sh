@@ -1,8 +1,10 @@
 #!/bin/bash
 # Boots Debian 12's arm64 6.12 kernel on an emulated Raspberry Pi 3
 # (qemu-system-aarch64 -M raspi3b, TCG) with bcm2837-rpi-3-b.dtb plus the
-# latscope-gpio overlay as loopback_pin,edge=falling leave it, and runs
-# tests/vm/pi_test.sh there with the cross-built module and CLI. Neither
+# latscope-gpio overlay as loopback_pin,edge=falling leave it (or, with
+# "monitor", the latscope-monitor overlay), and runs tests/vm/pi_test.sh
+# there with the cross-built module and CLI.
+# Usage: scripts/pi-vm.sh [sut|monitor]. Neither
 # poweroff nor reboot ends QEMU on that machine: this script stops it once
 # the end marker is on the console. Exits 0 only if the VM says rc=0.
 set -euo pipefail
@@ -10,8 +12,14 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=scripts/lib.sh
 . "$top/scripts/lib.sh"
 
+role=${1:-sut}
+case $role in
+sut | monitor) ;;
+*)	echo "pi-vm: role '$role' is not sut or monitor" >&2
+	exit 2 ;;
+esac
 tree=$("$top/scripts/arm64-kernel.sh")
-work=$(latscope_cache)/pi-vm
+work=$(latscope_cache)/pi-vm-$role
 rm -rf "$work"
 mkdir -p "$work"
 ko=$("$top/scripts/arm64-module.sh" "$work/mod")
@@ -19,11 +27,17 @@ ko=$("$top/scripts/arm64-module.sh" "$work/mod")
 # The base DTB with the overlay applied, loopback fragments switched on,
 # and edge=falling set as the firmware would (fdtoverlay applies no
 # parameter), so the test sees the driver take the device's edge.
-latscope_loopback_overlay "$top" >"$work/loopback.dts"
-dtc -@ -q -I dts -O dtb -o "$work/latscope-gpio.dtbo" "$work/loopback.dts"
-fdtoverlay -i "$(echo "$tree"/usr/lib/linux-image-*/broadcom/bcm2837-rpi-3-b.dtb)" \
-	-o "$work/pi3.dtb" "$work/latscope-gpio.dtbo"
-fdtput -t s "$work/pi3.dtb" /latscope latscope,edge falling
+base=$(echo "$tree"/usr/lib/linux-image-*/broadcom/bcm2837-rpi-3-b.dtb)
+if [ "$role" = monitor ]; then
+	dtc -@ -q -I dts -O dtb -o "$work/latscope-monitor.dtbo" \
+		"$top/dts-overlays/latscope-monitor-overlay.dts"
+	fdtoverlay -i "$base" -o "$work/pi3.dtb" "$work/latscope-monitor.dtbo"
+else
+	latscope_loopback_overlay "$top" >"$work/loopback.dts"
+	dtc -@ -q -I dts -O dtb -o "$work/latscope-gpio.dtbo" "$work/loopback.dts"
+	fdtoverlay -i "$base" -o "$work/pi3.dtb" "$work/latscope-gpio.dtbo"
+	fdtput -t s "$work/pi3.dtb" /latscope latscope,edge falling
+fi
 
 root=$work/root
 mkdir -p "$root"/{bin,dev,proc,sys,tmp}
@@ -39,7 +53,7 @@ log=$work/console.log
 qemu-system-aarch64 -M raspi3b -accel tcg -nographic -no-reboot \
 	-kernel "$(echo "$tree"/boot/vmlinuz-*)" -dtb "$work/pi3.dtb" \
 	-initrd "$work/initrd.gz" \
-	-append "console=ttyAMA0 panic=-1 quiet lsmode=pi" >"$log" 2>&1 &
+	-append "console=ttyAMA0 panic=-1 quiet lsmode=pi-$role" >"$log" 2>&1 &
 qemu=$!
 for _ in $(seq 600); do
 	grep -q 'LATSCOPE-VM-END' "$log" 2>/dev/null && break

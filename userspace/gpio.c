@@ -169,10 +169,15 @@ bool ls_gpio_paced(const struct ls_params *p)
 	return p->pulse_out.given || p->latmon_host[0];
 }
 
-/* The edge of the other board's answer a monitor times: falling, as latmus answers. */
+/*
+ * The edge of the other board's answer a monitor times: --ack-in's (or
+ * --gpio-dt's), else falling, as latmus answers.
+ */
 unsigned int ls_ack_in_edge(const struct ls_params *p)
 {
-	return p->ack_in_edge ? p->ack_in_edge : LATSCOPE_EDGE_FALLING;
+	unsigned int edge = p->gpio_dt ? p->gpio_edge : p->ack_in_edge;
+
+	return edge ? edge : LATSCOPE_EDGE_FALLING;
 }
 
 /* What a latmon host asks of the other options. */
@@ -205,16 +210,20 @@ static bool same_line(const struct ls_gpio_spec *a, const struct ls_gpio_spec *b
 /* What --monitor asks of the other options. */
 static int monitor_check(const struct ls_params *p, char *err, size_t errlen)
 {
-	if (p->pulse_in.given || p->ack_out.given || p->gpio_dt || p->latmon_host[0] ||
+	if (p->pulse_in.given || p->ack_out.given || p->latmon_host[0] ||
 	    p->ack != LS_ACK_AUTO) {
-		ls_fail(err, errlen, "--monitor drives --pulse-out and times --ack-in: -I, -O, --gpio-dt, -z and --ack are the other board's");
+		ls_fail(err, errlen, "--monitor drives --pulse-out and times --ack-in: -I, -O, -z and --ack are the other board's");
 		return -1;
 	}
-	if (!p->pulse_out.given || !p->ack_in.given) {
-		ls_fail(err, errlen, "--monitor needs --pulse-out <chip>,<offset> (to the other board's pulse-in) and --ack-in <chip>,<offset> (from its ack-out)");
+	if (p->gpio_dt && (p->pulse_out.given || p->ack_in.given)) {
+		ls_fail(err, errlen, "--monitor --gpio-dt takes the lines from the device tree: leave out --pulse-out and --ack-in");
 		return -1;
 	}
-	if (same_line(&p->pulse_out, &p->ack_in)) {
+	if (!p->gpio_dt && (!p->pulse_out.given || !p->ack_in.given)) {
+		ls_fail(err, errlen, "--monitor needs --pulse-out <chip>,<offset> (to the other board's pulse-in) and --ack-in <chip>,<offset> (from its ack-out), or --gpio-dt");
+		return -1;
+	}
+	if (!p->gpio_dt && same_line(&p->pulse_out, &p->ack_in)) {
 		ls_fail(err, errlen, "--pulse-out %s and --ack-in %s: each line must be a different one",
 			p->pulse_out.spec, p->ack_in.spec);
 		return -1;
@@ -290,6 +299,22 @@ static int find_dt(struct ls_params *p, char *err, size_t errlen)
 		if (access(path, F_OK))
 			continue;
 		found = 1;
+		snprintf(path, sizeof(path), LS_DT_DRIVER "/%s/of_node/ack-in-gpios", d->d_name);
+		if (!access(path, F_OK) != p->monitor) {
+			snprintf(err, errlen, p->monitor ?
+				 "--monitor --gpio-dt: the bound \"latscope,gpio\" device %.60s is for the board under test (no ack-in-gpios): load the latscope-monitor overlay, see README" :
+				 "--gpio-dt: the bound \"latscope,gpio\" device %.60s is in the monitor role (ack-in-gpios): use it with --monitor --gpio-dt",
+				 d->d_name);
+			closedir(dir);
+			return -1;
+		}
+		if (p->monitor) {
+			p->pulse_out.given = p->ack_in.given = true;
+			snprintf(p->pulse_out.spec, sizeof(p->pulse_out.spec), "%.60s:pulse-out",
+				 d->d_name);
+			snprintf(p->ack_in.spec, sizeof(p->ack_in.spec), "%.60s:ack-in", d->d_name);
+			break;
+		}
 		snprintf(path, sizeof(path), LS_DT_DRIVER "/%s/of_node/pulse-out-gpios",
 			 d->d_name);
 		p->pulse_out.given = !access(path, F_OK);
@@ -331,6 +356,12 @@ static int monitor_setup(const struct ls_params *p, struct latscope_setup *setup
 	gs->irq_thread_priority = (__u32)p->irq_thread_prio;
 	if (p->pulse_edge == LATSCOPE_EDGE_FALLING)
 		gs->flags |= LATSCOPE_GPIO_PULSE_LOW;
+	if (p->gpio_dt) {
+		/* Edge 0: the node's latscope,edge (falling without it). */
+		gs->flags |= LATSCOPE_GPIO_FROM_DT;
+		gs->edge = p->gpio_edge;
+		return 0;
+	}
 	if (ls_gpio_resolve("ack-in", &p->ack_in, &gs->pulse_in, err, errlen) ||
 	    ls_gpio_resolve("pulse-out", &p->pulse_out, &gs->pulse_out, err, errlen))
 		return -1;
@@ -367,9 +398,13 @@ int ls_gpio_setup(const struct ls_params *p, struct latscope_setup *setup,
 	return 0;
 }
 
-/* "pulse-in X, ack-out Y[, pulse-out Z]" */
+/* "pulse-in X, ack-out Y[, pulse-out Z]", or a monitor's two */
 static void ls_gpio_lines(const struct ls_params *p, char *buf, size_t len)
 {
+	if (p->monitor) {
+		snprintf(buf, len, "pulse-out %s, ack-in %s", p->pulse_out.spec, p->ack_in.spec);
+		return;
+	}
 	snprintf(buf, len, "pulse-in %s, ack-out %s%s%s", p->pulse_in.spec,
 		 p->ack_out.spec, p->pulse_out.given ? ", pulse-out " : "",
 		 p->pulse_out.given ? p->pulse_out.spec : "");

@@ -28,7 +28,7 @@ void ls_gpio_describe(const struct ls_params *p, const struct latscope_gpio_resu
 	if (p->monitor)
 		snprintf(buf, len, "monitor, pulse-out %s (%s pulses) -> ack-in %s (%s)",
 			 p->pulse_out.spec, ls_edge_name(p->pulse_edge), p->ack_in.spec,
-			 ls_edge_name(ls_ack_in_edge(p)));
+			 ls_edge_name(g && g->edge ? g->edge : ls_ack_in_edge(p)));
 	else if (p->pulse_out.given)
 		snprintf(buf, len, "loopback, pulse-out %s -> pulse-in %s (%s), ack-out %s",
 			 p->pulse_out.spec, p->pulse_in.spec,

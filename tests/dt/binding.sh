@@ -61,6 +61,21 @@ else
 	echo "ok - binding: its example validates"
 fi
 
+# A node of both roles, or of neither, is refused.
+for bad in "pulse-in-gpios = <&g 24 0>; ack-out-gpios = <&g 23 0>; ack-in-gpios = <&g 22 0>;" \
+	"pulse-out-gpios = <&g 25 0>;"; do
+	printf '/dts-v1/;\n/ { g: gpio { gpio-controller; #gpio-cells = <2>; };\n  latscope { compatible = "latscope,gpio"; %s };\n};\n' \
+		"$bad" >"$work/bad.dts"
+	dtc -q -I dts -O dtb -o "$work/bad.dtb" "$work/bad.dts"
+	if dt-validate -s "$processed" "$work/bad.dtb" 2>&1 | grep -q "latscope (latscope,gpio): 'oneOf' conditional failed"; then
+		echo "ok - binding: refuses a node with $bad"
+	else
+		echo "not ok - binding: refuses a node with $bad"
+		dt-validate -s "$processed" "$work/bad.dtb" 2>&1 | head -5
+		status=1
+	fi
+done
+
 # The base trees have messages of their own; ours are those about our two
 # nodes. BCM2835's pin groups have no schema in 6.12 (a text binding), so
 # brcm,pins/function/pull are untyped there, as in every group of the base
@@ -68,8 +83,8 @@ fi
 for dtb in "$@"; do
 	name=$(basename "$dtb" .dtb)
 	dt-validate -s "$processed" "$dtb" >"$work/validate.out" 2>&1 || true
-	grep -E "^[^:]*: latscope(_pins)? ?[:(]" "$work/validate.out" |
-		grep -vE "^[^:]*: latscope_pins: brcm,(pins|function|pull): .* is not of type" \
+	grep -E "^[^:]*: latscope(_mon)?(_pins)? ?[:(]" "$work/validate.out" |
+		grep -vE "^[^:]*: latscope(_mon)?_pins: brcm,(pins|function|pull): .* is not of type" \
 		>"$work/ours.out" || true
 	if [ -s "$work/ours.out" ]; then
 		echo "not ok - binding: $name validates"

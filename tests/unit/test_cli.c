@@ -186,6 +186,7 @@ static void test_gpio_options(void)
 		{ "--monitor --pulse-out a,1 --ack-in a,2 --subtract 10001", "'10001'" },
 		{ "--monitor --calibrate --pulse-out a,1 --ack-in a,2 --subtract 5", "--calibrate" },
 		{ "--monitor --pulse-out a,1", "--ack-in" },
+		{ "--monitor --gpio-dt --pulse-out a,1", "leave out --pulse-out" },
 		{ "--monitor --pulse-out a,1 --ack-in a,2 -I a,3", "other board's" },
 		{ "--monitor --pulse-out a,1 --ack-in a,2 --cpus 0,1", "one CPU" },
 		{ "--monitor --pulse-out a,1 --ack-in a,2 --checkpoint 5 --json x", "--calibrate" },
@@ -238,6 +239,12 @@ static void test_sources(void)
 	      ls_ack_in_edge(&p) == LATSCOPE_EDGE_FALLING && !strcmp(p.announce_to, "none") &&
 	      ls_period_us(&p) == 1000 && !strcmp(ls_run_context(&p), "gpio-monitor"),
 	      "--monitor: its lines, edges, the subtraction, the context", "%s", err);
+	check(parse("--monitor --gpio-dt=rising-edge", &p, err) == LS_PARSE_RUN && p.gpio_dt &&
+	      ls_ack_in_edge(&p) == LATSCOPE_EDGE_RISING,
+	      "--monitor --gpio-dt: the device tree's lines, the edge given", "%s", err);
+	check(parse("--monitor --gpio-dt", &p, err) == LS_PARSE_RUN &&
+	      ls_ack_in_edge(&p) == LATSCOPE_EDGE_FALLING,
+	      "--monitor --gpio-dt: falling by default", "%s", err);
 }
 
 static void test_durations(void)

@@ -7,8 +7,35 @@
 # edge and with one from the command line.
 # QEMU's BCM2835 GPIO model raises no interrupts, so that run's pulses are
 # all lost: it checks the atomic pulse-out path and the lines' life cycle.
+# With "monitor": booted with the latscope-monitor overlay instead, the
+# device in the monitor role, its two lines held, the monitor's own
+# --calibrate run on them (all pulses unanswered here), and a board-under-
+# test run refused on them.
 # shellcheck source=tests/vm/lib.sh
 . /vm_lib.sh
+
+if [ "${1:-sut}" = monitor ]; then
+	mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
+	grep latscope /sys/kernel/debug/gpio >/tmp/lines 2>&1
+	cat /tmp/lines
+	has "monitor: pulse-out GPIO25 held, output, idle low" /tmp/lines "(GPIO25 *|latscope pulse-out *) out  *lo"
+	has "monitor: ack-in GPIO24 held, input" /tmp/lines "(GPIO24 *|latscope ack-in *) in "
+	dmesg | grep "latscope-gpio" >/tmp/probe 2>&1
+	has "monitor: probed in the monitor role" /tmp/probe "monitor role: ack-in irq [0-9]*, falling edge, pulse-out present"
+	latscope --monitor --calibrate --gpio-dt -p 20000 -T 2 >/tmp/cal.out 2>&1
+	expect_rc "monitor: --calibrate on the overlay's lines" $? 0
+	cat /tmp/cal.out
+	has "monitor: the overlay's lines and edge" /tmp/cal.out "^GPIO| monitor, pulse-out latscope:pulse-out (rising-edge pulses) -> ack-in latscope:ack-in (falling-edge)"
+	has "monitor: pulses sent, none answered (QEMU raises no GPIO irq)" /tmp/cal.out "GPIO| 0 acks, [1-9][0-9]* pulses lost"
+	latscope -k --gpio-dt -T 1 >/tmp/sut.out 2>&1
+	expect_rc "monitor: a board-under-test run refused" $? 3
+	has "monitor: says why" /tmp/sut.out "is in the monitor role"
+	grep latscope /sys/kernel/debug/gpio >/tmp/lines-after 2>&1
+	if cmp -s /tmp/lines /tmp/lines-after; then ok "monitor: lines given back"; else nok "monitor: lines given back" "$(cat /tmp/lines-after)"; fi
+	echo "pi: $pass passed, $fail failed"
+	[ "$fail" -eq 0 ]
+	exit
+fi
 
 dev=/sys/bus/platform/drivers/latscope-gpio/latscope
 if [ -e "$dev" ]; then ok "device bound from the overlay"; else nok "device bound from the overlay" "no $dev"; fi

@@ -145,9 +145,10 @@ struct latscope_gpio_line {
  * idles low and each pulse drives it high, or the other way round with
  * LATSCOPE_GPIO_PULSE_LOW (valid in monitor mode only). pulse_out must be
  * all zero in remote mode, ack_out in monitor mode. With
- * LATSCOPE_GPIO_FROM_DT (loopback and remote modes) the lines are those of
- * the device tree's "latscope,gpio" device (loopback needs its
- * pulse-out-gpios) and every line field must be zero.
+ * LATSCOPE_GPIO_FROM_DT the lines are those of the device tree's
+ * "latscope,gpio" device (loopback needs its pulse-out-gpios; monitor mode
+ * a device in the monitor role, with ack-in-gpios) and every line field
+ * must be zero.
  *
  * SETUP errors besides EINVAL: ENODEV no chip with that label (or no device
  * tree device), EBUSY a line is in use, ENXIO pulse-in cannot raise an
