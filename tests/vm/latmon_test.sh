@@ -322,6 +322,16 @@ wait $responder
 expect_rc "responder: clean exit" $? 0
 nothing_busy "vanished client"
 
+# The client's -T ends the run as Ctrl-C does: exit 0, the monitor idle.
+sut timed -T 3
+wait $pid
+expect_rc "client -T: clean exit" $? 0
+has "client -T: records came" timed.out "^RTD"
+has "client -T: the trailer came" timed.out "^LMN| latmon monitor 127.0.0.1:$mport: [1-9][0-9]* records, histogram of"
+n=$((n + 1))
+idle mon.out $n
+nothing_busy "client -T"
+
 # One client at a time: a second one is refused while the first runs.
 sut first
 wait_for first.out "^RTD" 60 || nok "busy: first client runs" "$(cat first.out)"
