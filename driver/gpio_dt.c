@@ -31,9 +31,11 @@
 
 struct latscope_dt_lines {
 	struct kref ref;
-	struct gpio_desc *in;		/* pulse-in, or ack-in (monitor role) */
-	struct gpio_desc *ack;		/* NULL in the monitor role */
-	struct gpio_desc *out;		/* NULL without pulse-out-gpios */
+	/*
+	 * in: pulse-in, or ack-in (monitor role); ack: none in the monitor
+	 * role; out: none without pulse-out-gpios.
+	 */
+	struct latscope_gpio_lines lines;
 	bool monitor;			/* ack-in-gpios: the monitor role */
 	u32 edge;			/* enum latscope_gpio_edge */
 	bool lent;			/* to a session, under latscope_dt_lock */
@@ -42,22 +44,11 @@ struct latscope_dt_lines {
 static DEFINE_MUTEX(latscope_dt_lock);
 static struct latscope_dt_lines *latscope_dt;	/* the bound device's */
 
-/* Gives back the lines of @d; safe on partly requested ones. */
-static void latscope_dt_put_lines(struct latscope_dt_lines *d)
-{
-	if (!IS_ERR_OR_NULL(d->out))
-		gpiod_put(d->out);
-	if (!IS_ERR_OR_NULL(d->ack))
-		gpiod_put(d->ack);
-	if (!IS_ERR_OR_NULL(d->in))
-		gpiod_put(d->in);
-}
-
 static void latscope_dt_free(struct kref *ref)
 {
 	struct latscope_dt_lines *d = container_of(ref, struct latscope_dt_lines, ref);
 
-	latscope_dt_put_lines(d);
+	latscope_gpio_lines_put(&d->lines);
 	kfree(d);
 }
 
@@ -78,16 +69,16 @@ struct latscope_dt_lines *latscope_dt_borrow(struct latscope_gpio_lines *lines,
 
 	mutex_lock(&latscope_dt_lock);
 	d = latscope_dt;
-	if (!d || d->monitor != monitor || (loopback && !d->out))
+	if (!d || d->monitor != monitor || (loopback && !d->lines.out))
 		ret = -ENODEV;
 	else if (d->lent)
 		ret = -EBUSY;
 	if (!ret) {
 		d->lent = true;
 		kref_get(&d->ref);
-		lines->in = d->in;
-		lines->ack = d->ack;
-		lines->out = mode != LATSCOPE_GPIO_REMOTE ? d->out : NULL;
+		*lines = d->lines;
+		if (mode == LATSCOPE_GPIO_REMOTE)
+			lines->out = NULL;
 		*edge = d->edge;
 	}
 	mutex_unlock(&latscope_dt_lock);
@@ -101,8 +92,8 @@ struct latscope_dt_lines *latscope_dt_borrow(struct latscope_gpio_lines *lines,
  */
 static void latscope_dt_idle(struct latscope_dt_lines *d)
 {
-	if (d->out && !d->monitor)
-		gpiod_set_raw_value_cansleep(d->out, latscope_gpio_idle_level(d->edge));
+	if (d->lines.out && !d->monitor)
+		gpiod_set_raw_value_cansleep(d->lines.out, latscope_gpio_idle_level(d->edge));
 }
 
 /*
@@ -153,34 +144,35 @@ static int latscope_dt_edge(struct device *dev, int none)
 /* The board under test's lines: pulse-in, ack-out, optional pulse-out. */
 static int latscope_dt_get_sut(struct latscope_dt_lines *d, struct device *dev)
 {
-	d->in = gpiod_get(dev, "pulse-in", GPIOD_IN);
-	if (IS_ERR(d->in))
-		return dev_err_probe(dev, PTR_ERR(d->in), "pulse-in-gpios\n");
-	d->ack = gpiod_get(dev, "ack-out", GPIOD_OUT_LOW);
-	if (IS_ERR(d->ack))
-		return dev_err_probe(dev, PTR_ERR(d->ack), "ack-out-gpios\n");
-	d->out = gpiod_get_optional(dev, "pulse-out", latscope_gpio_idle_level(d->edge) ?
-				   GPIOD_OUT_HIGH : GPIOD_OUT_LOW);
-	if (IS_ERR(d->out))
-		return dev_err_probe(dev, PTR_ERR(d->out), "pulse-out-gpios\n");
-	gpiod_set_consumer_name(d->in, "latscope pulse-in");
-	gpiod_set_consumer_name(d->ack, "latscope ack-out");
-	if (d->out)
-		gpiod_set_consumer_name(d->out, "latscope pulse-out");
+	d->lines.in = gpiod_get(dev, "pulse-in", GPIOD_IN);
+	if (IS_ERR(d->lines.in))
+		return dev_err_probe(dev, PTR_ERR(d->lines.in), "pulse-in-gpios\n");
+	d->lines.ack = gpiod_get(dev, "ack-out", GPIOD_OUT_LOW);
+	if (IS_ERR(d->lines.ack))
+		return dev_err_probe(dev, PTR_ERR(d->lines.ack), "ack-out-gpios\n");
+	d->lines.out = gpiod_get_optional(dev, "pulse-out",
+					  latscope_gpio_idle_level(d->edge) ?
+					  GPIOD_OUT_HIGH : GPIOD_OUT_LOW);
+	if (IS_ERR(d->lines.out))
+		return dev_err_probe(dev, PTR_ERR(d->lines.out), "pulse-out-gpios\n");
+	gpiod_set_consumer_name(d->lines.in, "latscope pulse-in");
+	gpiod_set_consumer_name(d->lines.ack, "latscope ack-out");
+	if (d->lines.out)
+		gpiod_set_consumer_name(d->lines.out, "latscope pulse-out");
 	return 0;
 }
 
 /* The monitor role's lines: pulse-out to the other board, ack-in from it. */
 static int latscope_dt_get_monitor(struct latscope_dt_lines *d, struct device *dev)
 {
-	d->in = gpiod_get(dev, "ack-in", GPIOD_IN);
-	if (IS_ERR(d->in))
-		return dev_err_probe(dev, PTR_ERR(d->in), "ack-in-gpios\n");
-	d->out = gpiod_get(dev, "pulse-out", GPIOD_OUT_LOW);
-	if (IS_ERR(d->out))
-		return dev_err_probe(dev, PTR_ERR(d->out), "pulse-out-gpios\n");
-	gpiod_set_consumer_name(d->in, "latscope ack-in");
-	gpiod_set_consumer_name(d->out, "latscope pulse-out");
+	d->lines.in = gpiod_get(dev, "ack-in", GPIOD_IN);
+	if (IS_ERR(d->lines.in))
+		return dev_err_probe(dev, PTR_ERR(d->lines.in), "ack-in-gpios\n");
+	d->lines.out = gpiod_get(dev, "pulse-out", GPIOD_OUT_LOW);
+	if (IS_ERR(d->lines.out))
+		return dev_err_probe(dev, PTR_ERR(d->lines.out), "pulse-out-gpios\n");
+	gpiod_set_consumer_name(d->lines.in, "latscope ack-in");
+	gpiod_set_consumer_name(d->lines.out, "latscope pulse-out");
 	return 0;
 }
 
@@ -204,7 +196,7 @@ static int latscope_dt_probe(struct platform_device *pdev)
 	if (ret)
 		goto put;
 	latscope_dt_idle(d);
-	ret = gpiod_to_irq(d->in);
+	ret = gpiod_to_irq(d->lines.in);
 	if (ret < 0) {
 		dev_err(dev, "%s line cannot interrupt: %d\n",
 			monitor ? "ack-in" : "pulse-in", ret);
@@ -227,11 +219,12 @@ static int latscope_dt_probe(struct platform_device *pdev)
 	else
 		dev_info(dev, "pulse-in irq %d, %s edge, %s\n", ret,
 			 latscope_dt_edge_name(d->edge),
-			 d->out ? "loopback pulse-out present" : "no pulse-out (remote only)");
+			 d->lines.out ? "loopback pulse-out present" :
+					"no pulse-out (remote only)");
 	return 0;
 
 put:
-	latscope_dt_put_lines(d);
+	latscope_gpio_lines_put(&d->lines);
 	kfree(d);
 	return ret;
 }
