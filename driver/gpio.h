@@ -79,6 +79,18 @@ static inline int latscope_gpio_idle_level(u32 edge)
 	return edge == LATSCOPE_EDGE_FALLING;
 }
 
+/*
+ * The raw level pulse-out idles at in @mode: from the event edge in
+ * loopback mode, from LATSCOPE_GPIO_PULSE_LOW in @flags in monitor mode
+ * (there the edge is the answer's).
+ */
+static inline int latscope_gpio_out_idle(u32 mode, u32 edge, u32 flags)
+{
+	if (mode == LATSCOPE_GPIO_MONITOR)
+		return !!(flags & LATSCOPE_GPIO_PULSE_LOW);
+	return latscope_gpio_idle_level(edge);
+}
+
 /* gpio_lines.c */
 int latscope_gpio_lines_get(struct latscope_gpio_lines *lines,
 			    const struct latscope_gpio_setup *gs,

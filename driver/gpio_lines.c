@@ -45,9 +45,8 @@ static int latscope_gpio_request_all(struct latscope_gpio_lines *lines,
 				     struct device *dev)
 {
 	bool monitor = gs->mode == LATSCOPE_GPIO_MONITOR;
-	bool high = monitor ? gs->flags & LATSCOPE_GPIO_PULSE_LOW :
-			      latscope_gpio_idle_level(gs->edge);
-	enum gpiod_flags idle = high ? GPIOD_OUT_HIGH : GPIOD_OUT_LOW;
+	enum gpiod_flags idle = latscope_gpio_out_idle(gs->mode, gs->edge, gs->flags) ?
+				GPIOD_OUT_HIGH : GPIOD_OUT_LOW;
 	enum gpiod_flags ack_idle = gs->flags & LATSCOPE_GPIO_ACK_PULSE ?
 				    GPIOD_OUT_HIGH : GPIOD_OUT_LOW;
 

@@ -31,13 +31,8 @@
  */
 void latscope_gpio_out_polarity(struct latscope_gpio *g, u32 flags)
 {
-	if (g->mode == LATSCOPE_GPIO_MONITOR) {
-		g->pulse_level = !(flags & LATSCOPE_GPIO_PULSE_LOW);
-		g->toggle_out = false;
-	} else {
-		g->pulse_level = !latscope_gpio_idle_level(g->edge);
-		g->toggle_out = g->edge == LATSCOPE_EDGE_BOTH;
-	}
+	g->pulse_level = !latscope_gpio_out_idle(g->mode, g->edge, flags);
+	g->toggle_out = g->mode != LATSCOPE_GPIO_MONITOR && g->edge == LATSCOPE_EDGE_BOTH;
 }
 
 /* Clears the train of a run; nothing is running. */
@@ -90,12 +85,14 @@ int latscope_gpio_step(struct latscope_session *s, u64 ideal, bool send)
 }
 
 /*
- * The stamp a monitor's sample starts from, taken just before the pulse's
- * edge exists: whichever CPU the answer's interrupt runs on reads it after
- * taking the pulse in flight.
+ * The stamp a monitor's sample starts from, taken just before the edge of
+ * a pulse (@level) exists: whichever CPU the answer's interrupt runs on
+ * reads it after taking the pulse in flight. Only a monitor reads it.
  */
-static void latscope_gpio_stamp_sent(struct latscope_gpio *g)
+static void latscope_gpio_stamp_sent(struct latscope_gpio *g, int level)
 {
+	if (g->mode != LATSCOPE_GPIO_MONITOR || level != g->pulse_level)
+		return;
 	WRITE_ONCE(g->sent_ns, ktime_get_ns());
 	smp_wmb();	/* pairs with the arrival's atomic64_xchg() */
 }
@@ -105,8 +102,7 @@ static void latscope_gpio_drive(struct latscope_gpio *g, int level)
 	if (level < 0)
 		return;
 	if (!g->out_cansleep) {
-		if (level == g->pulse_level)
-			latscope_gpio_stamp_sent(g);
+		latscope_gpio_stamp_sent(g, level);
 		gpiod_set_raw_value(g->lines.out, level);
 		return;
 	}
@@ -159,8 +155,7 @@ static int latscope_gpio_pulse_fn(void *data)
 		__set_current_state(TASK_RUNNING);
 		if (level == g->driven)
 			gpiod_set_raw_value_cansleep(g->lines.out, !level);
-		if (level == g->pulse_level)
-			latscope_gpio_stamp_sent(g);
+		latscope_gpio_stamp_sent(g, level);
 		gpiod_set_raw_value_cansleep(g->lines.out, level);
 		g->driven = level;
 	}
