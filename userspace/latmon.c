@@ -9,6 +9,11 @@
 #include "latmon.h"
 #include "latscope.h"
 
+unsigned int ls_latmon_port(const struct ls_params *p)
+{
+	return p->latmon_port ? p->latmon_port : LS_LATMON_PORT;
+}
+
 static void put32(unsigned char *p, uint32_t v)
 {
 	p[0] = (unsigned char)(v >> 24);

@@ -32,6 +32,11 @@ struct ls_latmon_data {
 	uint32_t samples;
 };
 
+struct ls_params;
+
+/* --latmon-port, else LS_LATMON_PORT: the client's and the monitor's. */
+unsigned int ls_latmon_port(const struct ls_params *p);
+
 void ls_latmon_request_pack(const struct ls_latmon_request *req,
 			    unsigned char out[LS_LATMON_REQUEST_SIZE]);
 int ls_latmon_request_unpack(const unsigned char in[LS_LATMON_REQUEST_SIZE],

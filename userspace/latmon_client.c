@@ -27,11 +27,6 @@
 #define LS_LATMON_TIMEOUT_S	5	/* as latmus: silent that long, it is gone */
 #define LS_LATMON_DISCOVER_S	15	/* three announcements of a monitor */
 
-static unsigned int port_of(const struct ls_params *p)
-{
-	return p->latmon_port ? p->latmon_port : LS_LATMON_PORT;
-}
-
 /* Connects @fd to @sa within LS_LATMON_TIMEOUT_S: 0, or an errno. */
 static int connect_within(int fd, const struct sockaddr *sa, socklen_t len)
 {
@@ -201,11 +196,11 @@ int ls_latmon_connect(struct run *run, struct ls_latmon_conn *c,
 	c->fig = fig;
 	run->latmon = c;
 	if (!strcmp(host, "broadcast")) {
-		if (discover(port_of(p), p->verbosity, found, sizeof(found), err, errlen))
+		if (discover(ls_latmon_port(p), p->verbosity, found, sizeof(found), err, errlen))
 			return -1;
 		host = found;
 	}
-	if (connect_host(host, port_of(p), &c->fd, fig->peer, sizeof(fig->peer), err, errlen))
+	if (connect_host(host, ls_latmon_port(p), &c->fd, fig->peer, sizeof(fig->peer), err, errlen))
 		return -1;
 	if (pipe2(c->wake, O_CLOEXEC)) {
 		ls_fail(err, errlen, "cannot make a pipe: %s", strerror(errno));

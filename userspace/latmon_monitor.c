@@ -32,11 +32,6 @@
 #define LS_REQUEST_WAIT_S	10	/* for the first request of a client */
 #define LS_SEND_TIMEOUT_S	5	/* a client that stops reading is gone */
 
-static unsigned int port_of(const struct ls_params *p)
-{
-	return p->latmon_port ? p->latmon_port : LS_LATMON_PORT;
-}
-
 /* Sends it all, or -1 (a vanished client, a full socket for 5 s). */
 static int send_all(int fd, const void *buf, size_t len)
 {
@@ -348,7 +343,7 @@ static void announced_address(const struct ls_params *p, char *buf, size_t len)
 
 static int listen_on(const struct ls_params *p, char *err, size_t errlen)
 {
-	struct sockaddr_in sin = { .sin_family = AF_INET, .sin_port = htons(port_of(p)) };
+	struct sockaddr_in sin = { .sin_family = AF_INET, .sin_port = htons(ls_latmon_port(p)) };
 	int fd, on = 1;
 
 	sin.sin_addr.s_addr = htonl(INADDR_ANY);
@@ -358,7 +353,7 @@ static int listen_on(const struct ls_params *p, char *err, size_t errlen)
 	if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof(on)) ||
 	    bind(fd, (struct sockaddr *)&sin, sizeof(sin)) || listen(fd, 1)) {
 		ls_fail(err, errlen, "--monitor: cannot listen on %s port %u: %s",
-			p->listen_addr[0] ? p->listen_addr : "any address", port_of(p),
+			p->listen_addr[0] ? p->listen_addr : "any address", ls_latmon_port(p),
 			strerror(errno));
 		if (fd >= 0)
 			close(fd);
@@ -370,7 +365,7 @@ static int listen_on(const struct ls_params *p, char *err, size_t errlen)
 /* The UDP announcement, every LS_ANNOUNCE_S while idle; says once if it fails. */
 static void announce(const struct ls_params *p, int fd, const char *addr, bool *warned)
 {
-	struct sockaddr_in to = { .sin_family = AF_INET, .sin_port = htons(port_of(p)) };
+	struct sockaddr_in to = { .sin_family = AF_INET, .sin_port = htons(ls_latmon_port(p)) };
 
 	to.sin_addr.s_addr = htonl(INADDR_BROADCAST);
 	if (p->announce_to[0])
@@ -379,7 +374,7 @@ static void announce(const struct ls_params *p, int fd, const char *addr, bool *
 	    !*warned) {
 		fprintf(stderr, "latscope: cannot announce %s to %s port %u: %s (clients can still connect by address)\n",
 			addr, p->announce_to[0] ? p->announce_to : "255.255.255.255",
-			port_of(p), strerror(errno));
+			ls_latmon_port(p), strerror(errno));
 		*warned = true;
 	}
 }
@@ -445,7 +440,7 @@ int ls_monitor_serve(const struct ls_params *p, const struct ls_sysinfo *sys)
 		}
 		if (p->verbosity > 0)
 			fprintf(stderr, "latmon monitor: waiting for a client on %s port %u%s%s\n",
-				p->listen_addr[0] ? p->listen_addr : "any address", port_of(p),
+				p->listen_addr[0] ? p->listen_addr : "any address", ls_latmon_port(p),
 				ufd >= 0 ? ", announcing " : "", ufd >= 0 ? addr : "");
 		pfd[0] = (struct pollfd){ .fd = lfd, .events = POLLIN };
 		pfd[1] = (struct pollfd){ .fd = peer.sigfd, .events = POLLIN };

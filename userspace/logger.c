@@ -4,8 +4,9 @@
  * It reads each CPU's bulk records (one per second of measurement),
  * merges the CPUs second by second into the timeline, prints latmus's
  * RTT/RTH/RTD lines (with a latmon monitor, its records do that instead
- * and the local ones are only drained), and asks the main thread to end the run when a
- * second crosses -A or -b, looks weird, or a session ends by itself.
+ * and the local ones are only drained), and asks the main thread to end
+ * the run when a second crosses -A or -b, looks weird, or a session ends
+ * by itself.
  */
 #include <errno.h>
 #include <poll.h>

@@ -69,8 +69,8 @@ int ls_collect(struct cpu_run *c, struct ls_cpu_result *out, unsigned int cells,
 /*
  * The buffers of a report of @nr_cpus CPUs, but the CPUs' histograms: the
  * CPUs' entries, the merged histogram and its tail (in one block,
- * total_cells), the timeline, and with -z HOST the monitor's figures. ls_report_free() frees them, even half
- * taken.
+ * total_cells), the timeline, and with -z HOST the monitor's figures.
+ * ls_report_free() frees them, even half taken.
  */
 int ls_report_alloc(struct ls_report *r, int nr_cpus, unsigned int cells)
 {

@@ -362,8 +362,8 @@ static void release(struct run *run, struct ls_report *r)
 
 /*
  * One run into @r. A step that fails before the wait leaves LS_EXIT_SETUP
- * (LS_EXIT_MONITOR: the latmon monitor was not reached) and no result; once the wait began, however the run ends, the results
- * are collected. Either way what was started is stopped and released.
+ * (LS_EXIT_MONITOR: the latmon monitor was not reached) and no result;
+ * once the wait began, however the run ends, the results are collected. Either way what was started is stopped and released.
  */
 int ls_run(const struct ls_params *p, struct ls_report *r, char *err,
 	   size_t errlen)

@@ -15,7 +15,10 @@ static const char *const context_names[] = {
 	[LATSCOPE_CTX_USER] = "user",
 };
 
-/* A GPIO event is answered by a kernel or a user thread; a monitor times another board's answer in hard irq. */
+/*
+ * A GPIO event is answered by a kernel or a user thread; a monitor times
+ * another board's answer in hard irq.
+ */
 static const char *const gpio_context_names[] = {
 	[LATSCOPE_CTX_IRQ] = "gpio-monitor",
 	[LATSCOPE_CTX_KERNEL] = "gpio-kernel",
