@@ -186,6 +186,8 @@ static void test_gpio_options(void)
 		{ "--monitor --pulse-out a,1 --ack-in a,2 --subtract 10001", "'10001'" },
 		{ "--monitor --calibrate --pulse-out a,1 --ack-in a,2 --subtract 5", "--calibrate" },
 		{ "--monitor --pulse-out a,1", "--ack-in" },
+		{ "--monitor --pulse-out a,1 --ack-in a", "--ack-in 'a': expected <gpiochip>,<offset>" },
+		{ "--monitor --pulse-out a,1 --ack-in a,2,up", "edge 'up'" },
 		{ "--monitor --gpio-dt --pulse-out a,1", "leave out --pulse-out" },
 		{ "--monitor --pulse-out a,1 --ack-in a,2 -I a,3", "other board's" },
 		{ "--monitor --pulse-out a,1 --ack-in a,2 --cpus 0,1", "one CPU" },
