@@ -110,11 +110,18 @@ void ls_print_summary(FILE *f, const struct ls_report *r)
 	print_percentiles(f, "PCT", &sum);
 	if (r->latmon)
 		ls_latmon_print_summary(f, r);
-	if (r->total_irq.samples) {
+	else if (r->monitor && ls_local_part(r, line, sizeof(line)))
+		fprintf(f, "LOC| %s\n", line);
+	if (r->total_irq.samples && !r->monitor) {
 		ls_summarize(&r->total_irq, NULL, &irq);
-		fprintf(f, "IRQ| irq part: min %.3f avg %.3f max %.3f, %s part: avg %.3f us\n",
-			ls_us(irq.min), ls_us(irq.avg), ls_us(irq.max),
-			ls_context_name(p->context), ls_us(sum.avg - irq.avg));
+		if (p->context == LS_CTX_GPIOD)
+			fprintf(f, "IRQ| edge to thread running: min %.3f avg %.3f max %.3f, thread running to ack written: avg %.3f us\n",
+				ls_us(irq.min), ls_us(irq.avg), ls_us(irq.max),
+				ls_us(sum.avg - irq.avg));
+		else
+			fprintf(f, "IRQ| irq part: min %.3f avg %.3f max %.3f, %s part: avg %.3f us\n",
+				ls_us(irq.min), ls_us(irq.avg), ls_us(irq.max),
+				ls_context_name(p->context), ls_us(sum.avg - irq.avg));
 	}
 	if (r->nr_cpus > 1 || p->verbosity > 1) {
 		for (i = 0; i < r->nr_cpus; i++) {

@@ -206,10 +206,13 @@ static bool same_line(const struct ls_gpio_spec *a, const struct ls_gpio_spec *b
 	return a->offset == b->offset && !strcmp(a->dev, b->dev);
 }
 
-/* What GPIO mode needs of the other options. */
 /* What --monitor asks of the other options. */
 static int monitor_check(const struct ls_params *p, char *err, size_t errlen)
 {
+	if (p->context != LATSCOPE_CTX_IRQ) {
+		ls_fail(err, errlen, "--monitor times the other board's answer in hard irq: leave out -k, -u and --gpiod");
+		return -1;
+	}
 	if (p->pulse_in.given || p->ack_out.given || p->latmon_host[0] ||
 	    p->ack != LS_ACK_AUTO) {
 		ls_fail(err, errlen, "--monitor drives --pulse-out and times --ack-in: -I, -O, -z and --ack are the other board's");
@@ -244,10 +247,58 @@ static int monitor_check(const struct ls_params *p, char *err, size_t errlen)
 	return 0;
 }
 
+/*
+ * The one-board mode: the driver's monitor pulses --pulse-out (wired to
+ * -I) and times --ack-in (wired from -O), the application's responder
+ * (--gpiod) answers between them.
+ */
+bool ls_one_board(const struct ls_params *p)
+{
+	return p->context == LS_CTX_GPIOD && p->ack_in.given && !p->monitor;
+}
+
+/* What the application's responder (--gpiod) asks of the other options. */
+static int gpiod_check(const struct ls_params *p, char *err, size_t errlen)
+{
+	if (p->gpio_dt) {
+		ls_fail(err, errlen, "--gpiod requests its lines through the GPIO character device: give -I and -O (--gpio-dt's lines are the driver's)");
+		return -1;
+	}
+	if (p->pulse_out.given != p->ack_in.given) {
+		ls_fail(err, errlen, "--gpiod on one board needs both --pulse-out (wired to -I) and --ack-in (wired from -O): the driver's monitor drives and times them");
+		return -1;
+	}
+	if (!ls_one_board(p))
+		return 0;
+	if (p->latmon_host[0]) {
+		ls_fail(err, errlen, "-z %s and --ack-in: a latmon monitor or this board's own, not both",
+			p->latmon_host);
+		return -1;
+	}
+	if (p->gpio_edge == LATSCOPE_EDGE_BOTH) {
+		ls_fail(err, errlen, "-I %s,both-edges: the one-board monitor times one edge of each pulse: give rising-edge or falling-edge",
+			p->pulse_in.spec);
+		return -1;
+	}
+	if (p->ack == LS_ACK_TOGGLE) {
+		ls_fail(err, errlen, "--ack toggle: the one-board monitor times latmus's ack pulse (--ack pulse)");
+		return -1;
+	}
+	if (same_line(&p->ack_in, &p->pulse_in) || same_line(&p->ack_in, &p->ack_out) ||
+	    same_line(&p->ack_in, &p->pulse_out)) {
+		ls_fail(err, errlen, "--ack-in %s: a line of its own, wired from -O %s",
+			p->ack_in.spec, p->ack_out.spec);
+		return -1;
+	}
+	return 0;
+}
+
 int ls_gpio_check(const struct ls_params *p, char *err, size_t errlen)
 {
 	if (p->monitor)
 		return monitor_check(p, err, errlen);
+	if (p->context == LS_CTX_GPIOD && gpiod_check(p, err, errlen))
+		return -1;
 	if (p->gpio_dt && (p->pulse_in.given || p->ack_out.given || p->pulse_out.given)) {
 		ls_fail(err, errlen, "--gpio-dt takes the lines from the device tree: leave out -I, -O and --pulse-out");
 		return -1;

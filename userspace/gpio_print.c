@@ -8,6 +8,7 @@
  */
 #include <stdio.h>
 
+#include "gpiod_compat.h"
 #include "latscope.h"
 
 /*
@@ -25,7 +26,17 @@ const char *ls_gpio_edge_used(const struct ls_params *p,
 void ls_gpio_describe(const struct ls_params *p, const struct latscope_gpio_result *g,
 		      char *buf, size_t len)
 {
-	if (p->monitor)
+	char lib[32];
+
+	ls_gpiod_version(lib, sizeof(lib));
+	if (ls_one_board(p))
+		snprintf(buf, len, "one board, application thread (%s): monitor pulse-out %s -> pulse-in %s (%s), ack-out %s -> monitor ack-in %s (%s)",
+			 lib, p->pulse_out.spec, p->pulse_in.spec, ls_gpio_edge_used(p, g),
+			 p->ack_out.spec, p->ack_in.spec, ls_edge_name(ls_ack_in_edge(p)));
+	else if (p->context == LS_CTX_GPIOD)
+		snprintf(buf, len, "application thread (%s), pulse-in %s (%s), ack-out %s",
+			 lib, p->pulse_in.spec, ls_gpio_edge_used(p, g), p->ack_out.spec);
+	else if (p->monitor)
 		snprintf(buf, len, "monitor, pulse-out %s (%s pulses) -> ack-in %s (%s)",
 			 p->pulse_out.spec, ls_edge_name(p->pulse_edge), p->ack_in.spec,
 			 ls_edge_name(g && g->edge ? g->edge : ls_ack_in_edge(p)));
@@ -51,11 +62,20 @@ static const char *ls_policy_name(unsigned int policy)
 	}
 }
 
-/* Where the driver stamped arrivals and how it drove the lines. */
-void ls_gpio_paths(const struct ls_params *p, const struct latscope_gpio_result *g,
+/*
+ * Where the driver stamped arrivals and how it drove the lines; for the
+ * application's thread, the interrupt thread that delivered its edges.
+ */
+void ls_gpio_paths(const struct ls_params *p, const struct ls_cpu_result *c,
 		   char *buf, size_t len)
 {
+	const struct latscope_gpio_result *g = &c->res.gpio;
 	size_t n;
+
+	if (p->context == LS_CTX_GPIOD) {
+		snprintf(buf, len, "%s", c->path_note);
+		return;
+	}
 
 	if ((g->paths & LATSCOPE_GPIO_IN_THREAD) && (g->paths & LATSCOPE_GPIO_IN_HARDIRQ))
 		n = snprintf(buf, len, "arrival stamped in hard irq and in thread %s (pid %d), irq %d",
@@ -81,6 +101,34 @@ void ls_gpio_paths(const struct ls_params *p, const struct latscope_gpio_result 
 		snprintf(buf + n, len - n, "; ack-out chip may sleep");
 }
 
+/*
+ * This board's part of a monitor's round trip, from the responder's own
+ * figures: the driver's arrival to answer, or the application thread's
+ * edge to ack written and, within it, edge to thread running. False
+ * without them.
+ */
+bool ls_local_part(const struct ls_report *r, char *buf, size_t len)
+{
+	const struct latscope_result *res;
+	struct ls_summary loc, wake;
+
+	if (r->nr_cpus != 1 || !r->cpu[0].res.latency.samples)
+		return false;
+	res = &r->cpu[0].res;
+	ls_summarize(&res->latency, NULL, &loc);
+	if (r->params->context != LS_CTX_GPIOD) {
+		snprintf(buf, len, "this board, pulse-in interrupt to answer: min %.3f avg %.3f max %.3f us, %llu samples",
+			 ls_us(loc.min), ls_us(loc.avg), ls_us(loc.max),
+			 (unsigned long long)loc.samples);
+		return true;
+	}
+	ls_summarize(&res->irq, NULL, &wake);
+	snprintf(buf, len, "this board, edge to ack written: min %.3f avg %.3f max %.3f us, of which edge to thread running: min %.3f avg %.3f max %.3f us, %llu samples",
+		 ls_us(loc.min), ls_us(loc.avg), ls_us(loc.max), ls_us(wake.min),
+		 ls_us(wake.avg), ls_us(wake.max), (unsigned long long)loc.samples);
+	return true;
+}
+
 /* The GPIO| lines: the lines and edge, then acks, losses and paths. */
 void ls_gpio_print_summary(FILE *f, const struct ls_report *r)
 {
@@ -93,10 +141,21 @@ void ls_gpio_print_summary(FILE *f, const struct ls_report *r)
 	g = &r->cpu[0].res.gpio;
 	ls_gpio_describe(p, g, line, sizeof(line));
 	fprintf(f, "GPIO| %s\n", line);
-	ls_gpio_paths(p, g, line, sizeof(line));
-	fprintf(f, "GPIO| %llu acks, %llu pulses lost, %llu stray edges; %s\n",
-		(unsigned long long)g->acks, (unsigned long long)g->lost,
-		(unsigned long long)g->spurious, line);
+	ls_gpio_paths(p, &r->cpu[0], line, sizeof(line));
+	if (p->context == LS_CTX_GPIOD)
+		fprintf(f, "GPIO| %llu acks; %s\n", (unsigned long long)g->acks, line);
+	else
+		fprintf(f, "GPIO| %llu acks, %llu pulses lost, %llu stray edges; %s\n",
+			(unsigned long long)g->acks, (unsigned long long)g->lost,
+			(unsigned long long)g->spurious, line);
+	if (r->monitor) {
+		g = &r->monitor->res.gpio;
+		fprintf(f, "GPIO| monitor on CPU%d: %llu answers timed, %llu pulses unanswered, %llu stray edges\n",
+			r->monitor->cpu, (unsigned long long)g->acks,
+			(unsigned long long)g->lost, (unsigned long long)g->spurious);
+	}
+	if (p->context == LS_CTX_GPIOD && !r->monitor && !r->latmon)
+		fprintf(f, "GPIO| no monitor: the figures are edge to ack written on this board, a lower bound of what a monitor would time\n");
 }
 
 /* The plot header's "# gpio lines:" and "# gpio path:". */
@@ -105,11 +164,20 @@ void ls_gpio_write_plot(FILE *f, const struct ls_report *r)
 	const struct ls_params *p = r->params;
 	char line[512];
 
+	if (r->monitor) {
+		fprintf(f, "# measured by: this board's monitor on CPU%d, pulse-out to ack-in round trip\n",
+			r->monitor->cpu);
+		if (ls_local_part(r, line, sizeof(line)))
+			fprintf(f, "# %s\n", line);
+	} else if (p->context == LS_CTX_GPIOD && !r->latmon) {
+		fprintf(f, "# measured by: this board only, edge to ack written (a lower bound)\n");
+	}
+
 	ls_gpio_describe(p, r->nr_cpus == 1 ? &r->cpu[0].res.gpio : NULL, line,
 			 sizeof(line));
 	fprintf(f, "# gpio lines: %s\n", line);
 	if (r->nr_cpus == 1) {
-		ls_gpio_paths(p, &r->cpu[0].res.gpio, line, sizeof(line));
+		ls_gpio_paths(p, &r->cpu[0], line, sizeof(line));
 		fprintf(f, "# gpio path: %s\n", line);
 	}
 }
@@ -125,7 +193,24 @@ void ls_gpio_write_json(FILE *f, const struct ls_report *r)
 	g = &r->cpu[0].res.gpio;
 	fputs("  \"gpio\": {\n", f);
 	ls_json_key_string(f, "    ", "mode", p->monitor ? "monitor" :
+			   ls_one_board(p) ? "one-board" :
 			   p->pulse_out.given ? "loopback" : "remote", ",\n");
+	if (p->context == LS_CTX_GPIOD) {
+		char lib[32];
+
+		ls_gpiod_version(lib, sizeof(lib));
+		ls_json_key_string(f, "    ", "responder", lib, ",\n");
+		ls_json_key_string(f, "    ", "irq_thread_note", r->cpu[0].path_note, ",\n");
+		ls_json_key_string(f, "    ", "split",
+				   "thread.0.latency: edge (the kernel's stamp) to ack written; thread.0.irq: edge to the thread running with the event",
+				   ",\n");
+	}
+	if (ls_one_board(p)) {
+		ls_json_key_string(f, "    ", "ack_in", p->ack_in.spec, ",\n");
+		if (r->monitor)
+			fprintf(f, "    \"monitor_cpu\": %d,\n    \"monitor_unanswered\": %llu,\n",
+				r->monitor->cpu, (unsigned long long)r->monitor->res.gpio.lost);
+	}
 	ls_json_key_string(f, "    ", "edge", ls_gpio_edge_used(p, g), ",\n");
 	if (p->monitor) {
 		ls_json_key_string(f, "    ", "ack_in", p->ack_in.spec, ",\n");

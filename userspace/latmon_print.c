@@ -7,19 +7,10 @@
  */
 #include "latscope.h"
 
-/* This board's part: the driver's arrival-to-answer figures, in ns. */
-static bool local_part(const struct ls_report *r, struct ls_summary *sum)
-{
-	if (r->nr_cpus != 1 || !r->cpu[0].res.latency.samples)
-		return false;
-	ls_summarize(&r->cpu[0].res.latency, NULL, sum);
-	return true;
-}
-
 void ls_latmon_print_summary(FILE *f, const struct ls_report *r)
 {
 	const struct ls_latmon_figures *m = r->latmon;
-	struct ls_summary loc;
+	char loc[512];
 
 	fprintf(f, "LMN| latmon monitor %s: %llu records%s", m->peer,
 		(unsigned long long)m->bulks, m->ended ? "" : ", no end record");
@@ -31,24 +22,21 @@ void ls_latmon_print_summary(FILE *f, const struct ls_report *r)
 		fprintf(f, "LMN| its histogram holds %llu samples, its records %llu (a Zephyr latmon counts its warm-up there too)\n",
 			(unsigned long long)m->hist_samples,
 			(unsigned long long)m->stats.samples);
-	if (local_part(r, &loc))
-		fprintf(f, "LOC| this board, pulse-in interrupt to answer: min %.3f avg %.3f max %.3f us, %llu samples\n",
-			ls_us(loc.min), ls_us(loc.avg), ls_us(loc.max),
-			(unsigned long long)loc.samples);
+	if (ls_local_part(r, loc, sizeof(loc)))
+		fprintf(f, "LOC| %s\n", loc);
 }
 
 void ls_latmon_write_plot(FILE *f, const struct ls_report *r)
 {
 	const struct ls_latmon_figures *m = r->latmon;
-	struct ls_summary loc;
+	char loc[512];
 
 	fprintf(f, "# measured by: latmon monitor %s, pulse-out to ack-in round trip\n",
 		m->peer);
 	if (!m->has_hist)
 		fprintf(f, "# histogram: none, the monitor's stream ended before it\n");
-	if (local_part(r, &loc))
-		fprintf(f, "# this board, pulse-in interrupt to answer: min %.3f avg %.3f max %.3f\n",
-			ls_us(loc.min), ls_us(loc.avg), ls_us(loc.max));
+	if (ls_local_part(r, loc, sizeof(loc)))
+		fprintf(f, "# %s\n", loc);
 }
 
 void ls_latmon_write_json(FILE *f, const struct ls_report *r)
@@ -60,6 +48,8 @@ void ls_latmon_write_json(FILE *f, const struct ls_report *r)
 	fputs("  \"latmon\": {\n", f);
 	ls_json_key_string(f, "    ", "monitor", m->peer, ",\n");
 	ls_json_key_string(f, "    ", "figures",
+			   r->params->context == LS_CTX_GPIOD ?
+			   "total, timeline, overruns and histogram are the monitor's: pulse-out to ack-in; thread.0 is this board's application thread: edge to ack written" :
 			   "total, timeline, overruns and histogram are the monitor's: pulse-out to ack-in; thread.N is this board's driver: pulse-in interrupt to answer",
 			   ",\n");
 	fprintf(f, "    \"records\": %llu,\n    \"samples\": %llu,\n    \"overruns\": %llu,\n",

@@ -30,6 +30,18 @@ enum ls_exit {
 	LS_EXIT_BREAKTRACE	= 104,	/* -b threshold crossed, trace stopped */
 };
 
+/*
+ * The application's responder (--gpiod): a SCHED_FIFO thread on the GPIO
+ * character device, through libgpiod, no driver. A context of the CLI
+ * only, past the driver's LATSCOPE_CTX_*; never sent to the driver.
+ */
+#define LS_CTX_GPIOD		3
+#define LS_NR_CTX		4
+
+/* Its lines' consumer labels, which also name the pulse-in interrupt. */
+#define LS_GPIOD_PULSE_LABEL	"latscope-pulse"
+#define LS_GPIOD_ACK_LABEL	"latscope-ack"
+
 /* A GPIO line as given on the command line: -I gpiochip0,24 */
 struct ls_gpio_spec {
 	bool given;
@@ -46,7 +58,9 @@ enum ls_ack {
 };
 
 struct ls_params {
-	unsigned int context;		/* LATSCOPE_CTX_* */
+	unsigned int context;		/* LATSCOPE_CTX_*, LS_CTX_GPIOD */
+	bool context_given;		/* -i, -k, -u or --gpiod: else by the mode */
+	bool inband;			/* -z (not -Z): latmus's in-band test */
 	unsigned int source;		/* LATSCOPE_SRC_*: what marks the events */
 	bool gpio_dt;			/* --gpio-dt: the device tree's lines */
 	struct ls_gpio_spec pulse_in;	/* -I */
@@ -60,7 +74,8 @@ struct ls_params {
 	bool monitor;			/* --monitor: a latmon monitor for another board */
 	bool calibrate;			/* --calibrate: its fixture, no network */
 	unsigned int subtract_us;	/* --subtract: the fixture's, from what clients get */
-	struct ls_gpio_spec ack_in;	/* --ack-in: the other board's answer */
+	struct ls_gpio_spec ack_in;	/* --ack-in: the other board's answer, or
+					 * with --gpiod this board's ack-out's */
 	unsigned int ack_in_edge;	/* LATSCOPE_EDGE_*, 0: falling (latmus) */
 	unsigned int pulse_edge;	/* --pulse-edge: RISING or FALLING pulses */
 	char listen_addr[64];		/* --listen: IPv4 to serve on, "": any */
@@ -120,6 +135,7 @@ struct ls_cpu_result {
 	__u64 *cells;			/* hist_count * hist_cells */
 	__u64 *tail;			/* hist_count * LATSCOPE_TAIL_BUCKETS */
 	bool has_tail;			/* the driver filled @tail */
+	char path_note[256];		/* the GPIO responder's IRQ thread, or "" */
 };
 
 /* A histogram as the CLI reads it: the linear cells, then the tail. */
@@ -162,6 +178,34 @@ bool ls_merge_extremes(__s64 *min, __s64 *max, bool empty, __s64 lo, __s64 hi);
 void ls_merge_stats(struct latscope_stats *into,
 		    const struct latscope_stats *from);
 void ls_merge_cells(__u64 *into, const __u64 *from, unsigned int n);
+
+/* A latency as the driver keeps one: statistics, 1 us cells, a log tail. */
+struct ls_acc {
+	struct latscope_stats st;
+	__u64 *cells;			/* @nr_cells of @cell_ns */
+	__u64 *tail;			/* LATSCOPE_TAIL_BUCKETS */
+	unsigned int nr_cells, cell_ns;
+};
+
+void ls_acc_add(struct ls_acc *a, __s64 lat, __u64 at);
+
+/* irq_thread.c: the thread that delivers a line's interrupt. */
+struct ls_irq_thread {
+	int irq;
+	int pid;			/* 0: the irq has no thread of its own */
+	char comm[64];
+	int old_policy, old_prio;	/* before ls_irq_thread_raise() */
+	bool raised;			/* and not given back yet */
+	bool restored;			/* given back, and checked */
+};
+
+int ls_irqs_named(const char *proc, const char *label, int *irqs, int max);
+bool ls_irq_comm_matches(const char *comm, int irq, const char *label);
+int ls_irq_thread_find(const char *proc, int irq, const char *label,
+		       struct ls_irq_thread *t);
+int ls_irq_thread_sched(int pid, int *policy, int *prio);
+int ls_irq_thread_raise(struct ls_irq_thread *t, int prio);
+int ls_irq_thread_restore(struct ls_irq_thread *t);
 
 /* What the system looked like, for the plot header and the JSON. */
 struct ls_sysinfo {
@@ -265,6 +309,7 @@ struct ls_report {
 	struct ls_timeline *timeline;	/* all CPUs merged, second by second */
 	struct ls_stress stress;	/* the load, started or not */
 	struct ls_latmon_figures *latmon;	/* -z HOST: the totals are its */
+	struct ls_cpu_result *monitor;	/* the one-board monitor's: the totals are its */
 	int exit_code;
 	bool checkpoint;		/* written while the run goes on */
 };
@@ -341,6 +386,7 @@ int ls_gpio_parse(const char *opt, const char *arg, struct ls_gpio_spec *spec,
 int ls_gpio_resolve(const char *role, const struct ls_gpio_spec *spec,
 		    struct latscope_gpio_line *line, char *err, size_t errlen);
 bool ls_gpio_paced(const struct ls_params *p);
+bool ls_one_board(const struct ls_params *p);
 unsigned int ls_ack_in_edge(const struct ls_params *p);
 int ls_gpio_check(const struct ls_params *p, char *err, size_t errlen);
 int ls_gpio_prepare(struct ls_params *p, char *err, size_t errlen);
@@ -354,8 +400,9 @@ const char *ls_gpio_edge_used(const struct ls_params *p,
 			      const struct latscope_gpio_result *g);
 void ls_gpio_describe(const struct ls_params *p, const struct latscope_gpio_result *g,
 		      char *buf, size_t len);
-void ls_gpio_paths(const struct ls_params *p, const struct latscope_gpio_result *g,
+void ls_gpio_paths(const struct ls_params *p, const struct ls_cpu_result *c,
 		   char *buf, size_t len);
+bool ls_local_part(const struct ls_report *r, char *buf, size_t len);
 void ls_gpio_print_summary(FILE *f, const struct ls_report *r);
 void ls_gpio_write_plot(FILE *f, const struct ls_report *r);
 void ls_gpio_write_json(FILE *f, const struct ls_report *r);

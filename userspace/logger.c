@@ -3,8 +3,9 @@
  * latscope CLI: the logger, a SCHED_OTHER thread off the measured CPUs.
  * It reads each CPU's bulk records (one per second of measurement),
  * merges the CPUs second by second into the timeline, prints latmus's
- * RTT/RTH/RTD lines (with a latmon monitor, its records do that instead
- * and the local ones are only drained), and asks the main thread to end
+ * RTT/RTH/RTD lines (with a monitor, a latmon one or the one-board
+ * monitor's session, its records do that instead and this board's own
+ * are only drained), and asks the main thread to end
  * the run when a second crosses -A or -b, looks weird, or a session ends
  * by itself.
  */
@@ -94,6 +95,11 @@ static void log_ready_seconds(struct run *run, bool drain)
 		for (i = 0; i < run->nr; i++) {
 			struct cpu_run *c = &run->cpus[i];
 
+			/* A monitor measures: this board's own records are only read. */
+			if (c->role == LS_ROLE_LOCAL) {
+				c->queued = 0;
+				continue;
+			}
 			if (!c->queued) {
 				if (!c->eof && !drain)
 					return;	/* wait for this CPU */
@@ -125,9 +131,7 @@ static void log_ready_seconds(struct run *run, bool drain)
 			c->queued--;
 		}
 		m.avg_ns = m.samples ? sum / (__s64)m.samples : 0;
-		/* With a latmon monitor, its records are the run's seconds. */
-		if (!run->latmon)
-			ls_log_bulk(run, &m);
+		ls_log_bulk(run, &m);
 	}
 }
 

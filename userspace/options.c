@@ -233,6 +233,16 @@ static int checkpoint_value(struct opt_call *call)
 	return 0;
 }
 
+/* -i, -k, -u and --gpiod: who answers the events. */
+static int context_value(struct opt_call *call)
+{
+	call->p->context = (unsigned int)call->opt->value;
+	call->p->context_given = true;
+	if (call->p->context == LS_CTX_GPIOD)
+		call->p->source = LATSCOPE_SRC_GPIO;
+	return 0;
+}
+
 static int pulse_in_value(struct opt_call *call)
 {
 	call->p->source = LATSCOPE_SRC_GPIO;
@@ -257,7 +267,6 @@ static int monitor_value(struct opt_call *call)
 {
 	call->p->monitor = true;
 	call->p->source = LATSCOPE_SRC_GPIO;
-	call->p->context = LATSCOPE_CTX_IRQ;
 	return 0;
 }
 
@@ -327,8 +336,8 @@ static int remote_value(struct opt_call *call)
 	const char *s;
 
 	p->source = LATSCOPE_SRC_GPIO;
-	if (call->opt->letter == 'Z')
-		p->oob_note = true;
+	p->oob_note = call->opt->letter == 'Z';
+	p->inband = call->opt->letter == 'z';
 	p->latmon_host[0] = '\0';
 	if (!strcmp(call->arg, "-"))
 		return 0;
@@ -412,9 +421,10 @@ static const struct opt opts[] = {
 	{ "plot", 'g', required_argument, TEXT(plot_path) },
 	{ "histogram", 'H', required_argument, NUMBER(hist_cells, 1, LATSCOPE_MAX_HIST_CELLS),
 	  .hint = "%llu to %llu cells" },
-	{ "irq", 'i', no_argument, SET(context, LATSCOPE_CTX_IRQ) },
-	{ "kernel", 'k', no_argument, SET(context, LATSCOPE_CTX_KERNEL) },
-	{ "user", 'u', no_argument, SET(context, LATSCOPE_CTX_USER) },
+	{ "irq", 'i', no_argument, HANDLER(context_value), .value = LATSCOPE_CTX_IRQ },
+	{ "kernel", 'k', no_argument, HANDLER(context_value), .value = LATSCOPE_CTX_KERNEL },
+	{ "user", 'u', no_argument, HANDLER(context_value), .value = LATSCOPE_CTX_USER },
+	{ "gpiod", 0, no_argument, HANDLER(context_value), .value = LS_CTX_GPIOD },
 	{ "maxlat-abort", 'A', required_argument, NUMBER(abort_us, 1, 1000000000),
 	  .hint = "microseconds, at least %llu" },
 	{ "quiet", 'q', no_argument, SET(verbosity, 0) },
@@ -546,11 +556,30 @@ static void bad_value(const struct opt *o, const char *arg, char *err, size_t er
 	ls_fail(err, errlen, "invalid value '%s' for %s (%s)", arg ? arg : "", name, hint);
 }
 
-/* What the options ask of each other, once all are read: the source's rules first. */
-static int check_together(const struct ls_params *p, char *err, size_t errlen)
+/*
+ * Who answers when no -i, -k, -u or --gpiod said: as latmus, -z's GPIO
+ * test is an application's (--gpiod), and so is the one-board mode
+ * (--ack-in without --monitor); a monitor times in hard irq; else the
+ * user thread of the driver.
+ */
+static void default_context(struct ls_params *p)
 {
-	const struct ls_source *src = ls_source_of(p);
+	if (p->monitor && !p->context_given)
+		p->context = LATSCOPE_CTX_IRQ;
+	if (p->context_given || p->monitor)
+		return;
+	if (p->source == LATSCOPE_SRC_GPIO && !p->gpio_dt &&
+	    ((p->inband && !p->pulse_out.given) || p->ack_in.given))
+		p->context = LS_CTX_GPIOD;
+}
 
+/* What the options ask of each other, once all are read: the source's rules first. */
+static int check_together(struct ls_params *p, char *err, size_t errlen)
+{
+	const struct ls_source *src;
+
+	default_context(p);
+	src = ls_source_of(p);
 	if (src->check && src->check(p, err, errlen))
 		return -1;
 	if (p->checkpoint_s && !(p->plot_path && strcmp(p->plot_path, "-")) &&
@@ -562,10 +591,13 @@ static int check_together(const struct ls_params *p, char *err, size_t errlen)
 		ls_fail(err, errlen, "--stress %s and --stress-cmd: give one load, not both", p->stress);
 		return -1;
 	}
-	if (!p->monitor && (p->calibrate || p->ack_in.given || p->listen_addr[0] ||
-			    p->announce_to[0] || p->pulse_edge != LATSCOPE_EDGE_RISING ||
-			    p->subtract_us)) {
-		ls_fail(err, errlen, "--calibrate, --subtract, --ack-in, --pulse-edge, --listen and --announce-to belong to --monitor");
+	if (!p->monitor && (p->calibrate || p->listen_addr[0] || p->announce_to[0] ||
+			    p->pulse_edge != LATSCOPE_EDGE_RISING || p->subtract_us)) {
+		ls_fail(err, errlen, "--calibrate, --subtract, --pulse-edge, --listen and --announce-to belong to --monitor");
+		return -1;
+	}
+	if (!p->monitor && p->ack_in.given && p->context != LS_CTX_GPIOD) {
+		ls_fail(err, errlen, "--ack-in belongs to --monitor, or to the one-board mode of --gpiod");
 		return -1;
 	}
 	if (p->latmon_port && !p->latmon_host[0] && !p->monitor) {

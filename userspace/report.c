@@ -8,7 +8,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 
 #include "run.h"
 
@@ -23,29 +22,6 @@ static int result_alloc(struct ls_cpu_result *out, unsigned int cells)
 	return out->cells ? 0 : -1;
 }
 
-/* GET_RESULT or SNAPSHOT (@cmd) into @out, allocated by result_alloc(). */
-static int read_result(struct cpu_run *c, struct ls_cpu_result *out, unsigned int cells,
-		       unsigned long cmd)
-{
-	struct latscope_result *res = &out->res;
-
-	out->cpu = c->cpu;
-	out->isolated = c->isolated;
-	memset(res, 0, sizeof(*res));
-	res->size = sizeof(*res);
-	res->histogram = (uintptr_t)out->cells;
-	res->histogram_size = 2 * (size_t)cells * sizeof(__u64);
-	res->tail = (uintptr_t)out->tail;
-	res->tail_size = 2 * (size_t)LATSCOPE_TAIL_BUCKETS * sizeof(__u64);
-	if (ioctl(c->fd, cmd, res))
-		return -errno;
-	/* A driver older than the tail says so by its size, and fills none. */
-	out->has_tail = res->size >= LATSCOPE_RESULT_SIZE_VER1 &&
-			res->tail_buckets == LATSCOPE_TAIL_BUCKETS &&
-			res->tail_sub_bits == LATSCOPE_TAIL_SUB_BITS;
-	return 0;
-}
-
 /* @c's result once the run stopped, into @out, which it allocates. */
 int ls_collect(struct cpu_run *c, struct ls_cpu_result *out, unsigned int cells,
 	       char *err, size_t errlen)
@@ -56,9 +32,12 @@ int ls_collect(struct cpu_run *c, struct ls_cpu_result *out, unsigned int cells,
 		ls_fail(err, errlen, "out of memory for CPU%d's histogram", c->cpu);
 		return -1;
 	}
-	ret = read_result(c, out, cells, LATSCOPE_IOC_GET_RESULT);
+	out->cpu = c->cpu;
+	out->isolated = c->isolated;
+	ret = c->ops->result(c, out, cells, false);
 	if (ret) {
-		ls_fail(err, errlen, "cannot read CPU%d's result: %s", c->cpu, strerror(-ret));
+		ls_fail(err, errlen, "cannot read CPU%d's %sresult: %s", c->cpu,
+			c->role == LS_ROLE_MONITOR ? "monitor's " : "", strerror(-ret));
 		free(out->cells);
 		out->cells = NULL;
 		out->tail = NULL;
@@ -69,12 +48,18 @@ int ls_collect(struct cpu_run *c, struct ls_cpu_result *out, unsigned int cells,
 /*
  * The buffers of a report of @nr_cpus CPUs, but the CPUs' histograms: the
  * CPUs' entries, the merged histogram and its tail (in one block,
- * total_cells), the timeline, and with -z HOST the monitor's figures.
- * ls_report_free() frees them, even half taken.
+ * total_cells), the timeline, with -z HOST the monitor's figures, and
+ * with @monitor the one-board monitor's entry. ls_report_free() frees
+ * them, even half taken.
  */
-int ls_report_alloc(struct ls_report *r, int nr_cpus, unsigned int cells)
+int ls_report_alloc(struct ls_report *r, int nr_cpus, unsigned int cells, bool monitor)
 {
 	r->cpu = calloc(nr_cpus, sizeof(*r->cpu));
+	if (monitor) {
+		r->monitor = calloc(1, sizeof(*r->monitor));
+		if (!r->monitor)
+			return -1;
+	}
 	r->total_cells = calloc((size_t)cells + LATSCOPE_TAIL_BUCKETS, sizeof(__u64));
 	r->total_tail = r->total_cells ? r->total_cells + cells : NULL;
 	r->timeline = malloc(sizeof(*r->timeline));
@@ -104,6 +89,10 @@ void ls_report_free(struct ls_report *r)
 		free(r->latmon->hist);
 	free(r->latmon);
 	r->latmon = NULL;
+	if (r->monitor)
+		free(r->monitor->cells);
+	free(r->monitor);
+	r->monitor = NULL;
 	r->cpu = NULL;
 	r->total_cells = NULL;
 	r->total_tail = NULL;
@@ -111,9 +100,20 @@ void ls_report_free(struct ls_report *r)
 	r->nr_cpus = 0;
 }
 
-/* Totals of @r's CPUs, and the measured time up to @stopped_ns. */
+/* Where session @i of @run puts its result in @r: a thread's entry, or the monitor's. */
+struct ls_cpu_result *ls_result_slot(struct run *run, struct ls_report *r, int i)
+{
+	return run->cpus[i].role == LS_ROLE_MONITOR ? r->monitor : &r->cpu[i];
+}
+
+/*
+ * Totals of @r's CPUs (of the one-board monitor, if any: the threads are
+ * then this board's local split), and the measured time up to @stopped_ns.
+ */
 void ls_fill_report(struct ls_report *r, __u64 stopped_ns)
 {
+	const struct ls_cpu_result *from = r->monitor ? r->monitor : r->cpu;
+	int nr = r->monitor ? (r->nr_cpus ? 1 : 0) : r->nr_cpus;
 	unsigned int n = r->params->hist_cells;
 	__u64 warmup_end;
 	int i;
@@ -124,23 +124,23 @@ void ls_fill_report(struct ls_report *r, __u64 stopped_ns)
 	memset(r->total_tail, 0, LATSCOPE_TAIL_BUCKETS * sizeof(*r->total_tail));
 	r->total_overruns = 0;
 	r->total_dropped = 0;
-	r->has_tail = r->nr_cpus > 0;
-	for (i = 0; i < r->nr_cpus; i++) {
-		const struct latscope_result *res = &r->cpu[i].res;
+	r->has_tail = nr > 0;
+	for (i = 0; i < nr; i++) {
+		const struct latscope_result *res = &from[i].res;
 
 		ls_merge_stats(&r->total, &res->latency);
 		ls_merge_stats(&r->total_irq, &res->irq);
-		ls_merge_cells(r->total_cells, r->cpu[i].cells, n);
-		ls_merge_cells(r->total_tail, r->cpu[i].tail, LATSCOPE_TAIL_BUCKETS);
-		r->has_tail &= r->cpu[i].has_tail;
+		ls_merge_cells(r->total_cells, from[i].cells, n);
+		ls_merge_cells(r->total_tail, from[i].tail, LATSCOPE_TAIL_BUCKETS);
+		r->has_tail &= from[i].has_tail;
 		r->total_overruns += res->overruns;
 		r->total_dropped += res->bulk_dropped;
 	}
 	r->ended = time(NULL);
 	r->duration_ns = 0;
 	r->peak_s = 0;
-	for (i = 0; i < r->nr_cpus; i++) {
-		const struct latscope_result *res = &r->cpu[i].res;
+	for (i = 0; i < nr; i++) {
+		const struct latscope_result *res = &from[i].res;
 
 		warmup_end = res->start_ns + res->warmup_ns;
 		if (stopped_ns > warmup_end && stopped_ns - warmup_end > r->duration_ns)
@@ -161,11 +161,12 @@ int ls_checkpoint_alloc(struct run *run, const struct ls_report *r)
 
 	*s = *r;
 	s->checkpoint = true;
-	s->nr_cpus = run->nr;
-	if (ls_report_alloc(s, run->nr, n))
+	s->nr_cpus = run->nr_threads;
+	s->monitor = NULL;
+	if (ls_report_alloc(s, run->nr_threads, n, r->monitor != NULL))
 		return -1;
 	for (i = 0; i < run->nr; i++)
-		if (result_alloc(&s->cpu[i], n))
+		if (result_alloc(ls_result_slot(run, s, i), n))
 			return -1;
 	return 0;
 }
@@ -183,8 +184,11 @@ void ls_checkpoint(struct run *run, const struct ls_report *r)
 	if (run->snap_off)
 		return;
 	for (i = 0; i < run->nr; i++) {
-		ret = read_result(&run->cpus[i], &s->cpu[i], run->p->hist_cells,
-				  LATSCOPE_IOC_SNAPSHOT);
+		struct ls_cpu_result *out = ls_result_slot(run, s, i);
+
+		out->cpu = run->cpus[i].cpu;
+		out->isolated = run->cpus[i].isolated;
+		ret = run->cpus[i].ops->result(&run->cpus[i], out, run->p->hist_cells, true);
 		if (ret == -ENOTTY) {
 			fprintf(stderr, "latscope: this latscope.ko cannot read a running session: --checkpoint needs the driver of this latscope\n");
 			run->snap_off = true;

@@ -1,109 +1,21 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * latscope CLI: one run, step by step. Opens a session per measured CPU,
- * starts the load, a SCHED_FIFO responder per CPU (user context) and the
- * logger, waits for the end in one place (timeout, Ctrl-C, SIGTERM,
- * SIGHUP, -A, -b), then stops everything and collects the results. Every
- * way out goes through the same stop and release, so what was started is
- * stopped and what was measured is kept.
+ * latscope CLI: one run, step by step. Opens a session per measured CPU
+ * (the driver's, or with --gpiod the GPIO character device's) and, for
+ * the one-board mode, the driver's monitor session beside it; starts the
+ * load, the sessions and the logger, waits for the end in one place
+ * (timeout, Ctrl-C, SIGTERM, SIGHUP, -A, -b), then stops everything and
+ * collects the results. Every way out goes through the same stop and
+ * release, so what was started is stopped and what was measured is kept.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "run.h"
-
-#define DEVICE		"/dev/latscope"
-
-/* ---- sessions ---- */
-
-/* Refuses a driver this latscope cannot talk to, naming both versions. */
-int ls_check_driver(const struct latscope_info *info, const struct ls_source *src,
-		    char *err, size_t errlen)
-{
-	if (info->abi_version != LATSCOPE_ABI_VERSION) {
-		ls_fail(err, errlen, "the loaded driver %.32s speaks ABI %u, this latscope needs %u: load the matching latscope.ko",
-			info->version, info->abi_version, LATSCOPE_ABI_VERSION);
-		return -1;
-	}
-	if (info->setup_size < src->setup_size) {
-		ls_fail(err, errlen, "the loaded driver %.32s has no %s source (setup size %u, need %zu): load the matching latscope.ko",
-			info->version, src->name, info->setup_size, src->setup_size);
-		return -1;
-	}
-	return 0;
-}
-
-static int open_session(struct cpu_run *c, const struct ls_params *p,
-			char *err, size_t errlen)
-{
-	const struct ls_source *src = ls_source_of(p);
-	struct latscope_info info;
-	struct latscope_setup setup = {
-		.size = sizeof(setup),
-		.context = p->context,
-		.source = src->id,
-		.period_ns = (__u64)ls_period_us(p) * 1000,
-		.cpu = (__u32)c->cpu,
-		.priority = (__u32)p->priority,
-		.hist_cells = p->hist_cells,
-		.hist_cell_ns = LATSCOPE_DEFAULT_CELL_NS,
-		.trace_threshold_ns = (__u64)p->breaktrace_us * 1000,
-	};
-
-	c->fd = open(DEVICE, O_RDWR | O_CLOEXEC);
-	if (c->fd < 0) {
-		if (errno == ENOENT)
-			ls_fail(err, errlen, "no %s: load the driver first (modprobe latscope, or insmod latscope.ko)", DEVICE);
-		else if (errno == EACCES || errno == EPERM)
-			ls_fail(err, errlen, "no permission to open %s: run as root, or grant a group access (see README)", DEVICE);
-		else
-			ls_fail(err, errlen, "cannot open %s: %s", DEVICE, strerror(errno));
-		return -1;
-	}
-	if (ioctl(c->fd, LATSCOPE_IOC_GET_INFO, &info)) {
-		ls_fail(err, errlen, "%s does not answer GET_INFO (%s): is it the latscope driver?",
-			DEVICE, strerror(errno));
-		return -1;
-	}
-	if (ls_check_driver(&info, src, err, errlen))
-		return -1;
-	if (src->setup && src->setup(p, &setup, err, errlen))
-		return -1;
-	if (ioctl(c->fd, LATSCOPE_IOC_SETUP, &setup)) {
-		if (src->setup_error)
-			src->setup_error(p, errno, err, errlen);
-		else
-			ls_fail(err, errlen, "the driver refused the setup for CPU%d: %s", c->cpu,
-				errno == EINVAL ? "is that CPU online?" : strerror(errno));
-		return -1;
-	}
-	return 0;
-}
-
-/* ---- responder ---- */
-
-static void *responder_fn(void *arg)
-{
-	struct cpu_run *c = arg;
-	struct latscope_pulse pulse = { 0 };
-
-	for (;;) {
-		if (ioctl(c->fd, LATSCOPE_IOC_PULSE, &pulse)) {
-			if (errno == EINTR)
-				continue;
-			c->responder_err = errno == ECANCELED ? 0 : errno;
-			return NULL;
-		}
-		/* The stamp that measures this event, as soon as we run. */
-		pulse.stamp_ns = ls_now_ns();
-	}
-}
 
 /* ---- the load ---- */
 
@@ -157,23 +69,67 @@ static int plan(struct run *run, struct ls_report *r, char *err, size_t errlen)
 	return 0;
 }
 
-/* One cpu_run per measured CPU, with no session yet. */
+/*
+ * The one-board monitor's options: the driver's monitor mode on
+ * --pulse-out and --ack-in, pulses of -I's edge, at -p.
+ */
+static void one_board_params(struct run *run)
+{
+	struct ls_params *m = &run->mon_p;
+
+	*m = *run->p;
+	m->monitor = true;
+	m->context = LATSCOPE_CTX_IRQ;
+	m->pulse_edge = run->p->gpio_edge == LATSCOPE_EDGE_FALLING ?
+			LATSCOPE_EDGE_FALLING : LATSCOPE_EDGE_RISING;
+	m->irq_thread_prio = 0;
+	m->latmon_host[0] = '\0';
+}
+
+static void init_session(struct cpu_run *c, int cpu, const struct ls_sysinfo *si)
+{
+	c->cpu = cpu;
+	c->fd = -1;
+	c->isolated = CPU_ISSET(cpu, &si->isolated);
+}
+
+/*
+ * One cpu_run per measured CPU, with no session yet, then the one-board
+ * monitor's, on a CPU the logger has if there is one.
+ */
 static int alloc_cpu_runs(struct run *run, const struct ls_sysinfo *si)
 {
+	const struct ls_params *p = run->p;
+	bool one_board = ls_one_board(p);
 	int c, i = 0;
 
-	run->nr = CPU_COUNT(&run->measured);
+	run->nr_threads = CPU_COUNT(&run->measured);
+	run->nr = run->nr_threads + one_board;
 	run->cpus = calloc(run->nr, sizeof(*run->cpus));
 	if (!run->cpus)
 		return -1;
 	for (c = 0; c < CPU_SETSIZE; c++) {
 		if (!CPU_ISSET(c, &run->measured))
 			continue;
-		run->cpus[i].cpu = c;
-		run->cpus[i].fd = -1;
-		run->cpus[i].isolated = CPU_ISSET(c, &si->isolated);
+		init_session(&run->cpus[i], c, si);
+		run->cpus[i].ops = p->context == LS_CTX_GPIOD ? &ls_gpiod_session :
+				   &ls_driver_session;
+		run->cpus[i].p = p;
+		run->cpus[i].role = p->latmon_host[0] || one_board ? LS_ROLE_LOCAL :
+				    LS_ROLE_MEASURES;
 		run->all_isolated &= run->cpus[i].isolated;
 		i++;
+	}
+	if (one_board) {
+		struct cpu_run *m = &run->cpus[i];
+
+		one_board_params(run);
+		for (c = 0; c < CPU_SETSIZE - 1 && !CPU_ISSET(c, &run->others); c++)
+			;
+		init_session(m, CPU_ISSET(c, &run->others) ? c : run->cpus[0].cpu, si);
+		m->ops = &ls_driver_session;
+		m->p = &run->mon_p;
+		m->role = LS_ROLE_MONITOR;
 	}
 	return 0;
 }
@@ -181,7 +137,8 @@ static int alloc_cpu_runs(struct run *run, const struct ls_sysinfo *si)
 /* Every buffer the run needs, taken before memory is locked. */
 static int alloc_buffers(struct run *run, struct ls_report *r, char *err, size_t errlen)
 {
-	if (alloc_cpu_runs(run, r->sys) || ls_report_alloc(r, run->nr, run->p->hist_cells)) {
+	if (alloc_cpu_runs(run, r->sys) ||
+	    ls_report_alloc(r, run->nr_threads, run->p->hist_cells, ls_one_board(run->p))) {
 		ls_fail(err, errlen, "out of memory for %d CPUs", run->nr);
 		return -1;
 	}
@@ -198,9 +155,13 @@ static int open_sessions(struct run *run, char *err, size_t errlen)
 {
 	int i;
 
-	for (i = 0; i < run->nr; i++)
-		if (open_session(&run->cpus[i], run->p, err, errlen))
+	for (i = 0; i < run->nr; i++) {
+		struct cpu_run *c = &run->cpus[i];
+
+		c->opened = true;
+		if (c->ops->open(c, err, errlen))
 			return -1;
+	}
 	return 0;
 }
 
@@ -231,44 +192,16 @@ static void get_ready(struct run *run, struct ls_report *r)
 			p->timeout_s, run->cpu_list, run->all_isolated ? "" : " (not isolated)");
 }
 
+/* The threads' sessions first: the one-board monitor pulses once they answer. */
 static int start_sessions(struct run *run, struct ls_report *r, char *err, size_t errlen)
 {
 	int i;
 
 	run->start = time(NULL);
 	r->started = run->start;
-	for (i = 0; i < run->nr; i++) {
-		if (ioctl(run->cpus[i].fd, LATSCOPE_IOC_START)) {
-			ls_fail(err, errlen, "cannot start measuring on CPU%d: %s",
-				run->cpus[i].cpu, strerror(errno));
+	for (i = 0; i < run->nr; i++)
+		if (run->cpus[i].ops->start(&run->cpus[i], err, errlen))
 			return -1;
-		}
-		run->cpus[i].started = true;
-	}
-	return 0;
-}
-
-/* In the user context, a SCHED_FIFO responder thread on each CPU. */
-static int start_responders(struct run *run, char *err, size_t errlen)
-{
-	const struct ls_params *p = run->p;
-	int i, e;
-
-	for (i = 0; p->context == LATSCOPE_CTX_USER && i < run->nr; i++) {
-		struct cpu_run *c = &run->cpus[i];
-		cpu_set_t one;
-
-		CPU_ZERO(&one);
-		CPU_SET(c->cpu, &one);
-		e = ls_start_thread(&c->responder, responder_fn, c, SCHED_FIFO, p->priority, &one);
-		if (e) {
-			ls_fail(err, errlen, "cannot start the SCHED_FIFO %d responder on CPU%d: %s",
-				p->priority, c->cpu,
-				e == EPERM ? "not allowed (run as root or raise RLIMIT_RTPRIO)" : strerror(e));
-			return -1;
-		}
-		c->has_responder = true;
-	}
 	return 0;
 }
 
@@ -286,36 +219,31 @@ static int start_logger(struct run *run, char *err, size_t errlen)
 }
 
 /*
- * Stops what was started: a latmon monitor first (it pulses until then,
- * and its last records need the responder), the sessions (their last
- * records still reach the logger), the load, the responders, then the
- * logger once it has read every record. Returns @ret, or LS_EXIT_RUNTIME
- * (LS_EXIT_MONITOR_LOST) for what failed meanwhile.
+ * Stops what was started: a monitor first (it pulses until then, and its
+ * last records need the responder), a latmon one or the one-board
+ * monitor's session, then the threads' sessions (their last records
+ * still reach the logger), the load, then the logger once it has read
+ * every record. Returns @ret, or LS_EXIT_RUNTIME (LS_EXIT_MONITOR_LOST)
+ * for what failed meanwhile.
  */
 static int stop_run(struct run *run, struct ls_stress *st, int ret)
 {
+	char err[320];
 	int i;
 
 	atomic_store(&run->stopping, true);
 	run->stopped_ns = ls_now_ns();
 	ret = ls_latmon_stop(run, ret);
-	for (i = 0; i < run->nr; i++)
-		if (run->cpus[i].started && ioctl(run->cpus[i].fd, LATSCOPE_IOC_STOP) &&
-		    errno == ENODEV) {
-			fprintf(stderr, "CPU%d went offline during the run\n", run->cpus[i].cpu);
-			ret = LS_EXIT_RUNTIME;
-		}
-	stop_load(st);
-	for (i = 0; i < run->nr; i++) {
-		if (!run->cpus[i].has_responder)
-			continue;
-		pthread_join(run->cpus[i].responder, NULL);
-		if (run->cpus[i].responder_err && ret == LS_EXIT_OK) {
-			fprintf(stderr, "the responder on CPU%d failed: %s\n",
-				run->cpus[i].cpu, strerror(run->cpus[i].responder_err));
-			ret = LS_EXIT_RUNTIME;
+	for (i = run->nr - 1; i >= 0; i--) {
+		struct cpu_run *c = &run->cpus[i];
+
+		if (c->opened && c->ops->stop(c, err, sizeof(err))) {
+			fprintf(stderr, "%s\n", err);
+			if (ret == LS_EXIT_OK)
+				ret = LS_EXIT_RUNTIME;
 		}
 	}
+	stop_load(st);
 	if (run->has_logger)
 		pthread_join(run->logger, NULL);
 	ls_peer_stop(run);
@@ -328,11 +256,13 @@ static int collect_results(struct run *run, struct ls_report *r, int ret, char *
 {
 	int i;
 
-	r->nr_cpus = run->nr;
+	r->nr_cpus = run->nr_threads;
 	for (i = 0; i < run->nr; i++)
-		if (ls_collect(&run->cpus[i], &r->cpu[i], run->p->hist_cells, err, errlen)) {
+		if (ls_collect(&run->cpus[i], ls_result_slot(run, r, i), run->p->hist_cells,
+			       err, errlen)) {
 			ret = LS_EXIT_RUNTIME;
-			r->nr_cpus = i;
+			/* No figure stands in for the monitor's round trip. */
+			r->nr_cpus = i < run->nr_threads ? i : 0;
 			break;
 		}
 	ls_fill_report(r, run->stopped_ns);
@@ -352,8 +282,8 @@ static void release(struct run *run, struct ls_report *r)
 	if (run->c_state_fd >= 0)
 		close(run->c_state_fd);
 	for (i = 0; run->cpus && i < run->nr; i++)
-		if (run->cpus[i].fd >= 0)
-			close(run->cpus[i].fd);
+		if (run->cpus[i].opened)
+			run->cpus[i].ops->close(&run->cpus[i]);
 	ls_report_free(&run->snap);
 	free(run->cpus);
 	pthread_mutex_destroy(&run->tl_lock);
@@ -392,8 +322,7 @@ int ls_run_peer(const struct ls_params *p, struct ls_report *r,
 	if (open_sessions(&run, err, errlen) || start_load(&run, &r->stress, err, errlen))
 		goto out;
 	get_ready(&run, r);
-	if (!start_sessions(&run, r, err, errlen) && !start_responders(&run, err, errlen) &&
-	    !start_logger(&run, err, errlen))
+	if (!start_sessions(&run, r, err, errlen) && !start_logger(&run, err, errlen))
 		ret = ls_wait_for_end(&run, r);
 	ret = stop_run(&run, &r->stress, ret);
 	if (ret != LS_EXIT_SETUP)

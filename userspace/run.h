@@ -18,11 +18,46 @@
 
 #define LS_QUEUE_LEN	64
 
-/* One measured CPU: its session, its responder, its queue of records. */
+struct cpu_run;
+
+/*
+ * A session's steps: the driver's (/dev/latscope, session_driver.c) or
+ * the GPIO character device's (libgpiod, session_gpiod.c). Each fails
+ * with a message in @err. Between open and close, the cpu_run's fd is
+ * its record stream: struct latscope_bulk records to read() once
+ * poll() says so, and EOF once it stopped (or ended by itself).
+ */
+struct ls_session_ops {
+	int (*open)(struct cpu_run *c, char *err, size_t errlen);
+	int (*start)(struct cpu_run *c, char *err, size_t errlen);
+	/* Its last records still come; then EOF. */
+	int (*stop)(struct cpu_run *c, char *err, size_t errlen);
+	/* The result into @out's buffers (2 histograms, 2 tails): 0 or -errno. */
+	int (*result)(struct cpu_run *c, struct ls_cpu_result *out, unsigned int cells,
+		      bool snapshot);
+	void (*close)(struct cpu_run *c);
+};
+
+extern const struct ls_session_ops ls_driver_session;
+extern const struct ls_session_ops ls_gpiod_session;
+
+/* What a session's figures are to the run. */
+enum ls_role {
+	LS_ROLE_MEASURES,		/* the run's figures: its records, its result */
+	LS_ROLE_LOCAL,			/* a monitor measures: this board's local split */
+	LS_ROLE_MONITOR,		/* the one-board monitor: the run's figures */
+};
+
+/* One session on one CPU, its responder, its queue of records. */
 struct cpu_run {
 	int cpu;
-	int fd;
+	int fd;				/* the record stream, or -1 */
+	const struct ls_session_ops *ops;
+	const struct ls_params *p;	/* the run's, or the one-board monitor's */
+	enum ls_role role;
+	void *priv;			/* the session's own state */
 	bool isolated;
+	bool opened;
 	bool started;
 	bool has_responder;
 	pthread_t responder;
@@ -63,7 +98,9 @@ struct ls_monitor_peer {
 
 struct run {
 	const struct ls_params *p;
-	int nr;
+	struct ls_params mon_p;		/* the one-board monitor's, if any */
+	int nr;				/* sessions: the threads, then a monitor */
+	int nr_threads;			/* the responders' sessions, in the report's cpu[] */
 	struct cpu_run *cpus;
 	cpu_set_t measured;		/* the CPUs of @cpus */
 	cpu_set_t others;		/* the logger's: not measured, or empty */
@@ -119,13 +156,18 @@ int ls_peer_start(struct run *run, char *err, size_t errlen);
 void ls_peer_stop(struct run *run);
 void ls_peer_send_bulk(struct run *run, const struct latscope_bulk *b);
 
+/* session_gpiod.c */
+void ls_gpiod_request_error(const char *role, const struct ls_gpio_spec *spec, int error,
+			    char *err, size_t errlen);
+
 /* wait.c */
 void ls_block_signals(sigset_t *set, sigset_t *old);
 void ls_unblock_signals(const sigset_t *set, const sigset_t *old);
 int ls_wait_for_end(struct run *run, const struct ls_report *r);
 
 /* report.c */
-int ls_report_alloc(struct ls_report *r, int nr_cpus, unsigned int cells);
+int ls_report_alloc(struct ls_report *r, int nr_cpus, unsigned int cells, bool monitor);
+struct ls_cpu_result *ls_result_slot(struct run *run, struct ls_report *r, int i);
 int ls_collect(struct cpu_run *c, struct ls_cpu_result *out, unsigned int cells,
 	       char *err, size_t errlen);
 void ls_fill_report(struct ls_report *r, __u64 stopped_ns);

@@ -9,20 +9,24 @@
 #include "latscope.h"
 
 /* The contexts by their own names, as the timer's runs print them. */
-static const char *const context_names[] = {
+static const char *const context_names[LS_NR_CTX] = {
 	[LATSCOPE_CTX_IRQ] = "irq",
 	[LATSCOPE_CTX_KERNEL] = "kernel",
 	[LATSCOPE_CTX_USER] = "user",
+	[LS_CTX_GPIOD] = "gpiod",
 };
 
 /*
- * A GPIO event is answered by a kernel or a user thread; a monitor times
- * another board's answer in hard irq.
+ * A GPIO event is answered by a kernel or a user thread of the driver,
+ * or by an application's thread on the GPIO character device (latmus's
+ * name for that test); a monitor times another board's answer in hard
+ * irq.
  */
-static const char *const gpio_context_names[] = {
+static const char *const gpio_context_names[LS_NR_CTX] = {
 	[LATSCOPE_CTX_IRQ] = "gpio-monitor",
 	[LATSCOPE_CTX_KERNEL] = "gpio-kernel",
 	[LATSCOPE_CTX_USER] = "gpio-user",
+	[LS_CTX_GPIOD] = "inband-gpio",
 };
 
 /* One row per source; its hooks grouped: options, the run, its output. */
@@ -53,7 +57,7 @@ const struct ls_source *ls_source_of(const struct ls_params *p)
 
 const char *ls_context_name(unsigned int context)
 {
-	return context <= LATSCOPE_CTX_USER ? context_names[context] : "?";
+	return context < LS_NR_CTX ? context_names[context] : "?";
 }
 
 /* The context as RTT, the plot file and the JSON name it: "gpio-kernel". */
@@ -61,7 +65,7 @@ const char *ls_run_context(const struct ls_params *p)
 {
 	const char *const *names = ls_source_of(p)->contexts;
 
-	return p->context <= LATSCOPE_CTX_USER && names[p->context] ? names[p->context] : "?";
+	return p->context < LS_NR_CTX && names[p->context] ? names[p->context] : "?";
 }
 
 /* The period the events come at, in us; 0: at a remote device's pace. */

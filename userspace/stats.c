@@ -170,3 +170,31 @@ void ls_cpu_hist(const struct ls_cpu_result *c, bool irq, struct ls_hist *h)
 	h->cell_ns = LATSCOPE_DEFAULT_CELL_NS;
 	h->tail = c->has_tail ? c->tail + (irq ? LATSCOPE_TAIL_BUCKETS : 0) : NULL;
 }
+
+/* Adds sample @lat (ns) of the event at @at (CLOCK_MONOTONIC) to @a, as the driver does. */
+void ls_acc_add(struct ls_acc *a, __s64 lat, __u64 at)
+{
+	struct latscope_stats *st = &a->st;
+	__u64 mag = lat < 0 ? -(__u64)lat : (__u64)lat;
+	unsigned __int128 sq = (unsigned __int128)mag * mag;
+	unsigned __int128 sum = ((unsigned __int128)st->sum_sq_hi << 64 | st->sum_sq_lo) + sq;
+
+	if (!st->samples || lat < st->min_ns)
+		st->min_ns = lat;
+	if (!st->samples || lat > st->max_ns) {
+		st->max_ns = lat;
+		st->peak_ns = at;
+	}
+	st->samples++;
+	st->sum_ns += lat;
+	st->sum_sq_lo = (__u64)sum;
+	st->sum_sq_hi = (__u64)(sum >> 64);
+	if (lat < 0) {
+		st->underflow++;
+	} else if (mag >= (__u64)a->nr_cells * a->cell_ns) {
+		st->overflow++;
+		a->tail[latscope_tail_index(mag)]++;
+	} else {
+		a->cells[mag / a->cell_ns]++;
+	}
+}

@@ -1,17 +1,39 @@
 #!/bin/bash
 # Builds and runs the CLI unit tests, then parses the JSON they wrote back
-# with Python and checks it. Ends with "N passed, N failed".
+# with Python and checks it. Ends with "N passed, N failed". The tests run
+# twice: built on Debian's libgpiod 1.6, then on libgpiod 2.x
+# (scripts/libgpiod2.sh builds it from PyPI's gpiod sources); the second
+# build's lines start with "libgpiod 2.x: ".
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 
-make -s -C "$top/userspace" liblatscope-cli.a
-cc -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -Werror -pthread \
-	-I"$top/driver/include/uapi" "$top/tests/unit/test_cli.c" \
-	"$top/userspace/liblatscope-cli.a" -lm -o "$out/test_cli"
+# The CLI's library and its tests, built against the libgpiod pkg-config
+# finds (PKG_CONFIG_PATH as given): OUT API, where API is 1 or 2.
+build() { # out, api
+	local libs
+
+	make -s -C "$top/userspace" clean
+	make -s -C "$top/userspace" liblatscope-cli.a
+	libs=$(make -s -C "$top/userspace" print-gpiod)
+	if [ "${libs%% *}" != "$2" ]; then
+		echo "not ok - build: want libgpiod API $2, the Makefile found '${libs%% *}'"
+		return 1
+	fi
+	# shellcheck disable=SC2086 # the libraries are words
+	cc -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -Werror -pthread -DLS_TEST_GPIOD_API="$2" \
+		-I"$top/driver/include/uapi" "$top/tests/unit/test_cli.c" \
+		"$top/userspace/liblatscope-cli.a" ${libs#* } -o "$1"
+}
 status=0
+PKG_CONFIG_PATH=$("$top/scripts/libgpiod2.sh") build "$out/test_cli2" 2 || status=1
+mkdir -p "$out/v2"
+"$out/test_cli2" "$out/v2/report.json" "$top/userspace/latscope.1" "$out/v2" >"$out/v2.log" 2>&1 ||
+	status=1
+sed 's/^/libgpiod 2.x: /' "$out/v2.log"
+build "$out/test_cli" 1 || status=1
 "$out/test_cli" "$out/report.json" "$top/userspace/latscope.1" "$out" || status=1
 
 python3 - "$out/report.json" "$top/tests/lib" <<'PY' || status=1

@@ -11,8 +11,10 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include "../../userspace/gpiod_compat.h"
 #include "../../userspace/latscope.h"
 #include "../../userspace/latmon.h"
 #include "../../userspace/run.h"
@@ -143,7 +145,7 @@ static void test_gpio_options(void)
 	      p.pulse_out.given && !strcmp(p.pulse_out.dev, "/dev/gpiochip1") &&
 	      p.gpio_edge == LATSCOPE_EDGE_FALLING && !strcmp(ls_run_context(&p), "gpio-kernel"),
 	      "gpio options set their fields", "%s %u", p.pulse_in.dev, p.gpio_edge);
-	check(parse("-z - --gpio-in=/dev/gpiochip2,1 --gpio-out=gpiochip2,2", &p, err) ==
+	check(parse("-u -z - --gpio-in=/dev/gpiochip2,1 --gpio-out=gpiochip2,2", &p, err) ==
 	      LS_PARSE_RUN && !p.pulse_out.given && p.gpio_edge == LATSCOPE_EDGE_RISING &&
 	      !strcmp(p.pulse_in.dev, "/dev/gpiochip2") && !strcmp(ls_run_context(&p), "gpio-user"),
 	      "gpio remote, rising edge by default", "%s", err);
@@ -203,6 +205,205 @@ static void test_gpio_options(void)
 		check(r == LS_PARSE_ERROR && strstr(err, bad[i].named), bad[i].line,
 		      "result %d, message '%s' should name %s", r, err, bad[i].named);
 	}
+}
+
+/* --gpiod, the application's responder: when it is the context, and its rules. */
+static void test_gpiod_options(void)
+{
+	struct ls_params p;
+	char err[256];
+
+	check(parse("-z 10.0.0.2 -I gpiochip0,24,falling-edge -O gpiochip0,23", &p, err) ==
+	      LS_PARSE_RUN && p.context == LS_CTX_GPIOD && !strcmp(ls_run_context(&p), "inband-gpio"),
+	      "-z HOST alone: latmus's in-band test, the application's thread", "%s", err);
+	check(parse("-z - -I a,1 -O a,2", &p, err) == LS_PARSE_RUN && p.context == LS_CTX_GPIOD &&
+	      !ls_one_board(&p), "-z -: the application's thread, no monitor", "%s", err);
+	check(parse("-k -z 10.0.0.2 -I a,1 -O a,2", &p, err) == LS_PARSE_RUN &&
+	      p.context == LATSCOPE_CTX_KERNEL, "-k -z HOST: the driver's kernel thread", "%s", err);
+	check(parse("-Z 10.0.0.2 -I a,1 -O a,2", &p, err) == LS_PARSE_RUN &&
+	      p.context == LATSCOPE_CTX_USER, "-Z HOST: the driver's user thread", "%s", err);
+	check(parse("-I a,1 -O a,2", &p, err) == LS_PARSE_RUN && p.context == LATSCOPE_CTX_USER,
+	      "-I -O alone: the driver's user thread, as before", "%s", err);
+	check(parse("--gpiod -I a,1 -O a,2", &p, err) == LS_PARSE_RUN &&
+	      p.context == LS_CTX_GPIOD && p.context_given, "--gpiod", "%s", err);
+	check(parse("-I a,1,falling-edge -O a,2 --pulse-out a,3 --ack-in a,4", &p, err) ==
+	      LS_PARSE_RUN && p.context == LS_CTX_GPIOD && ls_one_board(&p) && ls_gpio_paced(&p),
+	      "--pulse-out and --ack-in without --monitor: one board, the application's thread",
+	      "%s", err);
+	check(parse("--monitor -k --pulse-out a,1 --ack-in a,2", &p, err) == LS_PARSE_ERROR &&
+	      strstr(err, "hard irq"), "--monitor -k refused", "%s", err);
+	check(parse("-u --monitor --pulse-out a,1 --ack-in a,2", &p, err) == LS_PARSE_ERROR &&
+	      strstr(err, "hard irq"), "-u --monitor refused", "%s", err);
+	check(parse("--monitor --pulse-out a,1 --ack-in a,2", &p, err) == LS_PARSE_RUN &&
+	      p.context == LATSCOPE_CTX_IRQ, "--monitor: hard irq", "%s", err);
+
+	static const struct { const char *line, *named; } bad[] = {
+		{ "--gpiod", "needs both -I" },
+		{ "--gpiod -k -I a,1 -O a,2 --ack-in a,3 --pulse-out a,4", "--ack-in belongs" },
+		{ "--gpiod --gpio-dt", "character device" },
+		{ "--gpiod -I a,1 -O a,2 --pulse-out a,3", "--ack-in" },
+		{ "--gpiod -I a,1 -O a,2 --ack-in a,3", "--pulse-out" },
+		{ "-k -I a,1 -O a,2 --pulse-out a,3 --ack-in a,4", "--ack-in belongs" },
+		{ "-I a,1,both-edges -O a,2 --pulse-out a,3 --ack-in a,4", "both-edges" },
+		{ "-I a,1 -O a,2 --pulse-out a,3 --ack-in a,4 --ack toggle", "ack pulse" },
+		{ "-I a,1 -O a,2 --pulse-out a,3 --ack-in a,2", "a line of its own" },
+		{ "-I a,1 -O a,2 --pulse-out a,3 --ack-in a,1", "a line of its own" },
+		{ "-I a,1 -O a,2 --pulse-out a,3 --ack-in a,3", "a line of its own" },
+		{ "-I a,1 -O a,2 --pulse-out a,1 --ack-in a,4", "each line" },
+		{ "-z 10.0.0.2 -I a,1 -O a,2 --pulse-out a,3 --ack-in a,4", "not both" },
+		{ "-z - -I a,1 -O a,1", "each line" },
+		{ "--gpiod --cpus 0,1 -I a,1 -O a,2", "one CPU" },
+		{ "--gpiod -I a,1 -O a,2 --irq-prio 0", "'0'" },
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		enum ls_parse r = parse(bad[i].line, &p, err);
+
+		check(r == LS_PARSE_ERROR && strstr(err, bad[i].named), bad[i].line,
+		      "result %d, message '%s' should name %s", r, err, bad[i].named);
+	}
+}
+
+/*
+ * libgpiod through gpiod_compat.c, as far as a machine without a GPIO
+ * chip can go: the generation built in, and a request for a chip that is
+ * not there, or a file that is not a chip, fails with the errno a caller
+ * names, allocating nothing that leaks (valgrind-clean).
+ */
+static void test_gpiod_compat(void)
+{
+	struct ls_gpio_spec spec = { .given = true, .offset = 3 };
+	char buf[64], err[256];
+	struct ls_gpiod_line *l;
+
+	ls_gpiod_version(buf, sizeof(buf));
+#if LS_TEST_GPIOD_API == 1
+	check(!strncmp(buf, "libgpiod 1.", 11), "libgpiod 1.x built in", "%s", buf);
+#else
+	check(!strncmp(buf, "libgpiod 2.", 11), "libgpiod 2.x built in", "%s", buf);
+#endif
+	errno = 0;
+	l = ls_gpiod_request_events("/nonexistent/gpiochip9", 3, LATSCOPE_EDGE_RISING,
+				    LS_GPIOD_PULSE_LABEL);
+	check(!l && errno == ENOENT, "events of a chip not there: ENOENT", "%p %d", (void *)l, errno);
+	errno = 0;
+	l = ls_gpiod_request_output("/dev/null", 3, 1, LS_GPIOD_ACK_LABEL);
+	check(!l && errno && errno != ENOENT, "output on a file not a chip fails", "%p %d",
+	      (void *)l, errno);
+	ls_gpiod_release(NULL);
+
+	strcpy(spec.dev, "/nonexistent/gpiochip9");
+	strcpy(spec.spec, "gpiochip9,3");
+	ls_gpiod_request_error("pulse-in", &spec, ENXIO, err, sizeof(err));
+	check_str(err, "pulse-in gpiochip9,3 cannot raise an interrupt: give a line whose chip has one",
+		  "ENXIO: no interrupt");
+	ls_gpiod_request_error("pulse-in", &spec, ENODEV, err, sizeof(err));
+	check(strstr(err, "cannot raise an interrupt") != NULL, "ENODEV (v1): no interrupt", "%s", err);
+	ls_gpiod_request_error("ack-out", &spec, EBUSY, err, sizeof(err));
+	check(strstr(err, "ack-out gpiochip9,3: no GPIO chip /nonexistent/gpiochip9") == err,
+	      "EBUSY on a chip gone since: the chip named", "%s", err);
+	ls_gpiod_request_error("ack-out", &spec, ENOSYS, err, sizeof(err));
+	check(strstr(err, "without libgpiod") != NULL, "ENOSYS: built without", "%s", err);
+	ls_gpiod_request_error("ack-out", &spec, EIO, err, sizeof(err));
+	check(strstr(err, strerror(EIO)) != NULL, "other errors by name", "%s", err);
+}
+
+/* ls_acc_add() keeps figures as the driver's statistics do. */
+static void test_acc(void)
+{
+	__u64 cells[10] = { 0 }, tail[LATSCOPE_TAIL_BUCKETS] = { 0 };
+	struct ls_acc a = { .cells = cells, .tail = tail, .nr_cells = 10, .cell_ns = 1000 };
+	unsigned __int128 sq;
+
+	ls_acc_add(&a, 1500, 100);
+	ls_acc_add(&a, -20, 200);
+	ls_acc_add(&a, 25000, 300);
+	ls_acc_add(&a, 9999, 400);
+	ls_acc_add(&a, 25000, 500);	/* a tie keeps the first peak */
+	check(a.st.samples == 5 && a.st.min_ns == -20 && a.st.max_ns == 25000 &&
+	      a.st.peak_ns == 300 && a.st.sum_ns == 1500 - 20 + 25000 + 9999 + 25000,
+	      "acc: samples, min, max, peak, sum", "%llu %lld %lld %llu %lld",
+	      (unsigned long long)a.st.samples, (long long)a.st.min_ns,
+	      (long long)a.st.max_ns, (unsigned long long)a.st.peak_ns, (long long)a.st.sum_ns);
+	check(a.st.underflow == 1 && a.st.overflow == 2 && cells[1] == 1 && cells[9] == 1 &&
+	      tail[latscope_tail_index(25000)] == 2, "acc: cells, underflow, overflow, tail",
+	      "%llu %llu", (unsigned long long)a.st.underflow, (unsigned long long)a.st.overflow);
+	sq = (unsigned __int128)a.st.sum_sq_hi << 64 | a.st.sum_sq_lo;
+	check(sq == 1500ULL * 1500 + 400 + 2 * 25000ULL * 25000 + 9999ULL * 9999,
+	      "acc: sum of squares", "%llu", (unsigned long long)a.st.sum_sq_lo);
+	/* A square past 64 bits carries into the high half. */
+	memset(&a.st, 0, sizeof(a.st));
+	ls_acc_add(&a, 5000000000LL, 1);
+	ls_acc_add(&a, 5000000000LL, 2);
+	sq = (unsigned __int128)a.st.sum_sq_hi << 64 | a.st.sum_sq_lo;
+	check(a.st.sum_sq_hi && sq == (unsigned __int128)2 * 5000000000ULL * 5000000000ULL,
+	      "acc: sum of squares past 64 bits", "%llu:%llu", (unsigned long long)a.st.sum_sq_hi,
+	      (unsigned long long)a.st.sum_sq_lo);
+}
+
+/* Writes @text to @dir/@name, making its directories. */
+static void put_file(const char *dir, const char *name, const char *text)
+{
+	char path[512], *slash;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	for (slash = strchr(path + 1, '/'); slash; slash = strchr(slash + 1, '/')) {
+		*slash = '\0';
+		mkdir(path, 0755);
+		*slash = '/';
+	}
+	f = fopen(path, "w");
+	if (f) {
+		fputs(text, f);
+		fclose(f);
+	}
+}
+
+/* The IRQ thread of a line, found in a /proc built for the test. */
+static void test_irq_thread(const char *dir)
+{
+	struct ls_irq_thread t;
+	char proc[512];
+	int irqs[4], n;
+
+	snprintf(proc, sizeof(proc), "%s/proc", dir);
+	put_file(proc, "irq/45/latscope-pulse/.keep", "");
+	put_file(proc, "irq/46/latscope-ack-x/.keep", "");
+	put_file(proc, "irq/7/other/.keep", "");
+	put_file(proc, "irq/default_smp_affinity", "3\n");
+	/* The thread, as 6.12 names it (full) and a user process faking the name. */
+	put_file(proc, "120/comm", "irq/45-latscope-pulse\n");
+	put_file(proc, "120/stat", "120 (irq/45-latscope-pulse) S 2 0 0 0 -1 2129984 0 0\n");
+	put_file(proc, "300/comm", "irq/45-latscope-pulse\n");
+	put_file(proc, "300/stat", "300 (irq/45-latscope-pulse) S 1 300 300 0 -1 4194560 0 0\n");
+	put_file(proc, "121/comm", "irq/46-latscope\n");
+	put_file(proc, "121/stat", "121 (irq/46-latscope) S 2 0 0 0 -1 2129984 0 0\n");
+
+	n = ls_irqs_named(proc, "latscope-pulse", irqs, 4);
+	check(n == 1 && irqs[0] == 45, "irq named for the label", "%d %d", n, n ? irqs[0] : -1);
+	check(ls_irqs_named(proc, "nothing", irqs, 4) == 0, "no irq of that name", "found");
+	check(!ls_irq_thread_find(proc, 45, "latscope-pulse", &t) && t.pid == 120 &&
+	      !strcmp(t.comm, "irq/45-latscope-pulse"),
+	      "its thread: the kernel thread, not the user process named alike", "%d %s", t.pid,
+	      t.comm);
+	check(!ls_irq_thread_find(proc, 46, "latscope-ack-x", &t) && t.pid == 121,
+	      "a name cut at 15 characters (6.1) matches", "%d", t.pid);
+	check(!ls_irq_thread_find(proc, 7, "other", &t) && t.pid == 0,
+	      "an irq without a thread: pid 0", "%d", t.pid);
+	put_file(proc, "122/comm", "irq/45-s-latscope-pulse\n");
+	put_file(proc, "122/stat", "122 (irq/45-s-latscope-pulse) S 2 0 0 0 -1 2129984 0 0\n");
+	check(ls_irq_thread_find(proc, 45, "latscope-pulse", &t) == -1 && t.pid == 0,
+	      "two threads match: none chosen", "%d", t.pid);
+	check(ls_irq_comm_matches("irq/45-latscope", 45, "latscope-pulse") &&
+	      !ls_irq_comm_matches("irq/45-latscop", 45, "latscope-pulse") &&
+	      !ls_irq_comm_matches("irq/451-latscope-pulse", 45, "latscope-pulse") &&
+	      !ls_irq_comm_matches("irq/4-latscope-pulse", 45, "latscope-pulse"),
+	      "thread names: whole or cut at 15, of that irq only", "mismatch");
+	t.raised = false;
+	check(ls_irq_thread_restore(&t) == 0 && !t.restored, "nothing raised: nothing to give back",
+	      "restored");
+	t.pid = 0;
+	check(ls_irq_thread_raise(&t, 80) == -1 && errno == ESRCH, "no thread: ESRCH", "%d", errno);
 }
 
 /* The source table: each row where its id says, and the rules it drives. */
@@ -984,6 +1185,9 @@ int main(int argc, char **argv)
 {
 	test_options();
 	test_gpio_options();
+	test_gpiod_options();
+	test_gpiod_compat();
+	test_acc();
 	test_sources();
 	test_durations();
 	test_cpu_lists();
@@ -1005,6 +1209,8 @@ int main(int argc, char **argv)
 		test_stress(argv[2]);
 	if (argc > 3)
 		test_stress_lifecycle(argv[3]);
+	if (argc > 3)
+		test_irq_thread(argv[3]);
 	printf("cli unit: %d passed, %d failed\n", passed, failed);
 	return failed ? 1 : 0;
 }
