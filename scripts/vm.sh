@@ -11,6 +11,10 @@
 # (the latmon client and monitor over loopback), then the fuzz and race
 # stage tests/vm/fuzz_test.sh for LATSCOPE_FUZZ_SECONDS (60) of chaos,
 # seeded with LATSCOPE_FUZZ_SEED (default: the time; it prints the seed).
+# tests/vm/gpiod_test.sh (the application's responder, libgpiod) runs
+# before the fuzz; the CLI links libgpiod 1.6 on PREEMPT and 2.x on
+# PREEMPT_RT. LATSCOPE_VM_TESTS="gpiod" runs only the parts named
+# (gpio latmon gpiod fuzz), for work on one of them.
 # Prints the VM's report; exits 0 only if the VM says rc=0.
 set -euo pipefail
 
@@ -76,8 +80,13 @@ for m in 64 32; do
 	gcc $(latscope_mflags $m) -std=c11 -static -O2 -Wall -Wextra -Werror -pthread \
 		-I"$top/driver/include/uapi" "$top/tests/vm/abi_test.c" -o "$root/abi_test$m"
 done
-# The CLI, static, and its in-VM test.
-latscope_static_cli "$top" "$root/bin/latscope"
+# The CLI, static, and its in-VM test: the GPIO VM's RT kernel gets it
+# built on libgpiod 2.x, every other VM on Debian's 1.6.
+if [ "$series-$flavour" = gpio-rt-amd64 ]; then
+	PKG_CONFIG_PATH=$("$top/scripts/libgpiod2.sh") latscope_static_cli "$top" "$root/bin/latscope"
+else
+	latscope_static_cli "$top" "$root/bin/latscope"
+fi
 cp "$top/tests/vm/cli_test.sh" "$root/cli_test.sh"
 cp "$top/tests/vm/lib.sh" "$root/vm_lib.sh"
 cp "$top/tests/vm/gpio_test.sh" "$root/gpio_test.sh"
@@ -88,6 +97,7 @@ cp "$top/tests/vm/fuzz_test.sh" "$root/fuzz_test.sh"
 gcc -std=c11 -static -O2 -Wall -Wextra -Werror "$top/tests/vm/latmon_peer.c" -o "$root/latmon_peer"
 gcc -std=c11 -static -O2 -Wall -Wextra -Werror "$top/tests/vm/gpio_wire.c" -o "$root/gpio_wire"
 cp "$top/tests/vm/latmon_test.sh" "$root/latmon_test.sh"
+cp "$top/tests/vm/gpiod_test.sh" "$root/gpiod_test.sh"
 # cyclictest from rt-tests, to run beside latscope in the same VM, and
 # the load tools of --stress (tests/vm/stress_test.sh), each with the
 # libraries it links; and a user that is not root.
@@ -109,6 +119,7 @@ printf 'root:x:0:\nnogroup:x:65534:\n' >"$root/etc/group"
 log=$work/console-$mode.log
 # The fuzz stage of the GPIO VM: its length, and a seed to replay.
 fuzz="lsfuzz=${LATSCOPE_FUZZ_SECONDS:-60}${LATSCOPE_FUZZ_SEED:+ lsseed=$LATSCOPE_FUZZ_SEED}"
+tests=${LATSCOPE_VM_TESTS:+ lstests=$(echo "$LATSCOPE_VM_TESTS" | tr ' ' ,)}
 # RDRAND, trusted, seeds the kernel's CRNG before the second CPU starts:
 # without it the CRNG got ready ~10 s in, mid-test, and flipping its
 # static key (live code patching with int3) on a loaded host once oopsed
@@ -117,7 +128,7 @@ boot() {
 	timeout $((600 + ${LATSCOPE_FUZZ_SECONDS:-60})) \
 		qemu-system-x86_64 -accel tcg -cpu qemu64,+rdrand -smp 2 -m 1024 \
 		-nographic -no-reboot -kernel "$vmlinuz" -initrd "$work/initrd.gz" \
-		-append "console=ttyS0 panic=-1 quiet random.trust_cpu=on lsmode=$mode lssecs=${LATSCOPE_COMPARE_SECONDS:-60} $fuzz" \
+		-append "console=ttyS0 panic=-1 quiet random.trust_cpu=on lsmode=$mode lssecs=${LATSCOPE_COMPARE_SECONDS:-60} $fuzz$tests" \
 		>"$log" 2>&1 || true
 }
 boot

@@ -150,8 +150,10 @@ void ls_gpio_print_summary(FILE *f, const struct ls_report *r)
 			(unsigned long long)g->spurious, line);
 	if (r->monitor) {
 		g = &r->monitor->res.gpio;
-		fprintf(f, "GPIO| monitor on CPU%d: %llu answers timed, %llu pulses unanswered, %llu stray edges\n",
-			r->monitor->cpu, (unsigned long long)g->acks,
+		fprintf(f, "GPIO| monitor on CPU%d: %llu answers timed, %llu late (overruns), %llu pulses lost (no answer within a second), %llu stray edges\n",
+			r->monitor->cpu,
+			(unsigned long long)r->monitor->res.latency.samples,
+			(unsigned long long)r->monitor->res.overruns,
 			(unsigned long long)g->lost, (unsigned long long)g->spurious);
 	}
 	if (p->context == LS_CTX_GPIOD && !r->monitor && !r->latmon)
@@ -208,7 +210,7 @@ void ls_gpio_write_json(FILE *f, const struct ls_report *r)
 	if (ls_one_board(p)) {
 		ls_json_key_string(f, "    ", "ack_in", p->ack_in.spec, ",\n");
 		if (r->monitor)
-			fprintf(f, "    \"monitor_cpu\": %d,\n    \"monitor_unanswered\": %llu,\n",
+			fprintf(f, "    \"monitor_cpu\": %d,\n    \"monitor_lost\": %llu,\n",
 				r->monitor->cpu, (unsigned long long)r->monitor->res.gpio.lost);
 	}
 	ls_json_key_string(f, "    ", "edge", ls_gpio_edge_used(p, g), ",\n");
