@@ -14,6 +14,8 @@
 #                        one stage of check (vm-fuzz: FUZZ_SECONDS, FUZZ_SEED)
 #   make vm-test-one SERIES=6.12 FLAVOUR=rt-amd64      one kernel of the matrix
 #   make compare         mainline vs PREEMPT_RT under load in the VM, reported
+#   make compare-gpio    the GPIO responders side by side in the GPIO VM
+#   make vm-gpiod        the GPIO VM's libgpiod part alone (both kernels)
 
 KRELEASE ?= $(shell uname -r)
 KDIR ?= /lib/modules/$(KRELEASE)/build
@@ -23,7 +25,7 @@ FLAVOUR ?= amd64
 FUZZ_SECONDS ?= 60
 FUZZ_SEED ?=
 
-.PHONY: all module cli check demo install deps kunit build-matrix checkpatch shellcheck dtbo dt-check pi-vm report-test compare \
+.PHONY: all module cli check demo install deps kunit build-matrix checkpatch shellcheck dtbo dt-check pi-vm report-test compare compare-gpio vm-gpiod \
 	vm-test vm-test-one vm-gpio vm-fuzz clean
 
 all: module cli
@@ -91,6 +93,15 @@ report-test: deps
 # The README's mainline vs PREEMPT_RT comparison (emulated), into docs/comparison.
 compare: deps cli
 	scripts/compare.sh
+
+# The README's GPIO responder table (emulated), into docs/comparison/gpio.
+compare-gpio: deps
+	scripts/compare-gpio.sh
+
+# The fast target for the application's responder: only tests/vm/gpiod_test.sh.
+vm-gpiod: deps
+	LATSCOPE_VM_TESTS=gpiod scripts/vm.sh gpio amd64
+	LATSCOPE_VM_TESTS=gpiod scripts/vm.sh gpio rt-amd64
 
 pi-vm: deps
 	scripts/pi-vm.sh sut

@@ -98,6 +98,7 @@ gcc -std=c11 -static -O2 -Wall -Wextra -Werror "$top/tests/vm/latmon_peer.c" -o 
 gcc -std=c11 -static -O2 -Wall -Wextra -Werror "$top/tests/vm/gpio_wire.c" -o "$root/gpio_wire"
 cp "$top/tests/vm/latmon_test.sh" "$root/latmon_test.sh"
 cp "$top/tests/vm/gpiod_test.sh" "$root/gpiod_test.sh"
+cp "$top/tests/vm/gpio_compare.sh" "$root/gpio_compare.sh"
 # cyclictest from rt-tests, to run beside latscope in the same VM, and
 # the load tools of --stress (tests/vm/stress_test.sh), each with the
 # libraries it links; and a user that is not root.
@@ -153,8 +154,9 @@ tr -d '\r' <"$log" | awk -v dir="$files" '
 	/^LATSCOPE-FILE-BEGIN / { f = dir "/" $2; next }
 	/^LATSCOPE-FILE-END/ { close(f); f = ""; next }
 	f { print > f }'
-# compare leaves its JSON to scripts/compare.sh; fuzz writes no file.
-if [ "$mode" = compare ] || [ "$mode" = fuzz ]; then
+# compare leaves its JSON to scripts/compare.sh (gpio-compare to
+# scripts/compare-gpio.sh); fuzz writes no file.
+if [ "$mode" = compare ] || [ "$mode" = gpio-compare ] || [ "$mode" = fuzz ]; then
 	exit 0
 fi
 if [ "$mode" = demo ]; then

@@ -106,6 +106,18 @@ case_ 2 "belong to --monitor" --calibrate
 case_ 2 "--listen 999.1.1.1" --monitor --listen 999.1.1.1 --pulse-out gpiochip0,1 --ack-in gpiochip0,2
 case_ 2 "give a dotted IPv4 address, or none" --monitor --announce-to "$long" --pulse-out gpiochip0,1 --ack-in gpiochip0,2
 case_ 2 "--pulse-edge both-edges" --monitor --pulse-edge both-edges --pulse-out gpiochip0,1 --ack-in gpiochip0,2
+# The application's responder (--gpiod): its rules, and lines that are
+# not there (refused before any line is requested; no module needed).
+case_ 2 "GPIO mode needs both -I" --gpiod
+case_ 2 "--gpiod requests its lines" --gpiod --gpio-dt
+case_ 2 "needs both --pulse-out" --gpiod -I gpiochip0,1 -O gpiochip0,2 --pulse-out gpiochip0,3
+case_ 2 "both-edges" -I gpiochip0,1,both-edges -O gpiochip0,2 --pulse-out gpiochip0,3 --ack-in gpiochip0,4
+case_ 2 "a line of its own" -I gpiochip0,1 -O gpiochip0,2 --pulse-out gpiochip0,3 --ack-in gpiochip0,2
+case_ 2 "not both" -z h -I gpiochip0,1 -O gpiochip0,2 --pulse-out gpiochip0,3 --ack-in gpiochip0,4
+case_ 2 "leave out -k, -u and --gpiod" --monitor --gpiod --pulse-out gpiochip0,1 --ack-in gpiochip0,2
+case_ 3 "no GPIO chip /dev/${long:0:70}" -z - -I "${long:0:70},1" -O gpiochip0,2 -T 1
+case_ 3 "pulse-in /nonexistent/chip,3: no GPIO chip" --gpiod -I /nonexistent/chip,3 -O /nonexistent/chip,4 -T 1
+case_ 3 "pulse-in /dev/null,3: /dev/null is not a GPIO chip" -z - -I /dev/null,3 -O /dev/null,4 -T 1
 # Paths it must not write, and CPUs that are not there.
 case_ 3 "$out/exists.plot exists" -g "$out/exists.plot"
 case_ 3 "/dev/full exists" --json /dev/full

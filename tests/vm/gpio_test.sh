@@ -10,12 +10,7 @@
 . /vm_lib.sh
 
 cd /tmp || exit 1
-mount -t configfs none /sys/kernel/config 2>/dev/null
-cfg=/sys/kernel/config/gpio-sim/latscope
-if mkdir $cfg && mkdir $cfg/bank0 && echo 8 >$cfg/bank0/num_lines &&
-	echo 1 >$cfg/live; then
-	chip=$(cat $cfg/bank0/chip_name)
-	sim=/sys/devices/platform/$(cat $cfg/dev_name)/$chip
+if sim_chip latscope; then
 	ok "gpio-sim: $chip, 8 lines"
 else
 	nok "gpio-sim" "cannot configure a chip"
@@ -55,11 +50,16 @@ is_event() { # edge, level
 	esac
 }
 
-# Remote mode: NAME, responder flag, edge, pulse cycles (up then down),
-# more options.
+# Remote mode: NAME, responder flag (-k, -u or --gpiod), edge, pulse
+# cycles (up then down), more options.
 remote() {
 	name=$1 flag=$2 edge=$3 n=$4
 	shift 4
+	case $flag in
+	-k) ctx=gpio-kernel how="remote" ;;
+	-u) ctx=gpio-user how="remote" ;;
+	*) ctx=inband-gpio how="application thread (libgpiod [12][.0-9]*)" ;;
+	esac
 	pull $IN down
 	latscope "$flag" -z - -I "$chip,$IN,$edge" -O "$chip,$ACK" -c 1 \
 		-H 10000 --json "$name.json" -g "$name.plot" "$@" >"$name.out" 2>&1 &
@@ -113,9 +113,9 @@ remote() {
 	is "$name: events" "$(jget "$name.json" events)" "$cycles"
 	is "$name: acks counted" "$(jget "$name.json" acks)" "$cycles"
 	is "$name: overruns" "$(jget "$name.json" overruns)" 0
-	has "$name: RTT line" "$name.out" "^RTT|  00:00:0[0-9]  (gpio-[a-z]*, remote pulses,"
-	has "$name: GPIO line" "$name.out" "^GPIO| remote, pulse-in $chip,$IN ($edge), ack-out $chip,$ACK"
-	has "$name: plot header" "$name.plot" "^# gpio lines: remote"
+	has "$name: RTT line" "$name.out" "^RTT|  00:00:0[0-9]  ($ctx, remote pulses,"
+	has "$name: GPIO line" "$name.out" "^GPIO| $how, pulse-in $chip,$IN ($edge), ack-out $chip,$ACK"
+	has "$name: plot header" "$name.plot" "^# gpio lines: $how"
 	dump "$name.json" "$name.json"
 	dump "$name.plot" "$name.plot"
 	cat "$name.out"
@@ -127,6 +127,16 @@ has "--irq-prio: says there is no thread" gpio-remote-kernel.out "no IRQ thread 
 is "--irq-prio: nothing raised in the JSON" "$(jget gpio-remote-kernel.json irq_thread_raised_to)" 0
 remote gpio-remote-user -u falling-edge 10
 remote gpio-remote-user-both -u both-edges 5
+# The application's thread (libgpiod), no monitor: its own figures, said
+# to be a lower bound; its pulse-in interrupt's thread raised, given back.
+remote gpiod-remote --gpiod falling-edge 10 --irq-prio 60
+has "--gpiod: a lower bound, said" gpiod-remote.out "^GPIO| no monitor: the figures are edge to ack written on this board, a lower bound"
+has "--gpiod: the split" gpiod-remote.out "^IRQ| edge to thread running: min"
+has "--gpiod: its IRQ thread raised and given back" gpiod-remote.out "irq/[0-9]*-latscope.*at SCHED_FIFO 60 for the run, then given back its SCHED_FIFO 50"
+case $(jget gpiod-remote.json responder) in
+'"libgpiod 1.'* | '"libgpiod 2.'*) ok "--gpiod: JSON names libgpiod" ;;
+*) nok "--gpiod: JSON names libgpiod" "$(jget gpiod-remote.json responder)" ;;
+esac
 
 # Loopback: NAME, responder flag.
 loopback() {
@@ -176,35 +186,59 @@ loopback gpio-loop-kernel -k
 loopback gpio-loop-user -u
 
 # Bad line specs: a clear error naming the line, exit 3, nothing held.
+# Each through the driver (-u) and the application's thread (--gpiod).
 bad() { # name, pattern, args...
 	name=$1 pattern=$2
 	shift 2
-	latscope -z - "$@" -T 1 >bad.out 2>&1
-	expect_rc "$name: refused" $? 3
-	has "$name: says why" bad.out "$pattern"
+	for ctx in -u --gpiod; do
+		latscope $ctx -z - "$@" -T 1 >bad.out 2>&1
+		expect_rc "$name ($ctx): refused" $? 3
+		has "$name ($ctx): says why" bad.out "$pattern"
+		if [ "$(grep -c "^latscope:" bad.out)" = 1 ]; then ok "$name ($ctx): one line"; else nok "$name ($ctx): one line" "$(cat bad.out)"; fi
+	done
 }
 bad "unknown chip" "no GPIO chip /dev/gpiochip9" -I gpiochip9,0 -O gpiochip9,1
 bad "offset out of range" "pulse-in $chip,99: offset 99 out of range" -I "$chip,99" -O "$chip,1"
-latscope -z - -I "/dev/$chip,4" -O "$chip,4" >bad.out 2>&1
-expect_rc "same line, two spellings: refused" $? 2
-has "same line, two spellings: says why" bad.out "must be a different one"
+bad "ack-out out of range" "ack-out $chip,8: offset 8 out of range" -I "$chip,5" -O "$chip,8"
+for ctx in -u --gpiod; do
+	latscope $ctx -z - -I "/dev/$chip,4" -O "$chip,4" >bad.out 2>&1
+	expect_rc "same line, two spellings ($ctx): refused" $? 2
+	has "same line, two spellings ($ctx): says why" bad.out "must be a different one"
+done
 
 latscope --gpio-dt -k -T 1 >dt.out 2>&1
 expect_rc "--gpio-dt without a device: refused" $? 3
 has "--gpio-dt without a device: says why" dt.out 'no "latscope,gpio" device is bound'
 
-latscope -z - -I "$chip,$IN" -O "$chip,$ACK" -c 1 -T 60 >held.out 2>&1 &
-pid=$!
-# The lines are held once it says it warms up (SETUP came first).
-wait_for held.out "warming up" 60 || nok "line held: started" "$(cat held.out)"
-bad "line held by another run" "pulse-in $chip,$IN: line busy, used by \"latscope pulse-in\"" \
-	-I "$chip,$IN" -O "$chip,5"
-kill -9 $pid
-wait $pid 2>/dev/null
-# kill -9 closed the file: the lines are free for the next run.
-latscope -z - -I "$chip,$IN" -O "$chip,$ACK" -c 1 -T 1 >again.out 2>&1
-expect_rc "lines free again after kill -9" $? 0
+base=$(sed -n "s/^$chip: GPIOs \([0-9]*\)-.*/\1/p" /sys/kernel/debug/gpio)
+# A line held by the driver, then by another program (the application's
+# thread): the holder named; the other line of the refused run not left
+# requested.
+for holder in -u --gpiod; do
+	case $holder in
+	-u) label="latscope pulse-in" ;;
+	*) label="latscope-pulse" ;;
+	esac
+	latscope $holder -z - -I "$chip,$IN" -O "$chip,$ACK" -c 1 -T 60 >held.out 2>&1 &
+	pid=$!
+	# The lines are held once it says it warms up (SETUP came first).
+	wait_for held.out "warming up" 60 || nok "line held: started" "$(cat held.out)"
+	bad "line held ($holder)" "pulse-in $chip,$IN: line busy, used by \"$label\"" \
+		-I "$chip,$IN" -O "$chip,5"
+	bad "ack-out held ($holder)" "ack-out $chip,$IN: line busy, used by \"$label\"" \
+		-I "$chip,5" -O "$chip,$IN"
+	if grep -q "gpio-$((base + 5)) .*latscope" /sys/kernel/debug/gpio; then
+		nok "line held ($holder): the refused run's other line free" "$(grep latscope /sys/kernel/debug/gpio)"
+	else
+		ok "line held ($holder): the refused run's other line free"
+	fi
+	kill -9 $pid
+	wait $pid 2>/dev/null
+	# kill -9 closed the file: the lines are free for the next run.
+	latscope $holder -z - -I "$chip,$IN" -O "$chip,$ACK" -c 1 -T 1 >again.out 2>&1
+	expect_rc "lines free again after kill -9 ($holder)" $? 0
+done
 
-echo 0 >$cfg/live
+echo 0 >"$cfg/live"
 echo "gpio: $pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -43,3 +43,16 @@ plot_adds_up() { # name, plot file
 	fi
 }
 
+
+# Makes gpio-sim chip NAME of 8 lines through configfs: sets cfg (its
+# configfs directory), chip (gpiochipN) and sim (its sysfs directory,
+# with each line's pull and value). Returns 1 if it cannot.
+sim_chip() { # name
+	mount -t configfs none /sys/kernel/config 2>/dev/null
+	cfg=/sys/kernel/config/gpio-sim/$1
+	mkdir "$cfg" && mkdir "$cfg/bank0" && echo 8 >"$cfg/bank0/num_lines" &&
+		echo 1 >"$cfg/live" || return 1
+	chip=$(cat "$cfg/bank0/chip_name")
+	# shellcheck disable=SC2034 # for the scripts that source this one
+	sim=/sys/devices/platform/$(cat "$cfg/dev_name")/$chip
+}
