@@ -207,12 +207,8 @@ void ls_gpio_write_json(FILE *f, const struct ls_report *r)
 				   "thread.0.latency: edge (the kernel's stamp) to ack written; thread.0.irq: edge to the thread running with the event",
 				   ",\n");
 	}
-	if (ls_one_board(p)) {
+	if (ls_one_board(p))
 		ls_json_key_string(f, "    ", "ack_in", p->ack_in.spec, ",\n");
-		if (r->monitor)
-			fprintf(f, "    \"monitor_cpu\": %d,\n    \"monitor_lost\": %llu,\n",
-				r->monitor->cpu, (unsigned long long)r->monitor->res.gpio.lost);
-	}
 	ls_json_key_string(f, "    ", "edge", ls_gpio_edge_used(p, g), ",\n");
 	if (p->monitor) {
 		ls_json_key_string(f, "    ", "ack_in", p->ack_in.spec, ",\n");

@@ -150,6 +150,27 @@ static void json_thread(FILE *f, const struct ls_report *r, int i)
 	fprintf(f, "\n    }%s\n", i + 1 < r->nr_cpus ? "," : "");
 }
 
+/*
+ * The one-board monitor's session, whose figures are the total: where it
+ * ran, what it could not time, and its histogram (the total's tail and
+ * underflow are the total's own).
+ */
+static void json_monitor(FILE *f, const struct ls_report *r)
+{
+	const struct ls_cpu_result *m = r->monitor;
+
+	fputs("  \"monitor\": {\n", f);
+	ls_json_key_string(f, "    ", "figures",
+			   "total, timeline, overruns and histogram are this board's monitor's: pulse-out to ack-in; thread.0 is the responder's local split",
+			   ",\n");
+	fprintf(f, "    \"cpu\": %d,\n    \"overruns\": %llu,\n    \"lost\": %llu,\n",
+		m->cpu, (unsigned long long)m->res.overruns,
+		(unsigned long long)m->res.gpio.lost);
+	fprintf(f, "    \"spurious\": %llu,\n", (unsigned long long)m->res.gpio.spurious);
+	json_histogram(f, m->cells, r->params->hist_cells);
+	fprintf(f, "    \"samples\": %llu\n  },\n", (unsigned long long)m->res.latency.samples);
+}
+
 /* The load: preset name, CPUs, exact commands, tool versions. */
 static void json_stress(FILE *f, const struct ls_stress *st)
 {
@@ -246,6 +267,8 @@ int ls_write_json(FILE *f, const struct ls_report *r)
 		src->write_json(f, r);
 	if (r->latmon)
 		ls_latmon_write_json(f, r);
+	if (r->monitor)
+		json_monitor(f, r);
 	json_stress(f, &r->stress);
 	if (r->timeline)
 		json_timeline(f, r->timeline);

@@ -67,7 +67,17 @@ def expected_row(doc):
         for cell, count in doc["latmon"]["histogram"].items():
             edge = (int(cell) + 1) * cell_us
             values += [(edge, f"{edge:.3f}")] * count
-    for t in [] if "latmon" in doc else doc["thread"].values():
+    if "monitor" in doc:
+        # One board: the monitor session's cells, the total's own tail.
+        values += [(0.0, "0.000")] * total["underflow"]
+        for lo, hi, count in total.get("tail", []):
+            values += [(hi, tail_text(lo, hi, total["max"]))] * count
+        if "tail" not in total:
+            values += [(math.inf, f"<={total['max']:.3f}")] * total["overflow"]
+        for cell, count in doc["monitor"]["histogram"].items():
+            edge = (int(cell) + 1) * cell_us
+            values += [(edge, f"{edge:.3f}")] * count
+    for t in [] if "latmon" in doc or "monitor" in doc else doc["thread"].values():
         values += [(0.0, "0.000")] * t["latency"]["underflow"]
         if has_tail:
             for lo, hi, count in t["latency"]["tail"]:

@@ -70,9 +70,13 @@ for path in jsons:
     latmon = doc.get("latmon")
     # One board: the totals are the driver's monitor session's, the one
     # thread the application's local split (tests/vm/gpiod_test.sh).
-    board = doc.get("gpio", {}).get("mode") == "one-board"
+    board = "monitor" in doc
     if board:
         check_tail(path.name, "total", doc["total"])
+        total = doc["total"]
+        check(sum(doc["monitor"]["histogram"].values()) + total["underflow"] +
+              total["overflow"] == total["samples"] == doc["monitor"]["samples"],
+              f"{path.name}: the monitor's histogram adds up to the total", doc["monitor"])
         check(doc["total"]["samples"] <= sum(t["cycles"] for t in threads.values()),
               f"{path.name}: the monitor timed no more answers than were made")
     elif latmon:
