@@ -77,5 +77,12 @@ else
 fi
 lines_back "lines given back to the device"
 
+# This CLI is built without libgpiod (GPIOD=none): --gpiod says so, after
+# the lines were checked, and leaves nothing requested.
+latscope -z - -I gpiochip0,5 -O gpiochip0,6 -T 1 >/tmp/gpiod.out 2>&1
+expect_rc "--gpiod without libgpiod: refused" $? 3
+has "--gpiod without libgpiod: says why" /tmp/gpiod.out "built without libgpiod"
+lines_back "--gpiod without libgpiod: nothing requested"
+
 echo "pi: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
