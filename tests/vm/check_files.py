@@ -45,8 +45,10 @@ def check_tail(name, what, block):
 files = pathlib.Path(sys.argv[1])
 jsons = sorted(files.glob("*.json"))
 plots = sorted(files.glob("*.plot"))
-check(len(jsons) >= 3 and len(plots) >= 4, "files came back from the VM",
-      [p.name for p in files.iterdir()])
+# A part of the stage alone (LATSCOPE_VM_TESTS, scripts/vm.sh) writes fewer.
+partial = bool(os.environ.get("LATSCOPE_VM_TESTS"))
+check(len(jsons) >= (1 if partial else 3) and len(plots) >= (1 if partial else 4),
+      "files came back from the VM", [p.name for p in files.iterdir()])
 for path in jsons:
     try:
         doc = json.loads(path.read_text())
