@@ -268,8 +268,14 @@ static int gpiod_check(const struct ls_params *p, char *err, size_t errlen)
 		ls_fail(err, errlen, "--gpiod on one board needs both --pulse-out (wired to -I) and --ack-in (wired from -O): the driver's monitor drives and times them");
 		return -1;
 	}
-	if (!ls_one_board(p))
+	if (!ls_one_board(p)) {
+		if (p->breaktrace_us) {
+			ls_fail(err, errlen, "-b %u: the driver stops ftrace, and --gpiod answers without it: use -A, or the one-board mode (--pulse-out and --ack-in), whose monitor is the driver's",
+				p->breaktrace_us);
+			return -1;
+		}
 		return 0;
+	}
 	if (p->latmon_host[0]) {
 		ls_fail(err, errlen, "-z %s and --ack-in: a latmon monitor or this board's own, not both",
 			p->latmon_host);

@@ -134,6 +134,7 @@ int ls_irq_thread_find(const char *proc, int irq, const char *label,
 		closedir(dir);
 	if (found > 1) {
 		t->pid = 0;
+		t->ambiguous = true;
 		return -1;
 	}
 	return 0;
@@ -163,22 +164,29 @@ int ls_irq_thread_raise(struct ls_irq_thread *t, int prio)
 	if (ls_irq_thread_sched(t->pid, &t->old_policy, &t->old_prio) ||
 	    sched_setscheduler(t->pid, SCHED_FIFO, &sp))
 		return -1;
-	t->raised = true;
+	t->raised = t->was_raised = true;
 	return 0;
 }
 
 /*
  * Gives @t's thread its scheduling back, and checks it took; 0, or -1
- * with errno (ESRCH: the thread is gone, with its irq).
+ * with errno (ESRCH: the thread is gone, with its irq, and its pid may be
+ * another task's by now, which is left alone).
  */
 int ls_irq_thread_restore(struct ls_irq_thread *t)
 {
 	struct sched_param sp = { .sched_priority = t->old_prio };
+	char path[64], comm[64];
 	int policy, prio;
 
 	if (!t->raised)
 		return 0;
 	t->raised = false;
+	snprintf(path, sizeof(path), "/proc/%d/comm", t->pid);
+	if (read_line(path, comm, sizeof(comm)) || strcmp(comm, t->comm)) {
+		errno = ESRCH;
+		return -1;
+	}
 	if (sched_setscheduler(t->pid, t->old_policy, &sp) ||
 	    ls_irq_thread_sched(t->pid, &policy, &prio))
 		return -1;

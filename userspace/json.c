@@ -267,7 +267,7 @@ int ls_write_json(FILE *f, const struct ls_report *r)
 		src->write_json(f, r);
 	if (r->latmon)
 		ls_latmon_write_json(f, r);
-	if (r->monitor)
+	if (r->monitor && r->monitor->cells)
 		json_monitor(f, r);
 	json_stress(f, &r->stress);
 	if (r->timeline)

@@ -195,8 +195,10 @@ struct ls_irq_thread {
 	int pid;			/* 0: the irq has no thread of its own */
 	char comm[64];
 	int old_policy, old_prio;	/* before ls_irq_thread_raise() */
+	bool was_raised;		/* ls_irq_thread_raise() did it */
 	bool raised;			/* and not given back yet */
 	bool restored;			/* given back, and checked */
+	bool ambiguous;			/* two threads matched: none chosen */
 };
 
 int ls_irqs_named(const char *proc, const char *label, int *irqs, int max);

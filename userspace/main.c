@@ -26,12 +26,14 @@ static void print_breaktrace(const struct ls_report *r)
 {
 	int i;
 
-	for (i = 0; i < r->nr_cpus; i++) {
-		const struct latscope_result *res = &r->cpu[i].res;
+	/* The threads', then the one-board monitor's (index nr_cpus). */
+	for (i = 0; i <= r->nr_cpus; i++) {
+		const struct ls_cpu_result *c = i < r->nr_cpus ? &r->cpu[i] : r->monitor;
 
-		if (res->flags & LATSCOPE_RESULT_TRACE_FIRED)
-			printf("BRK| CPU%d stopped the trace at a %.3f us sample: read /sys/kernel/tracing/trace\n",
-			       r->cpu[i].cpu, ls_us(res->trace_sample_ns));
+		if (c && (c->res.flags & LATSCOPE_RESULT_TRACE_FIRED))
+			printf("BRK| %sCPU%d stopped the trace at a %.3f us sample: read /sys/kernel/tracing/trace\n",
+			       c == r->monitor ? "the monitor on " : "", c->cpu,
+			       ls_us(c->res.trace_sample_ns));
 	}
 }
 

@@ -55,11 +55,7 @@ int ls_collect(struct cpu_run *c, struct ls_cpu_result *out, unsigned int cells,
 int ls_report_alloc(struct ls_report *r, int nr_cpus, unsigned int cells, bool monitor)
 {
 	r->cpu = calloc(nr_cpus, sizeof(*r->cpu));
-	if (monitor) {
-		r->monitor = calloc(1, sizeof(*r->monitor));
-		if (!r->monitor)
-			return -1;
-	}
+	r->monitor = monitor ? calloc(1, sizeof(*r->monitor)) : NULL;
 	r->total_cells = calloc((size_t)cells + LATSCOPE_TAIL_BUCKETS, sizeof(__u64));
 	r->total_tail = r->total_cells ? r->total_cells + cells : NULL;
 	r->timeline = malloc(sizeof(*r->timeline));
@@ -72,7 +68,7 @@ int ls_report_alloc(struct ls_report *r, int nr_cpus, unsigned int cells, bool m
 		if (!r->latmon->hist)
 			return -1;
 	}
-	return r->cpu && r->total_cells && r->timeline ? 0 : -1;
+	return r->cpu && r->total_cells && r->timeline && (r->monitor || !monitor) ? 0 : -1;
 }
 
 /* Frees the buffers of @r: its CPUs' histograms, totals and timeline. */
@@ -113,7 +109,7 @@ struct ls_cpu_result *ls_result_slot(struct run *run, struct ls_report *r, int i
 void ls_fill_report(struct ls_report *r, __u64 stopped_ns)
 {
 	const struct ls_cpu_result *from = r->monitor ? r->monitor : r->cpu;
-	int nr = r->monitor ? (r->nr_cpus ? 1 : 0) : r->nr_cpus;
+	int nr = r->monitor ? r->monitor->cells != NULL : r->nr_cpus;
 	unsigned int n = r->params->hist_cells;
 	__u64 warmup_end;
 	int i;

@@ -261,8 +261,13 @@ static int collect_results(struct run *run, struct ls_report *r, int ret, char *
 		if (ls_collect(&run->cpus[i], ls_result_slot(run, r, i), run->p->hist_cells,
 			       err, errlen)) {
 			ret = LS_EXIT_RUNTIME;
-			/* No figure stands in for the monitor's round trip. */
-			r->nr_cpus = i < run->nr_threads ? i : 0;
+			/*
+			 * A thread's missing result ends the list; a monitor's
+			 * leaves its entry without cells, and no total: no
+			 * figure stands in for its round trip.
+			 */
+			if (i < run->nr_threads)
+				r->nr_cpus = i;
 			break;
 		}
 	ls_fill_report(r, run->stopped_ns);

@@ -105,8 +105,7 @@ static void find_irq(struct gpiod_session *g, const int *before, int nr_before)
 		g->irqt.irq = -1;
 		return;
 	}
-	if (ls_irq_thread_find("/proc", irq, LS_GPIOD_PULSE_LABEL, &g->irqt))
-		g->irqt.pid = 0;
+	ls_irq_thread_find("/proc", irq, LS_GPIOD_PULSE_LABEL, &g->irqt);
 }
 
 static int alloc_figures(struct gpiod_session *g, unsigned int cells)
@@ -173,16 +172,24 @@ static int gpiod_open(struct cpu_run *c, char *err, size_t errlen)
 
 /* ---- the responder thread ---- */
 
-/* Sends the second being filled to the logger (a full pipe drops it, counted). */
-static void send_second(struct gpiod_session *g)
+/*
+ * Sends the second being filled to the logger (a full pipe drops it,
+ * counted), and starts filling second @next.
+ */
+static void send_second(struct gpiod_session *g, __u64 next)
 {
-	if (!g->cur.samples && !g->cur.overruns)
-		return;
-	g->cur.avg_ns = g->cur.samples ? g->cur_sum / (__s64)g->cur.samples : 0;
-	if (write(g->rec[1], &g->cur, sizeof(g->cur)) != (ssize_t)sizeof(g->cur))
-		g->dropped++;
+	if (g->cur.samples || g->cur.overruns) {
+		g->cur.avg_ns = g->cur.samples ? g->cur_sum / (__s64)g->cur.samples : 0;
+		if (write(g->rec[1], &g->cur, sizeof(g->cur)) != (ssize_t)sizeof(g->cur)) {
+			atomic_fetch_add_explicit(&g->seq, 1, memory_order_relaxed);
+			atomic_thread_fence(memory_order_release);
+			g->dropped++;
+			atomic_fetch_add_explicit(&g->seq, 1, memory_order_release);
+		}
+	}
 	memset(&g->cur, 0, sizeof(g->cur));
 	g->cur_sum = 0;
+	g->cur.second = next;
 }
 
 /* The second (from 0 past the warm-up) of time @t, which is past it. */
@@ -197,10 +204,9 @@ static void count(struct gpiod_session *g, __u64 edge, __u64 running, __u64 acke
 	__s64 lat = (__s64)(acked - edge), wake = (__s64)(running - edge);
 	__u64 sec = second_of(g, edge);
 
-	if (sec != g->cur.second) {
-		send_second(g);
-		g->cur.second = sec;
-	}
+	/* An edge of a second already sent (read late) counts in this one. */
+	if (sec > g->cur.second)
+		send_second(g, sec);
 	atomic_fetch_add_explicit(&g->seq, 1, memory_order_relaxed);
 	atomic_thread_fence(memory_order_release);
 	g->events++;
@@ -261,7 +267,7 @@ static void *responder(void *arg)
 		now = ls_now_ns();
 		if (g->cur.samples && now >= g->warmup_end &&
 		    second_of(g, now) > g->cur.second)
-			send_second(g);
+			send_second(g, second_of(g, now));
 		n = poll(pfd, 2, wait_ms(g, now));
 		if (n < 0 && errno != EINTR) {
 			g->thread_err = errno;
@@ -275,12 +281,13 @@ static void *responder(void *arg)
 			g->thread_err = ENODEV;	/* the chip went away */
 			break;
 		}
-		running = ls_now_ns();
 		n = ls_gpiod_read(g->in, ev, MAX_EVENTS);
 		if (n < 0 && errno != EAGAIN && errno != EINTR) {
 			g->thread_err = errno;
 			break;
 		}
+		/* The thread runs with its events in hand. */
+		running = ls_now_ns();
 		for (i = 0; i < n; i++) {
 			acked = answer(g);
 			if (!acked) {
@@ -292,7 +299,7 @@ static void *responder(void *arg)
 		}
 	}
 out:
-	send_second(g);
+	send_second(g, 0);
 	close(g->rec[1]);
 	g->rec[1] = -1;
 	return NULL;
@@ -364,6 +371,9 @@ static void irq_note(const struct gpiod_session *g, char *buf, size_t len)
 	if (g->irqt.irq < 0)
 		n = snprintf(buf, len, g->nr_irqs ? "%d interrupts named " LS_GPIOD_PULSE_LABEL ", not telling which is pulse-in's" :
 			     "no interrupt named " LS_GPIOD_PULSE_LABEL " in /proc/irq", g->nr_irqs);
+	else if (g->irqt.ambiguous)
+		n = snprintf(buf, len, "irq %d, two kernel threads named for it: none raised",
+			     g->irqt.irq);
 	else if (!g->irqt.pid)
 		n = snprintf(buf, len, "irq %d, not threaded: its edges are delivered in hard irq or in its parent interrupt's thread",
 			     g->irqt.irq);
@@ -422,7 +432,7 @@ static void export(const struct gpiod_session *g, const struct cpu_run *c,
 	gr->irq_thread_pid = g->irqt.pid;
 	snprintf(gr->irq_thread_comm, sizeof(gr->irq_thread_comm), "%.15s", g->irqt.comm);
 	gr->paths = g->irqt.pid ? LATSCOPE_GPIO_IN_THREAD : 0;
-	if (g->irqt.raised || g->irqt.restored) {
+	if (g->irqt.was_raised) {
 		gr->paths |= LATSCOPE_GPIO_THREAD_RAISED;
 		gr->irq_thread_policy = (__u32)g->irqt.old_policy;
 		gr->irq_thread_rtprio = (__u32)g->irqt.old_prio;

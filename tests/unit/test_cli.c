@@ -230,6 +230,10 @@ static void test_gpiod_options(void)
 	      LS_PARSE_RUN && p.context == LS_CTX_GPIOD && ls_one_board(&p) && ls_gpio_paced(&p),
 	      "--pulse-out and --ack-in without --monitor: one board, the application's thread",
 	      "%s", err);
+	check(parse("-b 50 -I a,1 -O a,2 --pulse-out a,3 --ack-in a,4", &p, err) == LS_PARSE_RUN,
+	      "-b with one board: the monitor is the driver's", "%s", err);
+	check(parse("-k -b 50 -z - -I a,1 -O a,2", &p, err) == LS_PARSE_RUN,
+	      "-b with the driver's thread", "%s", err);
 	check(parse("--monitor -k --pulse-out a,1 --ack-in a,2", &p, err) == LS_PARSE_ERROR &&
 	      strstr(err, "hard irq"), "--monitor -k refused", "%s", err);
 	check(parse("-u --monitor --pulse-out a,1 --ack-in a,2", &p, err) == LS_PARSE_ERROR &&
@@ -254,6 +258,8 @@ static void test_gpiod_options(void)
 		{ "-z - -I a,1 -O a,1", "each line" },
 		{ "--gpiod --cpus 0,1 -I a,1 -O a,2", "one CPU" },
 		{ "--gpiod -I a,1 -O a,2 --irq-prio 0", "'0'" },
+		{ "-b 50 -z - -I a,1 -O a,2", "-b 50: the driver stops ftrace" },
+		{ "-b 50 -z 10.0.0.2 -I a,1 -O a,2", "use -A" },
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		enum ls_parse r = parse(bad[i].line, &p, err);
