@@ -163,6 +163,17 @@ out:
 	return ret;
 }
 
+/*
+ * Whether the responder answers with latmus's ack pulse (--ack pulse, or
+ * by default when a monitor times it: a latmon host, or the one-board
+ * monitor) rather than one toggle.
+ */
+bool ls_ack_pulse(const struct ls_params *p)
+{
+	return p->ack == LS_ACK_PULSE ||
+	       (p->ack == LS_ACK_AUTO && (p->latmon_host[0] || ls_one_board(p)));
+}
+
 /* Loopback: the driver pulses at the period; remote: the monitor's pace. */
 bool ls_gpio_paced(const struct ls_params *p)
 {
@@ -440,7 +451,7 @@ int ls_gpio_setup(const struct ls_params *p, struct latscope_setup *setup,
 	/* Remote: the events come at the monitor's pace, whatever -p says. */
 	if (!loopback)
 		setup->period_ns = 0;
-	if (p->ack == LS_ACK_PULSE || (p->ack == LS_ACK_AUTO && p->latmon_host[0]))
+	if (ls_ack_pulse(p))
 		gs->flags |= LATSCOPE_GPIO_ACK_PULSE;
 	if (p->gpio_dt) {
 		gs->flags |= LATSCOPE_GPIO_FROM_DT;

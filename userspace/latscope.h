@@ -125,6 +125,7 @@ enum ls_parse ls_parse_args(int argc, char **argv, struct ls_params *p,
 int ls_parse_duration(const char *s, unsigned long long *secs);
 int ls_parse_cpu_list(const char *s, cpu_set_t *set);
 void ls_format_cpu_list(const cpu_set_t *set, char *buf, size_t len);
+int ls_first_cpu(const cpu_set_t *set, int none);
 void ls_usage(FILE *f);
 
 /* One measured CPU's result, as GET_RESULT returned it. */
@@ -389,6 +390,7 @@ int ls_gpio_resolve(const char *role, const struct ls_gpio_spec *spec,
 		    struct latscope_gpio_line *line, char *err, size_t errlen);
 bool ls_gpio_paced(const struct ls_params *p);
 bool ls_one_board(const struct ls_params *p);
+bool ls_ack_pulse(const struct ls_params *p);
 unsigned int ls_ack_in_edge(const struct ls_params *p);
 int ls_gpio_check(const struct ls_params *p, char *err, size_t errlen);
 int ls_gpio_prepare(struct ls_params *p, char *err, size_t errlen);

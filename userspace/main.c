@@ -44,7 +44,7 @@ int main(int argc, char **argv)
 	struct ls_sysinfo sys;
 	struct ls_params p;
 	char err[512] = "";
-	int ret, first_cpu;
+	int ret;
 
 	ls_params_init(&p);
 	switch (ls_parse_args(argc, argv, &p, err, sizeof(err))) {
@@ -66,10 +66,7 @@ int main(int argc, char **argv)
 		return LS_EXIT_SETUP;
 	}
 
-	first_cpu = 0;
-	while (first_cpu < CPU_SETSIZE - 1 && !CPU_ISSET(first_cpu, &p.cpus))
-		first_cpu++;
-	ls_sysinfo_read(&sys, CPU_COUNT(&p.cpus) ? first_cpu : 0);
+	ls_sysinfo_read(&sys, ls_first_cpu(&p.cpus, 0));
 	report.params = &p;
 	report.sys = &sys;
 

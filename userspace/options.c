@@ -113,6 +113,17 @@ int ls_parse_cpu_list(const char *s, cpu_set_t *set)
 	return 0;
 }
 
+/* The lowest CPU of @set, or @none if it is empty. */
+int ls_first_cpu(const cpu_set_t *set, int none)
+{
+	int c;
+
+	for (c = 0; c < CPU_SETSIZE; c++)
+		if (CPU_ISSET(c, set))
+			return c;
+	return none;
+}
+
 /* The inverse of ls_parse_cpu_list(), ranges folded: "1,3-5". */
 void ls_format_cpu_list(const cpu_set_t *set, char *buf, size_t len)
 {

@@ -124,9 +124,7 @@ static int alloc_cpu_runs(struct run *run, const struct ls_sysinfo *si)
 		struct cpu_run *m = &run->cpus[i];
 
 		one_board_params(run);
-		for (c = 0; c < CPU_SETSIZE - 1 && !CPU_ISSET(c, &run->others); c++)
-			;
-		init_session(m, CPU_ISSET(c, &run->others) ? c : run->cpus[0].cpu, si);
+		init_session(m, ls_first_cpu(&run->others, run->cpus[0].cpu), si);
 		m->ops = &ls_driver_session;
 		m->p = &run->mon_p;
 		m->role = LS_ROLE_MONITOR;

@@ -79,13 +79,6 @@ void ls_gpiod_request_error(const char *role, const struct ls_gpio_spec *spec, i
 	}
 }
 
-/* The ack's level between answers: high for latmus's pulse, low to toggle. */
-static int ack_idle(const struct ls_params *p)
-{
-	return p->ack == LS_ACK_PULSE ||
-	       (p->ack == LS_ACK_AUTO && (p->latmon_host[0] || p->ack_in.given));
-}
-
 /* The interrupt our pulse-in request got: the one named for it that was not before. */
 static void find_irq(struct gpiod_session *g, const int *before, int nr_before)
 {
@@ -157,7 +150,8 @@ static int gpiod_open(struct cpu_run *c, char *err, size_t errlen)
 		ls_gpiod_request_error("pulse-in", &p->pulse_in, errno, err, errlen);
 		return -1;
 	}
-	g->pulse = ack_idle(p);
+	/* Between answers ack-out idles high for latmus's pulse, low to toggle. */
+	g->pulse = ls_ack_pulse(p);
 	g->level = g->pulse;
 	g->ack = ls_gpiod_request_output(p->ack_out.dev, p->ack_out.offset, g->level,
 					 LS_GPIOD_ACK_LABEL);
