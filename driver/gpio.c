@@ -16,7 +16,7 @@
 #include <linux/limits.h>
 #include <linux/string.h>
 
-#include "gpio.h"
+#include "gpio-internal.h"
 #include "latscope.h"
 
 static bool latscope_gpio_line_used(const struct latscope_gpio_line *line)

@@ -27,7 +27,7 @@
 #include <linux/string.h>
 
 #include "compat.h"
-#include "gpio.h"
+#include "gpio-internal.h"
 
 struct latscope_dt_lines {
 	struct kref ref;

@@ -16,7 +16,7 @@
 #include <linux/workqueue.h>
 #include <uapi/linux/sched/types.h>
 
-#include "gpio.h"
+#include "gpio-internal.h"
 #include "latscope.h"
 
 static void latscope_gpio_raise(struct work_struct *work);

@@ -10,7 +10,7 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 
-#include "gpio.h"
+#include "gpio-internal.h"
 #include "latscope.h"
 #include "latscope_kunit.h"
 

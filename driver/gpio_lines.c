@@ -12,7 +12,7 @@
 #include <linux/overflow.h>
 #include <linux/slab.h>
 
-#include "gpio.h"
+#include "gpio-internal.h"
 
 /* Serialises the lookup table that hands run-time lines to gpiod_get(). */
 static DEFINE_MUTEX(latscope_gpio_lookup_lock);

@@ -18,7 +18,7 @@
 #include <linux/sched.h>
 #include <linux/time64.h>
 
-#include "gpio.h"
+#include "gpio-internal.h"
 #include "latscope.h"
 
 /* The pulse-out thread of sleeping GPIO chips runs above any responder. */

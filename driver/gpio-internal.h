@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * latscope GPIO source internals, shared by its files: gpio.c (the source's
- * hooks), gpio_lines.c (run-time lines by chip label and offset),
- * gpio_dt.c (the device tree's lines), gpio_pulse.c (the loopback pulse
- * train) and gpio_irq.c (arrivals on pulse-in, answers on ack-out).
+ * latscope GPIO source internals, private to its files (and its KUnit
+ * tests): gpio.c (the source's hooks), gpio_lines.c (run-time lines by
+ * chip label and offset), gpio_dt.c (the device tree's lines),
+ * gpio_pulse.c (the pulse train of loopback and monitor modes) and
+ * gpio_irq.c (arrivals on pulse-in, answers on ack-out). The rest of the
+ * driver knows the source by its hooks only (struct latscope_source).
  */
-#ifndef LATSCOPE_GPIO_H
-#define LATSCOPE_GPIO_H
+#ifndef LATSCOPE_GPIO_INTERNAL_H
+#define LATSCOPE_GPIO_INTERNAL_H
 
 #include <linux/atomic.h>
 #include <linux/sched.h>
@@ -123,4 +125,4 @@ int latscope_gpio_irq_start(struct latscope_session *s);
 void latscope_gpio_irq_stop(struct latscope_session *s);
 void latscope_gpio_respond(struct latscope_session *s, u64 ideal);
 
-#endif /* LATSCOPE_GPIO_H */
+#endif /* LATSCOPE_GPIO_INTERNAL_H */
