@@ -90,11 +90,13 @@ dt-check: deps
 report-test: deps
 	tests/report/run.sh
 
-# The README's mainline vs PREEMPT_RT comparison (emulated), into docs/comparison.
+# The mainline vs PREEMPT_RT comparison (emulated), into docs/measurements
+# (docs/measurements/mainline-vs-rt.md).
 compare: deps cli
 	scripts/compare.sh
 
-# The README's GPIO responder table (emulated), into docs/comparison/gpio.
+# The GPIO responder table (emulated), into docs/measurements/gpio
+# (docs/measurements/gpio-responders.md).
 compare-gpio: deps
 	scripts/compare-gpio.sh
 

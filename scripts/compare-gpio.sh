@@ -1,18 +1,18 @@
 #!/bin/bash
-# The README's GPIO responder comparison: in the GPIO test VM (QEMU TCG,
-# 2 CPUs, gpio-sim lines joined by a trace-event wire: emulated, not real
-# hardware), on the PREEMPT and the PREEMPT_RT 6.12 kernel, latscope's
-# latmon monitor times the same wiring for the fixture alone and for each
-# responder, LATSCOPE_COMPARE_SECONDS (20) each at 100 Hz
-# (tests/vm/gpio_compare.sh), and a table is printed of the round trips and
-# the local splits. Usage: scripts/compare-gpio.sh [OUTDIR]
-# (default docs/comparison/gpio: the JSON files and table.md).
+# The comparison of docs/measurements/gpio-responders.md: in the GPIO
+# test VM (QEMU TCG, 2 CPUs, gpio-sim lines joined by a trace-event wire:
+# emulated, not real hardware), on the PREEMPT and the PREEMPT_RT 6.12
+# kernel, latscope's latmon monitor times the same wiring for the fixture
+# alone and for each responder, LATSCOPE_COMPARE_SECONDS (20) each at
+# 100 Hz (tests/vm/gpio_compare.sh), and a table is printed of the round
+# trips and the local splits. Usage: scripts/compare-gpio.sh [OUTDIR]
+# (default docs/measurements/gpio: the JSON files and table.md).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=scripts/lib.sh
 . "$top/scripts/lib.sh"
 
-out=${1:-$top/docs/comparison/gpio}
+out=${1:-$top/docs/measurements/gpio}
 mkdir -p "$out"
 for flavour in amd64 rt-amd64; do
 	LATSCOPE_COMPARE_SECONDS=${LATSCOPE_COMPARE_SECONDS:-20} \

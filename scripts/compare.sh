@@ -1,16 +1,16 @@
 #!/bin/bash
-# The README's comparison: Debian 12's 6.12 mainline (PREEMPT_DYNAMIC) and
-# PREEMPT_RT kernels in the test VM (QEMU TCG, 2 CPUs: emulated, not real
-# hardware), each measuring the kernel context on CPU1 for
-# LATSCOPE_COMPARE_SECONDS (60) under --stress grinder, then
-# latscope-report on both. Usage: scripts/compare.sh [OUTDIR]
-# (default docs/comparison: the two JSON files, the plots and the tables).
+# The comparison of docs/measurements/mainline-vs-rt.md: Debian 12's 6.12
+# mainline (PREEMPT_DYNAMIC) and PREEMPT_RT kernels in the test VM (QEMU
+# TCG, 2 CPUs: emulated, not real hardware), each measuring the kernel
+# context on CPU1 for LATSCOPE_COMPARE_SECONDS (60) under --stress
+# grinder, then latscope-report on both. Usage: scripts/compare.sh [OUTDIR]
+# (default docs/measurements: the two JSON files, the plots and the tables).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=scripts/lib.sh
 . "$top/scripts/lib.sh"
 
-out=${1:-$top/docs/comparison}
+out=${1:-$top/docs/measurements}
 mkdir -p "$out"
 for flavour in amd64 rt-amd64; do
 	"$top/scripts/vm.sh" 6.12 "$flavour" compare | grep -E '^(RTS|ok|not ok)' || true

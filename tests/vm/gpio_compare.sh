@@ -1,5 +1,6 @@
 #!/bin/sh
-# One kernel's side of the README's GPIO responder comparison (run by
+# One kernel's side of the GPIO responder comparison in
+# docs/measurements/gpio-responders.md (run by
 # scripts/compare-gpio.sh in the GPIO VM): the same wiring for each row,
 # gpio-sim lines joined by tests/vm/gpio_wire.c, latscope's latmon monitor
 # on CPU0 timing pulse to ack over loopback TCP, each responder on CPU1
