@@ -24,7 +24,7 @@ build() { # out, api
 	fi
 	# shellcheck disable=SC2086 # the libraries are words
 	cc -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -Werror -pthread -DLS_TEST_GPIOD_API="$2" \
-		-I"$top/driver/include/uapi" "$top/tests/unit/test_cli.c" \
+		-I"$top/userspace" -I"$top/driver/include/uapi" "$top/tests/unit/test_cli.c" \
 		"$top/userspace/liblatscope-cli.a" ${libs#* } -o "$1"
 }
 status=0
@@ -91,7 +91,7 @@ while read -r opt; do
 		echo "not ok - docs: --$opt missing from --help or latscope.1"
 		docs_bad=$((docs_bad + 1))
 	fi
-done < <(grep -oE '^	\{ "[a-z-]+"' "$top/userspace/options.c" | cut -d'"' -f2)
+done < <(grep -oE '^	\{ "[a-z-]+"' "$top/userspace/cli/options.c" | cut -d'"' -f2)
 while read -r code; do
 	if grep -qw "$code" <<<"$help" && grep -qx ".B $code" <<<"$man"; then
 		docs_ok=$((docs_ok + 1))
@@ -99,7 +99,7 @@ while read -r code; do
 		echo "not ok - docs: exit status $code missing from --help or latscope.1"
 		docs_bad=$((docs_bad + 1))
 	fi
-done < <(grep -oE 'LS_EXIT_[A-Z]+[[:space:]]+= [0-9]+' "$top/userspace/latscope.h" | awk '{print $3}')
+done < <(grep -oE 'LS_EXIT_[A-Z]+[[:space:]]+= [0-9]+' "$top/userspace/core/core.h" | awk '{print $3}')
 make -s -C "$top/userspace" clean
 echo "docs: $docs_ok passed, $docs_bad failed"
 [ $docs_bad -eq 0 ] || status=1

@@ -14,10 +14,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../../userspace/gpiod_compat.h"
-#include "../../userspace/latscope.h"
-#include "../../userspace/latmon.h"
-#include "../../userspace/run.h"
+#include "cli/cli.h"
+#include "core/latmon_wire.h"
+#include "output/output.h"
+#include "run/engine.h"
+#include "run/gpiod_compat.h"
 
 static int passed, failed;
 
@@ -867,7 +868,7 @@ static void test_gpio_edge_used(void)
 	check(parse("-k --gpio-dt", &p, err) == LS_PARSE_RUN, "edge used: options", "%s", err);
 	strcpy(p.pulse_in.spec, "latscope:pulse-in");
 	strcpy(p.ack_out.spec, "latscope:ack-out");
-	ls_gpio_describe(&p, &g, line, sizeof(line));
+	ls_gpio_describe(&p, &g, "", line, sizeof(line));
 	check_str(line, "remote, pulse-in latscope:pulse-in (falling-edge), ack-out latscope:ack-out",
 		  "edge used: the device's, from the result");
 	g.edge = 0;	/* a driver that does not report it */

@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * latscope CLI, cli: the command line into struct ls_params (options.c),
+ * and main(), which strings the layers together and is the only place
+ * that exits. The top layer: it may use every layer below
+ * (docs/design/layers.md).
+ */
+#ifndef LATSCOPE_CLI_H
+#define LATSCOPE_CLI_H
+
+#include "core/core.h"
+
+enum ls_parse {
+	LS_PARSE_RUN,
+	LS_PARSE_HELP,
+	LS_PARSE_VERSION,
+	LS_PARSE_ERROR,
+};
+
+/* options.c */
+void ls_params_init(struct ls_params *p);
+enum ls_parse ls_parse_args(int argc, char **argv, struct ls_params *p,
+			    char *err, size_t errlen);
+int ls_parse_duration(const char *s, unsigned long long *secs);
+void ls_usage(FILE *f);
+
+#endif /* LATSCOPE_CLI_H */

@@ -1,0 +1,115 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * latscope: measures how late this system answers timer and GPIO events
+ * through /dev/latscope, with latmus's command line and output. main() only
+ * strings the layers together: parse, check outputs, plug the sinks and
+ * the link into a run, run, report.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "latmon/latmon.h"
+#include "output/output.h"
+#include "run/run.h"
+
+/* A final check, as latmus makes one: figures that cannot all be true. */
+static bool results_consistent(const struct ls_report *r)
+{
+	const struct latscope_stats *t = &r->total;
+	__s64 avg;
+
+	if (!t->samples)
+		return true;
+	avg = t->sum_ns / (__s64)t->samples;
+	return t->min_ns <= avg && avg <= t->max_ns;
+}
+
+/* Which CPU's trace stopped, at which sample, and where to read it. */
+static void print_breaktrace(const struct ls_report *r)
+{
+	int i;
+
+	/* The threads', then the one-board monitor's (index nr_cpus). */
+	for (i = 0; i <= r->nr_cpus; i++) {
+		const struct ls_cpu_result *c = i < r->nr_cpus ? &r->cpu[i] : r->monitor;
+
+		if (c && (c->res.flags & LATSCOPE_RESULT_TRACE_FIRED))
+			printf("BRK| %sCPU%d stopped the trace at a %.3f us sample: read /sys/kernel/tracing/trace\n",
+			       c == r->monitor ? "the monitor on " : "", c->cpu,
+			       ls_us(c->res.trace_sample_ns));
+	}
+}
+
+int main(int argc, char **argv)
+{
+	/* Each second: kept for the files, then printed and checked. */
+	const struct ls_sink sinks[] = {
+		{ ls_timeline_second, NULL }, { ls_console_second, NULL },
+	};
+	struct ls_latmon_conn conn;
+	const struct ls_link latmon = { &ls_latmon_client_ops, &conn };
+	struct ls_plug plug = { sinks, 2, NULL };
+	struct ls_report report = { 0 };
+	const struct ls_source *src;
+	struct ls_sysinfo sys;
+	struct ls_params p;
+	char err[512] = "";
+	int ret;
+
+	ls_params_init(&p);
+	switch (ls_parse_args(argc, argv, &p, err, sizeof(err))) {
+	case LS_PARSE_HELP:
+		ls_usage(stdout);
+		return LS_EXIT_OK;
+	case LS_PARSE_VERSION:
+		printf("latscope %s (ABI %u)\n", LS_VERSION, LATSCOPE_ABI_VERSION);
+		return LS_EXIT_OK;
+	case LS_PARSE_ERROR:
+		fprintf(stderr, "latscope: %s (see latscope --help)\n", err);
+		return LS_EXIT_USAGE;
+	case LS_PARSE_RUN:
+		break;
+	}
+	if (ls_check_output(p.plot_path, p.force, err, sizeof(err)) ||
+	    ls_check_output(p.json_path, p.force, err, sizeof(err))) {
+		fprintf(stderr, "latscope: %s\n", err);
+		return LS_EXIT_SETUP;
+	}
+
+	ls_sysinfo_read(&sys, ls_first_cpu(&p.cpus, 0));
+	report.params = &p;
+	report.sys = &sys;
+
+	src = ls_source_of(&p);
+	if (src->prepare && src->prepare(&p, err, sizeof(err))) {
+		fprintf(stderr, "latscope: %s\n", err);
+		return LS_EXIT_SETUP;
+	}
+	if (p.monitor && !p.calibrate)
+		return ls_monitor_serve(&p, &sys);
+	/* -z HOST: the run's figures are a latmon monitor's. */
+	if (p.latmon_host[0])
+		plug.link = &latmon;
+	ret = ls_run(&p, &report, &plug, err, sizeof(err));
+	if (ret == LS_EXIT_SETUP || ret == LS_EXIT_MONITOR) {
+		fprintf(stderr, "latscope: %s\n", err);
+		ls_report_free(&report);
+		return ret;
+	}
+	if (err[0])
+		fprintf(stderr, "latscope: %s\n", err);
+	if (ret == LS_EXIT_OK && !results_consistent(&report)) {
+		fprintf(stderr, "results look weird, aborting.\n");
+		ret = LS_EXIT_WEIRD;
+	}
+	report.exit_code = ret;
+	ls_print_summary(stdout, &report);
+	if (ret == LS_EXIT_BREAKTRACE)
+		print_breaktrace(&report);
+	fflush(stdout);
+	if (ls_write_files(&report, true) && ret == LS_EXIT_OK)
+		ret = LS_EXIT_RUNTIME;
+	ls_report_free(&report);
+	return ret;
+}

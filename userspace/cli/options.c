@@ -1,0 +1,685 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * latscope CLI: command-line parsing into struct ls_params. latmus's
+ * options, same letters, meanings and defaults, plus latscope's own. No
+ * side effects: every bad value comes back as one message naming it.
+ */
+#include <arpa/inet.h>
+#include <ctype.h>
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "core/latmon_wire.h"
+#include "run/run.h"
+
+void ls_params_init(struct ls_params *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->context = LATSCOPE_CTX_USER;
+	p->source = LATSCOPE_SRC_TIMER;
+	p->period_us = 1000;
+	p->priority = 90;
+	p->hist_cells = LATSCOPE_DEFAULT_HIST_CELLS;
+	p->gpio_edge = LATSCOPE_EDGE_RISING;
+	p->pulse_edge = LATSCOPE_EDGE_RISING;
+	p->verbosity = 1;
+	p->lines = 21;
+	CPU_ZERO(&p->cpus);
+}
+
+/* "30", "30s", "5m", "2h", "1d": seconds, at most 100 days. */
+int ls_parse_duration(const char *s, unsigned long long *secs)
+{
+	unsigned long long v, mult = 1;
+	char num[32];
+	size_t n;
+
+	if (!s)
+		return -EINVAL;
+	n = strlen(s);
+	if (!n || n >= sizeof(num))
+		return -EINVAL;
+	memcpy(num, s, n + 1);
+	switch (num[n - 1]) {
+	case 'd':
+		mult = 86400;
+		break;
+	case 'h':
+		mult = 3600;
+		break;
+	case 'm':
+		mult = 60;
+		break;
+	case 's':
+		break;
+	default:
+		n++;	/* no suffix: keep the last digit */
+		break;
+	}
+	num[n - 1] = '\0';
+	if (ls_parse_uint(num, 1, 100ULL * 86400, &v) || v * mult > 100ULL * 86400)
+		return -EINVAL;
+	*secs = v * mult;
+	return 0;
+}
+
+static void join_cmdline(int argc, char **argv, char *buf, size_t len)
+{
+	size_t used = 0;
+	int i;
+
+	buf[0] = '\0';
+	for (i = 0; i < argc && used < len; i++)
+		used += snprintf(buf + used, len - used, "%s%s", i ? " " : "", argv[i]);
+}
+
+/* ---- options: one row each ---- */
+
+struct opt_call;
+
+enum opt_kind {
+	OPT_SET,		/* no value: @value goes to the field */
+	OPT_NUMBER,		/* a whole number in [min, max] to the field */
+	OPT_TEXT,		/* the value as given to the field, a const char * */
+	OPT_HANDLER,		/* @parse reads the value */
+	OPT_ENDS,		/* parsing ends: @value is the enum ls_parse */
+};
+
+/*
+ * One option: its names and value for getopt_long(), what it sets in
+ * struct ls_params, and how a bad value is told: "invalid value 'x' for
+ * -p/--period (<hint>)", the hint a format given @min then @max.
+ */
+struct opt {
+	const char *name;
+	char letter;			/* 0: a long option only */
+	int has_arg;			/* no_argument, required_argument, ... */
+	enum opt_kind kind;
+	size_t field, size;		/* the field's offset and size */
+	unsigned long long min, max;
+	unsigned long long value;	/* OPT_SET's, OPT_NUMBER's without a value */
+	int (*parse)(struct opt_call *call);
+	const char *hint;
+};
+
+/* What a handler works on: its row, the value given, where it goes. */
+struct opt_call {
+	const struct opt *opt;
+	const char *arg;		/* NULL: an optional value not given */
+	struct ls_params *p;
+	char *err;			/* the handler's own message, if it has one */
+	size_t errlen;
+};
+
+/* A handler's answer besides 0 and -1: "invalid value" with the row's hint. */
+#define BAD_VALUE	1
+
+/* ---- options with a parsing of their own ---- */
+
+static int cpu_value(struct opt_call *call)
+{
+	unsigned long long v;
+
+	if (ls_parse_uint(call->arg, call->opt->min, call->opt->max, &v))
+		return BAD_VALUE;
+	CPU_ZERO(&call->p->cpus);
+	CPU_SET(v, &call->p->cpus);
+	call->p->cpus_all = false;
+	return 0;
+}
+
+static int cpus_value(struct opt_call *call)
+{
+	struct ls_params *p = call->p;
+
+	if (!strcmp(call->arg, "all")) {
+		p->cpus_all = true;
+		CPU_ZERO(&p->cpus);
+		return 0;
+	}
+	if (ls_parse_cpu_list(call->arg, &p->cpus))
+		return BAD_VALUE;
+	p->cpus_all = false;
+	return 0;
+}
+
+static int timeout_value(struct opt_call *call)
+{
+	return ls_parse_duration(call->arg, &call->p->timeout_s) ? BAD_VALUE : 0;
+}
+
+/* A bare number is minutes; 30s, 5m, 2h as -T. */
+static int checkpoint_value(struct opt_call *call)
+{
+	const char *arg = call->arg;
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "%s%s", arg,
+		 arg[0] && isdigit((unsigned char)arg[strlen(arg) - 1]) ? "m" : "");
+	if (ls_parse_duration(buf, &call->p->checkpoint_s) || !call->p->checkpoint_s)
+		return BAD_VALUE;
+	return 0;
+}
+
+/* -i, -k, -u and --gpiod: who answers the events. */
+static int context_value(struct opt_call *call)
+{
+	call->p->context = (unsigned int)call->opt->value;
+	call->p->context_given = true;
+	if (call->p->context == LS_CTX_GPIOD)
+		call->p->source = LATSCOPE_SRC_GPIO;
+	return 0;
+}
+
+static int pulse_in_value(struct opt_call *call)
+{
+	call->p->source = LATSCOPE_SRC_GPIO;
+	return ls_gpio_parse("-I", call->arg, &call->p->pulse_in, &call->p->gpio_edge,
+			     call->err, call->errlen);
+}
+
+static int ack_out_value(struct opt_call *call)
+{
+	call->p->source = LATSCOPE_SRC_GPIO;
+	return ls_gpio_parse("-O", call->arg, &call->p->ack_out, NULL, call->err, call->errlen);
+}
+
+static int pulse_out_value(struct opt_call *call)
+{
+	call->p->source = LATSCOPE_SRC_GPIO;
+	return ls_gpio_parse("--pulse-out", call->arg, &call->p->pulse_out, NULL, call->err,
+			     call->errlen);
+}
+
+static int monitor_value(struct opt_call *call)
+{
+	call->p->monitor = true;
+	call->p->source = LATSCOPE_SRC_GPIO;
+	return 0;
+}
+
+static int ack_in_value(struct opt_call *call)
+{
+	return ls_gpio_parse("--ack-in", call->arg, &call->p->ack_in, &call->p->ack_in_edge,
+			     call->err, call->errlen);
+}
+
+static int pulse_edge_value(struct opt_call *call)
+{
+	unsigned int edge;
+
+	if (ls_gpio_parse_edge(call->arg, &edge) || edge == LATSCOPE_EDGE_BOTH) {
+		ls_fail(call->err, call->errlen, "--pulse-edge %.40s%s: give rising-edge or falling-edge",
+			call->arg, strlen(call->arg) > 40 ? "..." : "");
+		return -1;
+	}
+	call->p->pulse_edge = edge;
+	return 0;
+}
+
+/* --listen and --announce-to: a dotted IPv4 address (or "none" to announce nothing). */
+static int ipv4_value(struct opt_call *call)
+{
+	struct ls_params *p = call->p;
+	bool announce = !strcmp(call->opt->name, "announce-to");
+	char *field = announce ? p->announce_to : p->listen_addr;
+	struct in_addr a;
+
+	if ((!announce || strcmp(call->arg, "none")) &&
+	    (strlen(call->arg) >= sizeof(p->listen_addr) || inet_pton(AF_INET, call->arg, &a) != 1)) {
+		ls_fail(call->err, call->errlen, "--%s %.40s%s: give a dotted IPv4 address%s",
+			call->opt->name, call->arg, strlen(call->arg) > 40 ? "..." : "",
+			announce ? ", or none" : "");
+		return -1;
+	}
+	strcpy(field, call->arg);
+	return 0;
+}
+
+static int gpio_dt_value(struct opt_call *call)
+{
+	struct ls_params *p = call->p;
+	const char *arg = call->arg;
+
+	p->source = LATSCOPE_SRC_GPIO;
+	p->gpio_dt = true;
+	p->gpio_edge = 0;	/* the device's latscope,edge */
+	if (arg && ls_gpio_parse_edge(arg, &p->gpio_edge)) {
+		ls_fail(call->err, call->errlen,
+			"--gpio-dt=%s: edge '%s' is not rising-edge, falling-edge or both-edges",
+			arg, arg);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * -z and -Z: latmus's remote monitor. HOST: a latmon monitor to talk to
+ * (a name, an address, or "broadcast": the first one announcing itself);
+ * '-': none, the monitor keeps its figures.
+ */
+static int remote_value(struct opt_call *call)
+{
+	struct ls_params *p = call->p;
+	const char *s;
+
+	p->source = LATSCOPE_SRC_GPIO;
+	p->oob_note = call->opt->letter == 'Z';
+	p->inband = call->opt->letter == 'z';
+	p->latmon_host[0] = '\0';
+	if (!strcmp(call->arg, "-"))
+		return 0;
+	for (s = call->arg; *s; s++)
+		if ((unsigned char)*s <= ' ' || *s == 0x7f)
+			break;
+	if (!call->arg[0] || *s || strlen(call->arg) >= sizeof(p->latmon_host)) {
+		ls_fail(call->err, call->errlen,
+			"-%c '%.40s%s': give a latmon host (a name or an address of at most %zu characters, no spaces), 'broadcast', or '-'",
+			call->opt->letter, call->arg, strlen(call->arg) > 40 ? "..." : "",
+			sizeof(p->latmon_host) - 1);
+		return -1;
+	}
+	strcpy(p->latmon_host, call->arg);
+	return 0;
+}
+
+/* --ack pulse|toggle: how the responder answers on ack-out. */
+static int ack_value(struct opt_call *call)
+{
+	if (!strcmp(call->arg, "pulse")) {
+		call->p->ack = LS_ACK_PULSE;
+	} else if (!strcmp(call->arg, "toggle")) {
+		call->p->ack = LS_ACK_TOGGLE;
+	} else {
+		ls_fail(call->err, call->errlen, "--ack %.40s%s: give pulse or toggle", call->arg,
+			strlen(call->arg) > 40 ? "..." : "");
+		return -1;
+	}
+	call->p->source = LATSCOPE_SRC_GPIO;
+	return 0;
+}
+
+static int stress_value(struct opt_call *call)
+{
+	char names[128];
+
+	if (!ls_stress_preset(call->arg)) {
+		ls_stress_names(names, sizeof(names));
+		ls_fail(call->err, call->errlen, "--stress %s: no such preset (presets: %s)",
+			call->arg, names);
+		return -1;
+	}
+	call->p->stress = call->arg;
+	return 0;
+}
+
+static int stress_cmd_value(struct opt_call *call)
+{
+	const size_t max = sizeof(((struct ls_stress *)0)->cmd[0]);
+
+	if (!call->arg[0] || strlen(call->arg) >= max) {
+		ls_fail(call->err, call->errlen, "--stress-cmd: give a command of 1 to %zu characters",
+			max - 1);
+		return -1;
+	}
+	call->p->stress_cmd = call->arg;
+	return 0;
+}
+
+/* ---- the option table ---- */
+
+#define FIELD(f)		.field = offsetof(struct ls_params, f), \
+				.size = sizeof(((struct ls_params *)0)->f)
+#define SET(f, v)		.kind = OPT_SET, FIELD(f), .value = (v)
+#define NUMBER(f, lo, hi)	.kind = OPT_NUMBER, FIELD(f), .min = (lo), .max = (hi)
+#define TEXT(f)			.kind = OPT_TEXT, FIELD(f)
+#define HANDLER(fn)		.kind = OPT_HANDLER, .parse = (fn)
+#define ENDS(v)			.kind = OPT_ENDS, .value = (v)
+
+static const struct opt opts[] = {
+	{ "period", 'p', required_argument,
+	  NUMBER(period_us, LATSCOPE_MIN_PERIOD_NS / 1000, LATSCOPE_MAX_PERIOD_NS / 1000),
+	  .hint = "microseconds, %llu to %llu" },
+	{ "priority", 'P', required_argument, NUMBER(priority, 1, LATSCOPE_MAX_PRIORITY),
+	  .hint = "%llu to %llu" },
+	{ "cpu", 'c', required_argument, HANDLER(cpu_value), .min = 0, .max = CPU_SETSIZE - 1,
+	  .hint = "a CPU number" },
+	{ "timeout", 'T', required_argument, HANDLER(timeout_value),
+	  .hint = "e.g. 30, 30s, 5m, 2h, 1d; at most 100 days" },
+	{ "plot", 'g', required_argument, TEXT(plot_path) },
+	{ "histogram", 'H', required_argument, NUMBER(hist_cells, 1, LATSCOPE_MAX_HIST_CELLS),
+	  .hint = "%llu to %llu cells" },
+	{ "irq", 'i', no_argument, HANDLER(context_value), .value = LATSCOPE_CTX_IRQ },
+	{ "kernel", 'k', no_argument, HANDLER(context_value), .value = LATSCOPE_CTX_KERNEL },
+	{ "user", 'u', no_argument, HANDLER(context_value), .value = LATSCOPE_CTX_USER },
+	{ "gpiod", 0, no_argument, HANDLER(context_value), .value = LS_CTX_GPIOD },
+	{ "maxlat-abort", 'A', required_argument, NUMBER(abort_us, 1, 1000000000),
+	  .hint = "microseconds, at least %llu" },
+	{ "quiet", 'q', no_argument, SET(verbosity, 0) },
+	{ "verbose", 'v', optional_argument, NUMBER(verbosity, 0, 9), .value = 2,
+	  .hint = "%llu to %llu" },
+	{ "lines", 'l', required_argument, NUMBER(lines, 0, 1000000), .hint = "%llu or more" },
+	{ "breaktrace", 'b', required_argument, NUMBER(breaktrace_us, 1, 1000000000),
+	  .hint = "microseconds, at least %llu" },
+	{ "gpio-in", 'I', required_argument, HANDLER(pulse_in_value) },
+	{ "gpio-out", 'O', required_argument, HANDLER(ack_out_value) },
+	{ "inband-gpio", 'z', required_argument, HANDLER(remote_value) },
+	{ "oob-gpio", 'Z', required_argument, HANDLER(remote_value) },
+	{ "latmon-port", 0, required_argument, NUMBER(latmon_port, 1, 65535),
+	  .hint = "%llu to %llu" },
+	{ "ack", 0, required_argument, HANDLER(ack_value) },
+	{ "monitor", 0, no_argument, HANDLER(monitor_value) },
+	{ "calibrate", 0, no_argument, SET(calibrate, true) },
+	{ "subtract", 0, required_argument, NUMBER(subtract_us, 1, 10000),
+	  .hint = "whole microseconds, %llu to %llu" },
+	{ "ack-in", 0, required_argument, HANDLER(ack_in_value) },
+	{ "pulse-edge", 0, required_argument, HANDLER(pulse_edge_value) },
+	{ "listen", 0, required_argument, HANDLER(ipv4_value) },
+	{ "announce-to", 0, required_argument, HANDLER(ipv4_value) },
+	{ "pulse-out", 0, required_argument, HANDLER(pulse_out_value) },
+	{ "gpio-dt", 0, optional_argument, HANDLER(gpio_dt_value) },
+	{ "irq-prio", 0, required_argument, NUMBER(irq_thread_prio, 1, LATSCOPE_MAX_PRIORITY),
+	  .hint = "%llu to %llu" },
+	{ "stress", 0, required_argument, HANDLER(stress_value) },
+	{ "stress-cmd", 0, required_argument, HANDLER(stress_cmd_value) },
+	{ "checkpoint", 0, required_argument, HANDLER(checkpoint_value),
+	  .hint = "minutes, or 30s, 5m, 2h" },
+	{ "cpus", 0, required_argument, HANDLER(cpus_value),
+	  .hint = "a list such as 1,3-5, or all" },
+	{ "json", 0, required_argument, TEXT(json_path) },
+	{ "force", 0, no_argument, SET(force, true) },
+	{ "help", 0, no_argument, ENDS(LS_PARSE_HELP) },
+	{ "version", 0, no_argument, ENDS(LS_PARSE_VERSION) },
+};
+
+#define NR_OPTS		(sizeof(opts) / sizeof(opts[0]))
+#define LONG_ONLY	256	/* getopt_long()'s value of opts[i] without a letter: + i */
+
+/* getopt_long()'s arguments, from the table: "p:P:...v::..." and the long options. */
+static void getopt_tables(char *shorts, struct option *longs)
+{
+	size_t i;
+
+	for (i = 0; i < NR_OPTS; i++) {
+		const struct opt *o = &opts[i];
+
+		longs[i] = (struct option){ o->name, o->has_arg, NULL,
+					    o->letter ? o->letter : LONG_ONLY + (int)i };
+		if (!o->letter)
+			continue;
+		*shorts++ = o->letter;
+		if (o->has_arg != no_argument)
+			*shorts++ = ':';
+		if (o->has_arg == optional_argument)
+			*shorts++ = ':';
+	}
+	*shorts = '\0';
+	longs[NR_OPTS] = (struct option){ NULL, 0, NULL, 0 };
+}
+
+/* The row getopt_long() returned @c for, or NULL ('?': an error). */
+static const struct opt *opt_of(int c)
+{
+	size_t i;
+
+	if (c >= LONG_ONLY)
+		return c - LONG_ONLY < (int)NR_OPTS ? &opts[c - LONG_ONLY] : NULL;
+	for (i = 0; i < NR_OPTS; i++)
+		if (opts[i].letter && opts[i].letter == c)
+			return &opts[i];
+	return NULL;
+}
+
+/* Stores @v in @o's field of @p: an unsigned long long, an (unsigned) int or a bool. */
+static void set_field(struct ls_params *p, const struct opt *o, unsigned long long v)
+{
+	char *field = (char *)p + o->field;
+	unsigned int u = (unsigned int)v;
+	bool b = v;
+
+	if (o->size == sizeof(v))
+		memcpy(field, &v, sizeof(v));
+	else if (o->size == sizeof(u))
+		memcpy(field, &u, sizeof(u));
+	else
+		memcpy(field, &b, sizeof(b));
+}
+
+/* Applies @o with value @arg: 0, BAD_VALUE, or -1 with its own message. */
+static int apply(const struct opt *o, const char *arg, struct ls_params *p, char *err,
+		 size_t errlen)
+{
+	struct opt_call call = { o, arg, p, err, errlen };
+	unsigned long long v = o->value;
+
+	switch (o->kind) {
+	case OPT_HANDLER:
+		return o->parse(&call);
+	case OPT_TEXT:
+		memcpy((char *)p + o->field, &arg, sizeof(arg));
+		return 0;
+	case OPT_NUMBER:
+		if (arg && ls_parse_uint(arg, o->min, o->max, &v))
+			return BAD_VALUE;
+		break;
+	case OPT_ENDS:
+		return 0;
+	case OPT_SET:
+		break;
+	}
+	set_field(p, o, v);
+	return 0;
+}
+
+/* "invalid value '0' for -p/--period (microseconds, 10 to 1000000)" */
+static void bad_value(const struct opt *o, const char *arg, char *err, size_t errlen)
+{
+	char name[48], hint[96];
+
+	if (o->letter)
+		snprintf(name, sizeof(name), "-%c/--%s", o->letter, o->name);
+	else
+		snprintf(name, sizeof(name), "--%s", o->name);
+	snprintf(hint, sizeof(hint), o->hint ? o->hint : "", o->min, o->max);
+	ls_fail(err, errlen, "invalid value '%s' for %s (%s)", arg ? arg : "", name, hint);
+}
+
+/*
+ * Who answers when no -i, -k, -u or --gpiod said: as latmus, -z's GPIO
+ * test is an application's (--gpiod), and so is the one-board mode
+ * (--ack-in without --monitor); a monitor times in hard irq; else the
+ * user thread of the driver.
+ */
+static void default_context(struct ls_params *p)
+{
+	if (p->monitor && !p->context_given)
+		p->context = LATSCOPE_CTX_IRQ;
+	if (p->context_given || p->monitor)
+		return;
+	if (p->source == LATSCOPE_SRC_GPIO && !p->gpio_dt &&
+	    ((p->inband && !p->pulse_out.given) || p->ack_in.given))
+		p->context = LS_CTX_GPIOD;
+}
+
+/* What the options ask of each other, once all are read: the source's rules first. */
+static int check_together(struct ls_params *p, char *err, size_t errlen)
+{
+	const struct ls_source *src;
+
+	default_context(p);
+	src = ls_source_of(p);
+	if (src->check && src->check(p, err, errlen))
+		return -1;
+	if (p->checkpoint_s && !(p->plot_path && strcmp(p->plot_path, "-")) &&
+	    !(p->json_path && strcmp(p->json_path, "-"))) {
+		ls_fail(err, errlen, "--checkpoint rewrites the -g or --json file during the run: give one of them a file name");
+		return -1;
+	}
+	if (p->stress && p->stress_cmd) {
+		ls_fail(err, errlen, "--stress %s and --stress-cmd: give one load, not both", p->stress);
+		return -1;
+	}
+	if (!p->monitor && (p->calibrate || p->listen_addr[0] || p->announce_to[0] ||
+			    p->pulse_edge != LATSCOPE_EDGE_RISING || p->subtract_us)) {
+		ls_fail(err, errlen, "--calibrate, --subtract, --pulse-edge, --listen and --announce-to belong to --monitor");
+		return -1;
+	}
+	if (!p->monitor && p->ack_in.given && p->context != LS_CTX_GPIOD) {
+		ls_fail(err, errlen, "--ack-in belongs to --monitor, or to the one-board mode of --gpiod");
+		return -1;
+	}
+	if (p->latmon_port && !p->latmon_host[0] && !p->monitor) {
+		ls_fail(err, errlen, "--latmon-port %u: give the monitor's host with -z or -Z",
+			p->latmon_port);
+		return -1;
+	}
+	if (p->irq_thread_prio && p->source != LATSCOPE_SRC_GPIO) {
+		ls_fail(err, errlen, "--irq-prio applies to GPIO mode (-I, -O or --gpio-dt)");
+		return -1;
+	}
+	if (p->plot_path && p->json_path && !strcmp(p->plot_path, "-") &&
+	    !strcmp(p->json_path, "-")) {
+		ls_fail(err, errlen, "--plot - and --json - cannot both go to stdout");
+		return -1;
+	}
+	return 0;
+}
+
+/* "--name=value" for an option getopt knows: it takes no value. */
+static bool no_value_given(const char *arg)
+{
+	return !strncmp(arg, "--", 2) && strchr(arg, '=');
+}
+
+enum ls_parse ls_parse_args(int argc, char **argv, struct ls_params *p,
+			    char *err, size_t errlen)
+{
+	char shorts[3 * NR_OPTS + 1];
+	struct option longs[NR_OPTS + 1];
+	const struct opt *o;
+	int c, ret;
+
+	getopt_tables(shorts, longs);
+	join_cmdline(argc, argv, p->cmdline, sizeof(p->cmdline));
+	optind = 0;	/* 0, not 1: glibc then resets its whole state */
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, shorts, longs, NULL)) != -1) {
+		o = opt_of(c);
+		if (!o) {
+			/* A long option without a letter is named as given. */
+			if (optopt && no_value_given(argv[optind - 1]))
+				ls_fail(err, errlen, "option '%.*s' takes no value",
+					(int)strcspn(argv[optind - 1], "="), argv[optind - 1]);
+			else if (optopt && optopt < LONG_ONLY)
+				ls_fail(err, errlen, "option -%c %s", optopt,
+					strchr(shorts, optopt) ? "needs a value" : "is unknown");
+			else
+				ls_fail(err, errlen, "option '%s' is unknown or needs a value",
+					argv[optind - 1]);
+			return LS_PARSE_ERROR;
+		}
+		if (o->kind == OPT_ENDS)
+			return (enum ls_parse)o->value;
+		ret = apply(o, optarg, p, err, errlen);
+		if (ret == BAD_VALUE)
+			bad_value(o, optarg, err, errlen);
+		if (ret)
+			return LS_PARSE_ERROR;
+	}
+	if (optind < argc) {
+		ls_fail(err, errlen, "unexpected argument '%s'", argv[optind]);
+		return LS_PARSE_ERROR;
+	}
+	return check_together(p, err, errlen) ? LS_PARSE_ERROR : LS_PARSE_RUN;
+}
+
+void ls_usage(FILE *f)
+{
+	fputs(
+"usage: latscope [options]\n"
+"Measures how late this system answers timer or GPIO events, latmus style.\n"
+"\n"
+"  -i --irq                 measure in the timer interrupt handler\n"
+"  -k --kernel              measure in a SCHED_FIFO kernel thread\n"
+"  -u --user                measure in a SCHED_FIFO user thread [default]\n"
+"     --gpiod              GPIO mode: answer in a SCHED_FIFO application thread\n"
+"                          on the GPIO character device (libgpiod), no driver;\n"
+"                          the default with -z and with --ack-in (one board)\n"
+"  -p --period=<us>         sampling period, 10 to 1000000 [=1000]\n"
+"  -P --priority=<prio>     responder SCHED_FIFO priority, 1 to 99 [=90]\n"
+"  -c --cpu=<n>             measure on CPU n [=first isolated, else last online]\n"
+"     --cpus=<list>|all     measure on several CPUs at once, e.g. 1,3-5\n"
+"     --stress=<preset>    run a load during the run, off the measured CPUs:\n"
+"                          none, grinder, neighbour or classic (man latscope)\n"
+"     --stress-cmd=<cmd>   run 'sh -c <cmd>' as the load instead\n"
+"  -T --timeout=<t>[smhd]   stop after <t> (warm-up not counted) [=until Ctrl-C]\n"
+"  -A --maxlat-abort=<us>   stop if a latency exceeds <us>, exit 102\n"
+"  -b --breaktrace=<us>     stop ftrace at the first latency above <us>, exit 104\n"
+"  -I --gpio-in=<chip>,<n>[,<edge>]  GPIO mode: pulse-in line, edge rising-edge,\n"
+"                          falling-edge or both-edges [=rising-edge]\n"
+"  -O --gpio-out=<chip>,<n> GPIO mode: ack-out line, one answer per event\n"
+"     --ack=pulse|toggle   how an answer shows on ack-out: pulse (idle high,\n"
+"                          low then high, as latmus) or one toggle\n"
+"                          [=pulse with a latmon host, else toggle]\n"
+"     --pulse-out=<chip>,<n>  loopback: the line pulsed at each period, wired to -I;\n"
+"                          with --ack-in, the one-board monitor's\n"
+"     --gpio-dt[=<edge>]   GPIO mode on the lines of the device tree's latscope\n"
+"                          node (loopback if it has pulse-out-gpios); edge as\n"
+"                          -I [=the node's latscope,edge, else rising-edge]\n"
+"     --irq-prio=<prio>    GPIO mode: run the thread that delivers the pulse-in\n"
+"                          interrupt, if any, at SCHED_FIFO <prio> for the run\n"
+"                          (with --gpiod: irq/N-latscope-pulse)\n"
+"  -z --inband-gpio=<host>  remote GPIO mode, as latmus: a latmon monitor at\n"
+"                          <host> drives -I, times the round trip and sends its\n"
+"                          figures (period -p); 'broadcast': the first monitor\n"
+"                          that announces itself; '-': none, only local figures.\n"
+"                          Answered by --gpiod unless -k or -u says otherwise\n"
+"  -Z --oob-gpio=<host>     as -z: no out-of-band stage here, measured in-band\n"
+"     --latmon-port=<port>  the monitor's TCP port [=2306]\n"
+"     --monitor            be the latmon monitor of another board: serve latmon\n"
+"                          clients on TCP (--latmon-port), pulse --pulse-out and\n"
+"                          time the answer on --ack-in (see man latscope)\n"
+"     --ack-in=<chip>,<n>[,<edge>]  --monitor: the line from the other board's\n"
+"                          ack-out, and the edge timed [=falling-edge]; with\n"
+"                          --gpiod and --pulse-out: one board, the driver's\n"
+"                          monitor times this board's -O on it\n"
+"     --pulse-edge=rising-edge|falling-edge  --monitor: the edge each pulse\n"
+"                          starts with [=rising-edge]\n"
+"     --listen=<ipv4>      --monitor: serve on this address only [=any]\n"
+"     --announce-to=<ipv4>|none  --monitor: where the address goes by UDP\n"
+"                          every 5 s while idle [=255.255.255.255]\n"
+"     --calibrate          --monitor, --pulse-out wired to --ack-in: time the\n"
+"                          fixture itself for -T, no network\n"
+"     --subtract=<us>      --monitor: take the fixture's delay (whole us) off\n"
+"                          what clients get, records and histogram\n"
+"  -H --histogram=<cells>   histogram cells of 1 us, 1 to 65536 [=200]; past\n"
+"                          them a log tail of 1/16 precision (see PCT below)\n"
+"  -g --plot=<file>         write the histogram for gnuplot ('-': stdout)\n"
+"     --json=<file>         write the whole result as JSON ('-': stdout)\n"
+"     --force               overwrite an existing plot or JSON file\n"
+"     --checkpoint=<time>   rewrite the -g and --json files every <time> during\n"
+"                          the run (minutes, or 30s, 5m, 2h)\n"
+"  -l --lines=<n>           repeat the RTH header every <n> lines, 0: once [=21]\n"
+"  -q --quiet               print the summary only\n"
+"  -v --verbose[=<level>]   more output (split, percentiles per CPU) [=2]\n"
+"     --help               this text\n"
+"     --version            the program's version\n"
+"\n"
+"PCT| gives the 99 to 99.9999th percentiles in us: N is the upper edge of a\n"
+"1 us cell; <=N(-P%) a value past the cells, in the log tail: at most N, at\n"
+"least P % less (P is 5.9 at most); <=N only the maximum bounds it (a driver\n"
+"without the tail).\n"
+"\n"
+"Exit status: 0 success, 1 device failure during the run or a file that could\n"
+"not be written (it is then printed on stdout), 2 usage error,\n"
+"3 setup failure (no /dev/latscope, permission, CPU, ABI, output file),\n"
+"4 latmon monitor not reached (host not found, refused, no answer in 5 s),\n"
+"5 latmon monitor lost during the run (silent 5 s, closed, bad frame),\n"
+"102 -A threshold crossed, 103 inconsistent results, 104 -b threshold crossed.\n",
+	      f);
+}

@@ -1,0 +1,355 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * latscope CLI, core: the types every layer shares and what can be worked
+ * out of them without a thread, a socket or a printed line. The options
+ * end up in one struct ls_params that the rest only reads; a run ends up
+ * in one struct ls_report that the printers and writers only read. The
+ * layers above: output/, run/, latmon/, cli/ (docs/design/layers.md).
+ */
+#ifndef LATSCOPE_CORE_H
+#define LATSCOPE_CORE_H
+
+#include <sched.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <linux/latscope.h>
+
+#define LS_VERSION		"0.1.0"
+
+/* Exit codes, documented in --help and latscope(1). */
+enum ls_exit {
+	LS_EXIT_OK		= 0,
+	LS_EXIT_RUNTIME		= 1,	/* the device failed, or a file was not written */
+	LS_EXIT_USAGE		= 2,	/* bad option or option value */
+	LS_EXIT_SETUP		= 3,	/* device, permission, CPU, file */
+	LS_EXIT_MONITOR		= 4,	/* the latmon monitor cannot be reached */
+	LS_EXIT_MONITOR_LOST	= 5,	/* it stopped answering, or sent a bad frame */
+	LS_EXIT_ABORT		= 102,	/* -A threshold crossed (as latmus) */
+	LS_EXIT_WEIRD		= 103,	/* inconsistent results (as latmus) */
+	LS_EXIT_BREAKTRACE	= 104,	/* -b threshold crossed, trace stopped */
+};
+
+/*
+ * The application's responder (--gpiod): a SCHED_FIFO thread on the GPIO
+ * character device, through libgpiod, no driver. A context of the CLI
+ * only, past the driver's LATSCOPE_CTX_*; never sent to the driver.
+ */
+#define LS_CTX_GPIOD		3
+#define LS_NR_CTX		4
+
+/* Its lines' consumer labels, which also name the pulse-in interrupt. */
+#define LS_GPIOD_PULSE_LABEL	"latscope-pulse"
+#define LS_GPIOD_ACK_LABEL	"latscope-ack"
+
+/* A GPIO line as given on the command line: -I gpiochip0,24 */
+struct ls_gpio_spec {
+	bool given;
+	char dev[80];			/* /dev/gpiochip0 */
+	char spec[96];			/* gpiochip0,24: how messages name it */
+	unsigned int offset;
+};
+
+/* How the responder answers on ack-out (--ack). */
+enum ls_ack {
+	LS_ACK_AUTO,			/* pulse with a latmon host, else toggle */
+	LS_ACK_TOGGLE,
+	LS_ACK_PULSE,
+};
+
+struct ls_params {
+	unsigned int context;		/* LATSCOPE_CTX_*, LS_CTX_GPIOD */
+	bool context_given;		/* -i, -k, -u or --gpiod: else by the mode */
+	bool inband;			/* -z (not -Z): latmus's in-band test */
+	unsigned int source;		/* LATSCOPE_SRC_*: what marks the events */
+	bool gpio_dt;			/* --gpio-dt: the device tree's lines */
+	struct ls_gpio_spec pulse_in;	/* -I */
+	struct ls_gpio_spec ack_out;	/* -O */
+	struct ls_gpio_spec pulse_out;	/* --pulse-out: loopback */
+	unsigned int gpio_edge;		/* LATSCOPE_EDGE_*, 0: the DT node's */
+	bool oob_note;			/* -Z: asked for out-of-band, got in-band */
+	char latmon_host[256];		/* -z/-Z HOST, "broadcast"; "": none ('-') */
+	unsigned int latmon_port;	/* --latmon-port */
+	unsigned int ack;		/* --ack: LS_ACK_*, LS_ACK_AUTO: by mode */
+	bool monitor;			/* --monitor: a latmon monitor for another board */
+	bool calibrate;			/* --calibrate: its fixture, no network */
+	unsigned int subtract_us;	/* --subtract: the fixture's, from what clients get */
+	struct ls_gpio_spec ack_in;	/* --ack-in: the other board's answer, or
+					 * with --gpiod this board's ack-out's */
+	unsigned int ack_in_edge;	/* LATSCOPE_EDGE_*, 0: falling (latmus) */
+	unsigned int pulse_edge;	/* --pulse-edge: RISING or FALLING pulses */
+	char listen_addr[64];		/* --listen: IPv4 to serve on, "": any */
+	char announce_to[64];		/* --announce-to: IPv4, "none", "": broadcast */
+	int irq_thread_prio;		/* --irq-prio, 0: leave it */
+	const char *stress;		/* --stress preset, NULL: none */
+	const char *stress_cmd;		/* --stress-cmd */
+	unsigned long long checkpoint_s;	/* --checkpoint, 0: none */
+	unsigned int period_us;
+	int priority;
+	cpu_set_t cpus;			/* measured CPUs; empty: default */
+	bool cpus_all;
+	unsigned long long timeout_s;	/* 0: until a signal */
+	unsigned int hist_cells;
+	unsigned int abort_us;		/* -A, 0: off */
+	unsigned int breaktrace_us;	/* -b, 0: off */
+	int verbosity;			/* 0 quiet, 1 default, 2 verbose */
+	int lines;			/* RTH every N RTD lines, 0: once */
+	const char *plot_path;		/* NULL: none, "-": stdout */
+	const char *json_path;
+	bool force;
+	char cmdline[1024];
+};
+
+/* util.c */
+void ls_fail(char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+__u64 ls_now_ns(void);
+int ls_parse_uint(const char *s, unsigned long long min,
+		  unsigned long long max, unsigned long long *out);
+
+/* cpulist.c */
+int ls_parse_cpu_list(const char *s, cpu_set_t *set);
+void ls_format_cpu_list(const cpu_set_t *set, char *buf, size_t len);
+int ls_first_cpu(const cpu_set_t *set, int none);
+
+/* Nanoseconds as the microseconds every output prints. */
+static inline double ls_us(double ns)
+{
+	return ns / 1000.0;
+}
+
+
+/* One measured CPU's result, as GET_RESULT returned it. */
+struct ls_cpu_result {
+	int cpu;
+	bool isolated;
+	struct latscope_result res;
+	__u64 *cells;			/* hist_count * hist_cells */
+	__u64 *tail;			/* hist_count * LATSCOPE_TAIL_BUCKETS */
+	bool has_tail;			/* the driver filled @tail */
+	char path_note[256];		/* the GPIO responder's IRQ thread, or "" */
+};
+
+/* A histogram as the CLI reads it: the linear cells, then the tail. */
+struct ls_hist {
+	const __u64 *cells;
+	unsigned int nr_cells;
+	unsigned int cell_ns;
+	const __u64 *tail;		/* LATSCOPE_TAIL_BUCKETS, or NULL */
+};
+
+#define LS_NR_PCT	5
+
+/* Where a percentile was found, which says how well it is known. */
+enum ls_pct_kind {
+	LS_PCT_CELL,			/* a linear cell: [lo, hi) */
+	LS_PCT_TAIL,			/* a tail bucket: [lo, hi], hi <= max */
+	LS_PCT_MAX,			/* past the cells, no tail: only max */
+};
+
+struct ls_pct {
+	double lo, hi;			/* ns: the percentile is in between */
+	enum ls_pct_kind kind;
+};
+
+/* Figures derived from a latscope_stats and its histogram, in ns. */
+struct ls_summary {
+	__u64 samples;
+	double min, avg, max, stddev;
+	bool has_stddev;		/* false: figures without a sum of squares */
+	struct ls_pct pct[LS_NR_PCT];	/* at ls_percentiles[] */
+};
+
+extern const double ls_percentiles[LS_NR_PCT];
+
+/* stats.c */
+void ls_summarize(const struct latscope_stats *st, const struct ls_hist *h,
+		  struct ls_summary *out);
+int ls_fmt_pct(char *buf, size_t len, const struct ls_pct *pct);
+bool ls_merge_extremes(__s64 *min, __s64 *max, bool empty, __s64 lo, __s64 hi);
+void ls_merge_stats(struct latscope_stats *into,
+		    const struct latscope_stats *from);
+void ls_merge_cells(__u64 *into, const __u64 *from, unsigned int n);
+
+/* A latency as the driver keeps one: statistics, 1 us cells, a log tail. */
+struct ls_acc {
+	struct latscope_stats st;
+	__u64 *cells;			/* @nr_cells of @cell_ns */
+	__u64 *tail;			/* LATSCOPE_TAIL_BUCKETS */
+	unsigned int nr_cells, cell_ns;
+};
+
+void ls_acc_add(struct ls_acc *a, __s64 lat, __u64 at);
+
+/* What the system looked like, for the plot header and the JSON. */
+struct ls_sysinfo {
+	char sysname[65], nodename[65], release[65], version[65], machine[65];
+	char proc_version[512];
+	char proc_cmdline[1024];
+	char clocksource[64];
+	char governor[64];		/* of the first measured CPU */
+	bool realtime;			/* PREEMPT_RT kernel */
+	char preemption[32];		/* "PREEMPT_RT", "PREEMPT", ... */
+	cpu_set_t isolated;
+};
+
+/* sysinfo.c */
+void ls_sysinfo_read(struct ls_sysinfo *si, int first_cpu);
+int ls_default_cpu(const cpu_set_t *isolated);
+
+/* stress.c: the load a run is measured under. */
+#define LS_STRESS_MAX	8
+
+struct ls_preset {
+	const char *name;
+	const char *cmds[LS_STRESS_MAX];	/* NULL-ended; %N: load CPUs */
+	const char *tools[LS_STRESS_MAX];	/* NULL-ended */
+};
+
+struct ls_stress {
+	char name[32];			/* preset, or "custom" */
+	int ncmds;
+	char cmd[LS_STRESS_MAX][640];
+	int ntools;
+	char tool[LS_STRESS_MAX][32];
+	char version[LS_STRESS_MAX][128];
+	char cpus[256];			/* where the load runs */
+	pid_t pid[LS_STRESS_MAX];	/* 0 once reaped */
+	int status[LS_STRESS_MAX];	/* wait status, once reaped */
+	int running;
+	int alive_at_stop;
+};
+
+
+/* timeline.c: per-second records, merged into at most a fixed count. */
+#define LS_TIMELINE_POINTS	4096
+
+struct ls_point {
+	__u64 second;			/* first second of the bucket */
+	__u64 samples, overruns;
+	__s64 min_ns, max_ns;		/* meaningless without samples */
+	__s64 sum_ns;
+};
+
+struct ls_timeline {
+	unsigned int bucket_s;		/* seconds per point, a power of 2 */
+	unsigned int n;
+	struct ls_point pt[LS_TIMELINE_POINTS];
+};
+
+void ls_timeline_init(struct ls_timeline *t);
+void ls_timeline_add(struct ls_timeline *t, const struct latscope_bulk *b);
+
+/* What a latmon monitor measured (-z HOST): the run's figures then. */
+struct ls_latmon_figures {
+	char peer[96];			/* "ADDRESS:PORT" connected to */
+	unsigned int cells;		/* asked for: hist_cells + 1 */
+	__u32 *hist;			/* @cells counts of 1 us, the last: past them */
+	__u64 bulks;			/* data records with samples */
+	struct latscope_stats stats;	/* of the bulks: no sum of squares */
+	__u64 overruns;
+	__u64 peak_bulk;		/* the bulk of the max, from 0 */
+	__u64 hist_samples;		/* what @hist adds up to */
+	bool ended;			/* the end record came */
+	bool has_hist;			/* and then the whole histogram */
+};
+
+/* The whole run, read by the printers and writers. */
+struct ls_report {
+	const struct ls_params *params;
+	const struct ls_sysinfo *sys;
+	time_t started;			/* wall clock at start */
+	time_t ended;
+	unsigned long long duration_ns;	/* measured, warm-up excluded */
+	unsigned long long duration_s;	/* the same, rounded */
+	unsigned long long peak_s;	/* second of the worst sample */
+	bool c_state_restricted;
+	int nr_cpus;
+	struct ls_cpu_result *cpu;	/* nr_cpus entries */
+	struct latscope_stats total;	/* all CPUs merged */
+	struct latscope_stats total_irq;
+	__u64 *total_cells;		/* merged latency histogram */
+	__u64 *total_tail;		/* its tail, LATSCOPE_TAIL_BUCKETS */
+	bool has_tail;			/* every CPU's driver gave a tail */
+	__u64 total_overruns;
+	__u64 total_dropped;
+	struct ls_timeline *timeline;	/* all CPUs merged, second by second */
+	struct ls_stress stress;	/* the load, started or not */
+	struct ls_latmon_figures *latmon;	/* -z HOST: the totals are its */
+	struct ls_cpu_result *monitor;	/* the one-board monitor's: the totals are its */
+	char gpiod_lib[32];		/* --gpiod's library: "libgpiod 2.3" */
+	int exit_code;
+	bool checkpoint;		/* written while the run goes on */
+};
+
+/* stats.c: views of a report's histograms. */
+void ls_total_hist(const struct ls_report *r, struct ls_hist *h);
+void ls_total_summary(const struct ls_report *r, struct ls_summary *out);
+void ls_cpu_hist(const struct ls_cpu_result *c, bool irq, struct ls_hist *h);
+bool ls_local_part(const struct ls_report *r, char *buf, size_t len);
+
+/**
+ * struct ls_source - what the CLI knows of one event source (source.c)
+ * @id: its enum latscope_source_id, LATSCOPE_SRC_*
+ * @name: the source as messages name it ("timer", "GPIO")
+ * @contexts: the run's context as RTT, the plot and the JSON print it,
+ *	by LATSCOPE_CTX_* and LS_CTX_GPIOD
+ * @setup_size: the size of the driver's struct latscope_setup it needs,
+ *	at least; 0: any driver
+ * @paced: whether the events come at period_us; NULL: always
+ * @check: what it asks of the other options, once all are parsed: 0, or
+ *	-1 with a message in @err
+ * @prepare: before the run, finds what the options name (a chip, a
+ *	device tree node): 0, or -1 with a message
+ * @setup: its part of a SETUP: 0, or -1 with a message
+ * @setup_error: why the driver refused a SETUP with @error (an errno),
+ *	in words, into @err
+ *
+ * One row per source in source.c; its result block (summary lines, plot
+ * header, JSON object) is its row in output/parts.c. A new source is a
+ * row in each plus its own option and code; nothing else asks which
+ * source a run has. Every hook may be NULL: the source has nothing to
+ * do there.
+ */
+struct ls_source {
+	unsigned int id;
+	const char *name;
+	const char *const *contexts;
+	size_t setup_size;
+	bool (*paced)(const struct ls_params *p);
+	int (*check)(const struct ls_params *p, char *err, size_t errlen);
+	int (*prepare)(struct ls_params *p, char *err, size_t errlen);
+	int (*setup)(const struct ls_params *p, struct latscope_setup *setup, char *err,
+		     size_t errlen);
+	void (*setup_error)(const struct ls_params *p, int error, char *err, size_t errlen);
+};
+
+const struct ls_source *ls_source(unsigned int id);
+const struct ls_source *ls_source_of(const struct ls_params *p);
+const char *ls_context_name(unsigned int context);
+const char *ls_run_context(const struct ls_params *p);
+unsigned int ls_period_us(const struct ls_params *p);
+int ls_responder_priority(const struct ls_params *p);
+
+/* gpio.c: the GPIO source, from line specs to SETUP. */
+const char *ls_edge_name(unsigned int edge);
+int ls_gpio_parse_edge(const char *s, unsigned int *edge);
+int ls_gpio_parse(const char *opt, const char *arg, struct ls_gpio_spec *spec,
+		  unsigned int *edge, char *err, size_t errlen);
+int ls_gpio_resolve(const char *role, const struct ls_gpio_spec *spec,
+		    struct latscope_gpio_line *line, char *err, size_t errlen);
+bool ls_gpio_paced(const struct ls_params *p);
+bool ls_one_board(const struct ls_params *p);
+bool ls_ack_pulse(const struct ls_params *p);
+unsigned int ls_ack_in_edge(const struct ls_params *p);
+int ls_gpio_check(const struct ls_params *p, char *err, size_t errlen);
+int ls_gpio_prepare(struct ls_params *p, char *err, size_t errlen);
+int ls_gpio_setup(const struct ls_params *p, struct latscope_setup *setup,
+		  char *err, size_t errlen);
+void ls_gpio_setup_error(const struct ls_params *p, int error, char *err,
+			 size_t errlen);
+
+
+#endif /* LATSCOPE_CORE_H */

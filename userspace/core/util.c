@@ -1,0 +1,47 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * latscope CLI: the small helpers every part shares: the one-line error
+ * message a failing step leaves for its caller, and the monotonic clock
+ * the driver stamps with.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "core/core.h"
+
+void ls_fail(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+}
+
+/* CLOCK_MONOTONIC in ns, the clock of the driver's ideal times. */
+__u64 ls_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (__u64)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+/* A whole decimal number in [min, max], nothing else around it. */
+int ls_parse_uint(const char *s, unsigned long long min,
+		  unsigned long long max, unsigned long long *out)
+{
+	unsigned long long v;
+	char *end;
+
+	if (!s || *s < '0' || *s > '9')
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || *end || v < min || v > max)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}

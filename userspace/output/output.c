@@ -1,0 +1,122 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * latscope CLI: output files. Checked before the run starts (never
+ * overwritten without --force, the directory must be writable), then
+ * written whole through a temporary file and rename(), so a full disk or a
+ * crash never leaves half a file where a good one was.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "output/output.h"
+
+int ls_check_output(const char *path, bool force, char *err, size_t errlen)
+{
+	char dir[4096];
+
+	if (!path || !strcmp(path, "-"))
+		return 0;
+	if (!access(path, F_OK) && !force) {
+		snprintf(err, errlen, "%s exists: remove it or pass --force", path);
+		return -EEXIST;
+	}
+	snprintf(dir, sizeof(dir), "%s", path);
+	if (access(dirname(dir), W_OK)) {
+		snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+		return -errno;
+	}
+	return 0;
+}
+
+/* mkstemp() makes 0600 files: give it the mode open() would have. */
+static int chmod_as_created(const char *path)
+{
+	mode_t mask = umask(0);
+
+	umask(mask);
+	return chmod(path, 0666 & ~mask);
+}
+
+int ls_write_output(const char *path, int (*write)(FILE *, const struct ls_report *),
+		    const struct ls_report *r, char *err, size_t errlen)
+{
+	char tmp[4200];
+	FILE *f;
+	int fd, ret;
+
+	if (!strcmp(path, "-")) {
+		ret = write(stdout, r);
+		fflush(stdout);
+		return ret;
+	}
+	snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path);
+	fd = mkstemp(tmp);
+	if (fd < 0) {
+		snprintf(err, errlen, "cannot create %s: %s", tmp, strerror(errno));
+		return -1;
+	}
+	f = fdopen(fd, "w");
+	if (!f) {
+		close(fd);
+		unlink(tmp);
+		snprintf(err, errlen, "cannot write %s: %s", tmp, strerror(errno));
+		return -1;
+	}
+	ret = write(f, r);
+	if (fflush(f) || fsync(fd))
+		ret = -1;
+	if (fclose(f))
+		ret = -1;
+	if (!ret && chmod_as_created(tmp))
+		ret = -1;
+	if (ret || rename(tmp, path)) {
+		snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno ? errno : EIO));
+		unlink(tmp);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Writes the plot and JSON files. With @rescue, one that cannot be written
+ * (full disk, removed directory) is printed on standard output instead,
+ * between marker lines, so that what was measured is not lost; without
+ * (a checkpoint), the error is only reported.
+ */
+int ls_write_files(const struct ls_report *r, bool rescue)
+{
+	const struct ls_params *p = r->params;
+	const struct {
+		const char *path;
+		int (*write)(FILE *f, const struct ls_report *r);
+	} out[] = {
+		{ p->plot_path, ls_write_plot },
+		{ p->json_path, ls_write_json },
+	};
+	char err[512];
+	size_t i;
+	int ret = 0;
+
+	for (i = 0; i < sizeof(out) / sizeof(out[0]); i++) {
+		if (!out[i].path || !ls_write_output(out[i].path, out[i].write, r, err, sizeof(err)))
+			continue;
+		if (!rescue) {
+			fprintf(stderr, "latscope: checkpoint: %s; the run goes on\n", err);
+			ret = -1;
+			continue;
+		}
+		fprintf(stderr, "latscope: %s; it follows on standard output instead\n", err);
+		printf("=== latscope: %s could not be written, its content follows ===\n", out[i].path);
+		out[i].write(stdout, r);
+		printf("=== latscope: end of %s ===\n", out[i].path);
+		fflush(stdout);
+		ret = -1;
+	}
+	return ret;
+}

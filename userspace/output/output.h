@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * latscope CLI, output: what reads a finished struct ls_report and
+ * writes it to a FILE *: latmus's console lines, the gnuplot file, the
+ * JSON document, each source's and a latmon monitor's part of them, and
+ * the files written whole. Below it only core/ (docs/design/layers.md).
+ */
+#ifndef LATSCOPE_OUTPUT_H
+#define LATSCOPE_OUTPUT_H
+
+#include "core/core.h"
+
+/* format.c: latmus's lines, exactly. Each returns the line's length. */
+int ls_fmt_hhmmss(char *buf, size_t len, unsigned long long s);
+int ls_fmt_rtt(char *buf, size_t len, unsigned long long elapsed_s,
+	       const char *context, unsigned int period_us, int priority,
+	       const char *cpus, bool isolated);
+int ls_fmt_rth(char *buf, size_t len);
+int ls_fmt_rtd(char *buf, size_t len, double min, double avg, double max,
+	       unsigned long long overruns, double best, double worst);
+int ls_fmt_rts(char *buf, size_t len, double min, double avg, double max,
+	       unsigned long long overruns, unsigned long long duration_s,
+	       unsigned long long timeout_s);
+void ls_print_summary(FILE *f, const struct ls_report *r);
+
+/* plot.c and json.c: the two files. */
+int ls_write_plot(FILE *f, const struct ls_report *r);
+int ls_write_json(FILE *f, const struct ls_report *r);
+
+/* json_writer.c */
+void ls_json_string(FILE *f, const char *s);
+void ls_json_key_string(FILE *f, const char *indent, const char *key,
+			const char *value, const char *end);
+
+/* output.c: files written whole, via a temporary and rename(). */
+int ls_check_output(const char *path, bool force, char *err, size_t errlen);
+int ls_write_output(const char *path, int (*write)(FILE *, const struct ls_report *),
+		    const struct ls_report *r, char *err, size_t errlen);
+int ls_write_files(const struct ls_report *r, bool rescue);
+
+/**
+ * struct ls_source_output - a source's own result block (parts.c)
+ * @print_summary: its summary lines, after RTS| and PCT|
+ * @write_plot: its lines of the plot file's header
+ * @write_json: its object in the JSON document, a key and a value ending
+ *	in ",\n"
+ *
+ * The output half of a struct ls_source, by the same id. Every hook may
+ * be NULL.
+ */
+struct ls_source_output {
+	void (*print_summary)(FILE *f, const struct ls_report *r);
+	void (*write_plot)(FILE *f, const struct ls_report *r);
+	void (*write_json)(FILE *f, const struct ls_report *r);
+};
+
+const struct ls_source_output *ls_source_output(unsigned int id);
+
+/* gpio_print.c: what a GPIO run prints. */
+const char *ls_gpio_edge_used(const struct ls_params *p,
+			      const struct latscope_gpio_result *g);
+void ls_gpio_describe(const struct ls_params *p, const struct latscope_gpio_result *g,
+		      const char *lib, char *buf, size_t len);
+void ls_gpio_paths(const struct ls_params *p, const struct ls_cpu_result *c,
+		   char *buf, size_t len);
+void ls_gpio_print_summary(FILE *f, const struct ls_report *r);
+void ls_gpio_write_plot(FILE *f, const struct ls_report *r);
+void ls_gpio_write_json(FILE *f, const struct ls_report *r);
+
+/* latmon_print.c: what a run with a latmon monitor adds. */
+void ls_latmon_print_summary(FILE *f, const struct ls_report *r);
+void ls_latmon_write_plot(FILE *f, const struct ls_report *r);
+void ls_latmon_write_json(FILE *f, const struct ls_report *r);
+
+#endif /* LATSCOPE_OUTPUT_H */

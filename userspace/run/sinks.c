@@ -1,0 +1,77 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * latscope CLI: the sinks every front-end that prints a run installs.
+ * The timeline keeps each second for the plot and the JSON; the console
+ * prints latmus's RTT/RTH/RTD lines and makes its checks on each second:
+ * -A, -b and figures that cannot be true end the run.
+ */
+#include <string.h>
+
+#include "run/engine.h"
+
+/* Into the run's timeline, which a checkpoint may be copying. */
+void ls_timeline_second(struct run *run, void *priv, const struct latscope_bulk *b)
+{
+	(void)priv;
+	pthread_mutex_lock(&run->tl_lock);
+	ls_timeline_add(run->timeline, b);
+	pthread_mutex_unlock(&run->tl_lock);
+}
+
+static void print_header(struct run *run)
+{
+	const struct ls_params *p = run->p;
+	time_t now = time(NULL);
+	unsigned long long elapsed = now > run->start + 1 ? now - run->start - 1 : 0;
+	char line[256];
+
+	ls_fmt_rtt(line, sizeof(line), elapsed, ls_run_context(p), ls_period_us(p),
+		   ls_responder_priority(p), run->cpu_list, run->all_isolated);
+	fputs(line, stdout);
+	ls_fmt_rth(line, sizeof(line));
+	fputs(line, stdout);
+}
+
+/* One second, all CPUs merged: a RTD line and the checks on it. */
+static void log_second(struct run *run, const struct latscope_bulk *b)
+{
+	const struct ls_params *p = run->p;
+	char line[256];
+	bool weird;
+
+	ls_merge_extremes(&run->best, &run->worst, !run->rounds, b->min_ns, b->max_ns);
+	run->overruns += b->overruns;
+	weird = b->min_ns > b->max_ns || b->min_ns > b->avg_ns ||
+		b->avg_ns > b->max_ns || b->max_ns > run->worst ||
+		run->best > run->worst;
+	if (p->verbosity > 0 || weird) {
+		if (p->lines ? run->rounds % p->lines == 0 : run->rounds == 0)
+			print_header(run);
+		ls_fmt_rtd(line, sizeof(line), ls_us(b->min_ns), ls_us(b->avg_ns),
+			   ls_us(b->max_ns), run->overruns, ls_us(run->best),
+			   ls_us(run->worst));
+		fputs(line, stdout);
+		fflush(stdout);
+	}
+	run->rounds++;
+	if (weird) {
+		fprintf(stderr, "results look weird, aborting.\n");
+		ls_request_stop(run, LS_EXIT_WEIRD);
+	} else if (p->abort_us && b->max_ns > (__s64)p->abort_us * 1000) {
+		fprintf(stderr, "latency threshold is exceeded (%u >= %.3f), aborting.\n",
+			p->abort_us, ls_us(b->max_ns));
+		ls_request_stop(run, LS_EXIT_ABORT);
+	} else if (p->breaktrace_us && b->max_ns > (__s64)p->breaktrace_us * 1000) {
+		ls_request_stop(run, LS_EXIT_BREAKTRACE);
+	}
+}
+
+/* A second with samples: a RTD line and the checks; without, its overruns. */
+void ls_console_second(struct run *run, void *priv, const struct latscope_bulk *b)
+{
+	(void)priv;
+	if (b->samples)
+		log_second(run, b);
+	else
+		run->overruns += b->overruns;
+}
