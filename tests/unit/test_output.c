@@ -1,0 +1,260 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests of userspace/output/: latmus's line formats (exact
+ * strings), the plot file, the summary and the JSON file (written to
+ * argv[1], parsed back by tests/unit/run.sh).
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "output/output.h"
+#include "unit.h"
+
+void test_lines(void)
+{
+	char buf[256];
+
+	ls_fmt_rtt(buf, sizeof(buf), 3725, "user", 1000, 90, "1", false);
+	check_str(buf, "RTT|  01:02:05  (user, 1000 us period, priority 90, CPU1-noisol)\n", "RTT user");
+	ls_fmt_rtt(buf, sizeof(buf), 0, "irq", 100, 0, "3", true);
+	check_str(buf, "RTT|  00:00:00  (irq, 100 us period, CPU3)\n", "RTT irq has no priority");
+	ls_fmt_rth(buf, sizeof(buf));
+	check_str(buf, "RTH|----lat min|----lat avg|----lat max|-overrun|---msw|---lat best|--lat worst\n",
+		  "RTH");
+	ls_fmt_rtd(buf, sizeof(buf), 1.5, 2.25, 10.125, 3, 1.0, 12.5);
+	check_str(buf, "RTD|      1.500|      2.250|     10.125|       3|     0|      1.000|     12.500\n",
+		  "RTD");
+	ls_fmt_rtd(buf, sizeof(buf), -0.25, 0.5, 1234.5678, 0, -0.25, 1234.5678);
+	check_str(buf, "RTD|     -0.250|      0.500|   1234.568|       0|     0|     -0.250|   1234.568\n",
+		  "RTD negative and rounding");
+	ls_fmt_hhmmss(buf, sizeof(buf), 360061);
+	check_str(buf, "100:01:01", "hh:mm:ss past 99 hours");
+	ls_fmt_rts(buf, sizeof(buf), 1.0, 2.0, 30.0, 7, 3661, 7200);
+	check_str(buf, "---|-----------|-----------|-----------|--------|------|-------------------------\n"
+		  "RTS|      1.000|      2.000|     30.000|       7|     0|    01:01:01/02:00:00\n", "RTS");
+}
+
+/* The counters behind sample_report(): histograms, tails, totals. */
+struct sample_bufs {
+	__u64 cells[2][20];
+	__u64 tail[2][2 * LATSCOPE_TAIL_BUCKETS];
+	__u64 total[10 + LATSCOPE_TAIL_BUCKETS];
+};
+
+/* A two-CPU report built by hand; the sample past the histogram in a tail. */
+static void sample_report(struct ls_report *r, struct ls_params *p, struct ls_sysinfo *si,
+			  struct ls_cpu_result *cpu, struct sample_bufs *b)
+{
+	int i;
+
+	ls_params_init(p);
+	p->hist_cells = 10;
+	snprintf(p->cmdline, sizeof(p->cmdline), "latscope --json \"x\"");
+	memset(si, 0, sizeof(*si));
+	snprintf(si->proc_version, sizeof(si->proc_version), "Linux version 6.12 test");
+	snprintf(si->preemption, sizeof(si->preemption), "PREEMPT_RT");
+	snprintf(si->governor, sizeof(si->governor), "performance");
+	snprintf(si->sysname, sizeof(si->sysname), "Linux");
+	memset(r, 0, sizeof(*r));
+	memset(b, 0, sizeof(*b));
+	r->params = p;
+	r->sys = si;
+	r->nr_cpus = 2;
+	r->cpu = cpu;
+	r->duration_s = 61;
+	r->peak_s = 7;
+	r->total_cells = b->total;
+	r->total_tail = b->total + 10;
+	r->has_tail = true;
+	for (i = 0; i < 2; i++) {
+		memset(&cpu[i], 0, sizeof(cpu[i]));
+		cpu[i].cpu = 2 * i + 1;
+		cpu[i].cells = b->cells[i];
+		cpu[i].tail = b->tail[i];
+		cpu[i].has_tail = true;
+		cpu[i].res.latency = sample_stats(b->cells[i]);
+		b->tail[i][latscope_tail_index(50000)] = 1;
+		cpu[i].res.hist_cells = 10;
+		cpu[i].res.hist_count = 1;
+		cpu[i].res.overruns = i;
+		ls_merge_stats(&r->total, &cpu[i].res.latency);
+		ls_merge_cells(r->total_cells, b->cells[i], 10);
+		ls_merge_cells(r->total_tail, b->tail[i], LATSCOPE_TAIL_BUCKETS);
+	}
+	r->total_overruns = 1;
+}
+
+void test_plot(void)
+{
+	struct ls_params p;
+	struct ls_sysinfo si;
+	struct ls_cpu_result cpu[2];
+	struct sample_bufs b;
+	struct ls_report r;
+	char *buf = NULL, *body;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	sample_report(&r, &p, &si, cpu, &b);
+	check(!ls_write_plot(f, &r), "plot written", " ");
+	fclose(f);
+	check(strstr(buf, "# sampling period: 1000 microseconds\n") != NULL, "plot: period", "%s", buf);
+	check(strstr(buf, "# duration (hhmmss): 00:01:01\n# peak (hhmmss): 00:00:07\n") != NULL,
+	      "plot: duration and peak", " ");
+	check(strstr(buf, "# OVERRUNS: 1\n") && strstr(buf, "# sample count: 200\n") &&
+	      strstr(buf, "# max latency: 50.000\n") && strstr(buf, "# preemption model: PREEMPT_RT\n") &&
+	      strstr(buf, "# overflow (10 us and more): 2\n") && strstr(buf, "# 99% percentile: 6.000\n") &&
+	      strstr(buf, "# 99.9% percentile: <=50.000(-1.7%)\n"),
+	      "plot: header figures", "%s", buf);
+	body = strstr(buf, "CPU1 CPU3\n");
+	check(body && !strcmp(body + 10, "1 90 90\n2 0 0\n3 0 0\n4 0 0\n5 9 9\n10+ 1 1\n"),
+	      "plot: one column per CPU, the samples past the histogram in a last '10+' row",
+	      "%s", body ? body : buf);
+	check(strstr(buf, "# rows -1 and 10+: the samples below 0 us, and at 10 us and more\n"),
+	      "plot: the header says what rows -1 and 10+ hold", "%s", buf);
+	free(buf);
+}
+
+/* Every count of every data row and column of a plot file, added up. */
+static unsigned long long plot_rows_sum(const char *buf)
+{
+	unsigned long long sum = 0, v;
+	const char *line;
+	char *end;
+
+	for (line = buf; line && *line; line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
+		if (*line == '#' || *line == '\n')
+			continue;
+		strtol(line, &end, 10);		/* the row's index, maybe "-1" or "N+" */
+		if (*end == '+')
+			end++;
+		while (*end == ' ') {
+			v = strtoull(end, &end, 10);
+			sum += v;
+		}
+	}
+	return sum;
+}
+
+/*
+ * The rows add up to the header's sample count, with and without samples
+ * below 0 and past the histogram, for one CPU and several.
+ */
+void test_plot_rows_add_up(void)
+{
+	struct ls_params p;
+	struct ls_sysinfo si;
+	struct ls_cpu_result cpu[2];
+	struct sample_bufs b;
+	struct ls_report r;
+	char name[96];
+	int nr, under, over;
+
+	for (nr = 1; nr <= 2; nr++)
+		for (under = 0; under <= 1; under++)
+			for (over = 0; over <= 1; over++) {
+				char *buf = NULL, *count;
+				size_t len = 0;
+				FILE *f = open_memstream(&buf, &len);
+				int i;
+
+				sample_report(&r, &p, &si, cpu, &b);
+				memset(&r.total, 0, sizeof(r.total));
+				memset(b.total, 0, 10 * sizeof(*b.total));
+				r.nr_cpus = nr;
+				for (i = 0; i < nr; i++) {
+					struct latscope_stats *st = &cpu[i].res.latency;
+
+					st->samples -= st->overflow;
+					st->overflow = over * (i + 2);
+					/* the tail holds the overflow, at 50 us */
+					b.tail[i][latscope_tail_index(50000)] = st->overflow;
+					st->underflow = under * (i + 3);
+					st->samples += st->overflow + st->underflow;
+					ls_merge_stats(&r.total, st);
+					ls_merge_cells(b.total, b.cells[i], 10);
+				}
+				ls_write_plot(f, &r);
+				fclose(f);
+				count = strstr(buf, "# sample count: ");
+				snprintf(name, sizeof(name),
+					 "plot rows add up: %d CPU(s), underflow %d, overflow %d",
+					 nr, under, over);
+				check(count && strtoull(count + 16, NULL, 10) == plot_rows_sum(buf) &&
+				      plot_rows_sum(buf) == r.total.samples &&
+				      !strstr(buf, "\n-1 ") == !under && !strstr(buf, "\n10+ ") == !over,
+				      name, "%s", buf);
+				free(buf);
+			}
+}
+
+/* No sample at all (a miswired GPIO board): the GPIO| lines still say why. */
+void test_summary_no_sample(void)
+{
+	struct ls_params p;
+	struct ls_sysinfo si;
+	struct ls_cpu_result cpu;
+	struct ls_report r;
+	char err[256], *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	check(parse("-k -I gpiochip0,24 -O gpiochip0,23 --pulse-out gpiochip0,25", &p, err) ==
+	      LS_PARSE_RUN, "no sample: options", "%s", err);
+	memset(&si, 0, sizeof(si));
+	memset(&r, 0, sizeof(r));
+	memset(&cpu, 0, sizeof(cpu));
+	cpu.res.gpio.lost = 3;
+	cpu.res.gpio.irq = 42;
+	r.params = &p;
+	r.sys = &si;
+	r.nr_cpus = 1;
+	r.cpu = &cpu;
+	ls_print_summary(f, &r);
+	fclose(f);
+	check(strstr(buf, "RTS| no sample was measured\n") &&
+	      strstr(buf, "GPIO| loopback, pulse-out gpiochip0,25 -> pulse-in gpiochip0,24") &&
+	      strstr(buf, "GPIO| 0 acks, 3 pulses lost, 0 stray edges; no arrival seen, irq 42\n"),
+	      "no sample: GPIO lines still printed", "%s", buf);
+	free(buf);
+}
+
+/* The edge printed is the one the driver says the run used. */
+void test_gpio_edge_used(void)
+{
+	struct latscope_gpio_result g = { .edge = LATSCOPE_EDGE_FALLING };
+	struct ls_params p;
+	char err[256], line[256];
+
+	check(parse("-k --gpio-dt", &p, err) == LS_PARSE_RUN, "edge used: options", "%s", err);
+	strcpy(p.pulse_in.spec, "latscope:pulse-in");
+	strcpy(p.ack_out.spec, "latscope:ack-out");
+	ls_gpio_describe(&p, &g, "", line, sizeof(line));
+	check_str(line, "remote, pulse-in latscope:pulse-in (falling-edge), ack-out latscope:ack-out",
+		  "edge used: the device's, from the result");
+	g.edge = 0;	/* a driver that does not report it */
+	check_str(ls_gpio_edge_used(&p, &g), "?", "edge used: unknown");
+	check(parse("-k --gpio-dt=both-edges", &p, err) == LS_PARSE_RUN, "edge used: options", "%s", err);
+	check_str(ls_gpio_edge_used(&p, NULL), "both-edges", "edge used: the one asked for");
+}
+
+void test_json(const char *path)
+{
+	struct ls_params p;
+	struct ls_sysinfo si;
+	struct ls_cpu_result cpu[2];
+	static struct sample_bufs b;
+	static struct ls_timeline t;
+	struct ls_report r;
+	FILE *f = fopen(path, "w");
+
+	sample_report(&r, &p, &si, cpu, &b);
+	ls_timeline_init(&t);
+	second(&t, 0, 100, 0, 1000, 1500, 50000);
+	second(&t, 1, 0, 2, 0, 0, 0);
+	r.timeline = &t;
+	check(f && !ls_write_json(f, &r), "json written", " ");
+	if (f)
+		fclose(f);
+}
