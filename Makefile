@@ -1,21 +1,25 @@
 # latscope: one entry point for building, testing and installing.
+# `make help` prints the targets below (the lines that start "#   make").
 #
 #   make                 latscope.ko for the running kernel (or KDIR=...) and
 #                        the latscope CLI (userspace/latscope)
 #   make check           every test (scripts/check.sh): checkpatch,
-#                        shellcheck, W=1 and sparse on four kernels, KUnit,
-#                        VM ABI/CLI tests, the GPIO and latmon suites on a
-#                        gpio-sim kernel
+#                        shellcheck, the layering check, W=1 and sparse on
+#                        four kernels, KUnit, VM ABI/CLI tests, the GPIO and
+#                        latmon suites on a gpio-sim kernel
 #   make demo            boot a VM, load the module, measure 10 s
 #   make install         install latscope.ko, the CLI, its man page and the
 #                        uapi header on this board
-#   make kunit | build-matrix | checkpatch | shellcheck | vm-test | vm-gpio |
-#        vm-fuzz | report-test
+#   make kunit | build-matrix | checkpatch | shellcheck | layers | unit |
+#        vm-test | vm-gpio | vm-fuzz | report-test
 #                        one stage of check (vm-fuzz: FUZZ_SECONDS, FUZZ_SEED)
 #   make vm-test-one SERIES=6.12 FLAVOUR=rt-amd64      one kernel of the matrix
 #   make compare         mainline vs PREEMPT_RT under load in the VM, reported
 #   make compare-gpio    the GPIO responders side by side in the GPIO VM
 #   make vm-gpiod        the GPIO VM's libgpiod part alone (both kernels)
+#   make compile_commands  compile_commands.json for clangd (the CLI, and
+#                        the driver's objects once `make module` built them)
+#   make help            this list
 
 KRELEASE ?= $(shell uname -r)
 KDIR ?= /lib/modules/$(KRELEASE)/build
@@ -26,7 +30,7 @@ FUZZ_SECONDS ?= 60
 FUZZ_SEED ?=
 
 .PHONY: all module cli check demo install deps kunit build-matrix checkpatch shellcheck dtbo dt-check pi-vm report-test compare compare-gpio vm-gpiod \
-	vm-test vm-test-one vm-gpio vm-fuzz clean
+	vm-test vm-test-one vm-gpio vm-fuzz clean help layers unit compile_commands
 
 all: module cli
 
@@ -41,6 +45,23 @@ module:
 
 check:
 	scripts/check.sh
+
+help:
+	@awk '/^#   make /{on=1} on && /^$$/{exit} on{sub(/^#/, ""); print}' Makefile
+
+# The layers of userspace/ and the driver's files: no upward link, no circle
+# (docs/design/layers.md), and the check's own tests.
+layers:
+	python3 scripts/layers.py
+	bash tests/layers/run.sh
+
+# The CLI's unit tests and hostile command lines, no VM.
+unit:
+	bash tests/unit/run.sh
+	bash tests/unit/hostile.sh
+
+compile_commands:
+	python3 scripts/compile-commands.py
 
 demo:
 	scripts/demo.sh
@@ -77,7 +98,8 @@ vm-fuzz: deps
 	LATSCOPE_FUZZ_SECONDS=$(FUZZ_SECONDS) LATSCOPE_FUZZ_SEED=$(FUZZ_SEED) scripts/vm.sh gpio amd64 fuzz
 	LATSCOPE_FUZZ_SECONDS=$(FUZZ_SECONDS) LATSCOPE_FUZZ_SEED=$(FUZZ_SEED) scripts/vm.sh gpio rt-amd64 fuzz
 
-# The Raspberry Pi overlays: copy them to /boot/firmware/overlays (README):
+# The Raspberry Pi overlays: copy them to /boot/firmware/overlays
+# (docs/guide/raspberry-pi.md):
 # latscope-gpio for the board under test, latscope-monitor for a monitor.
 dtbo: dts-overlays/latscope-gpio.dtbo dts-overlays/latscope-monitor.dtbo
 
