@@ -45,6 +45,7 @@ struct latscope_gpio {
 	int pulse_level;		/* raw level of a pulse */
 	bool toggle_out;		/* each send toggles, no end step */
 	u64 sent_ns;			/* monitor: stamp of the last pulse out */
+	u64 (*clock)(void);		/* of @sent_ns if set (KUnit), else ktime */
 	int level;			/* raw level last asked of pulse-out */
 	atomic64_t in_flight;		/* ideal of the pulse out, or 0 */
 	u64 lost;			/* pulses given up, past the warm-up */

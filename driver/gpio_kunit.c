@@ -212,10 +212,22 @@ static void latscope_gpio_no_dt_device(struct kunit *test)
 #define PERIOD	(100 * NS_PER_US)
 
 /*
+ * The synthetic sessions' clock: the time the step being run by hand
+ * handles its expiry, on the same timeline as their ideal times. The
+ * tests run one at a time.
+ */
+static u64 latscope_gpio_now_ns;
+
+static u64 latscope_gpio_clock(void)
+{
+	return latscope_gpio_now_ns;
+}
+
+/*
  * A GPIO session with no lines, its timeline at T0_NOW, no warm-up: the
  * timeline's steps and the irq handler's arrivals are called by hand, as
- * the hrtimer and the interrupt would. The GPIO state is freed with the
- * session.
+ * the hrtimer and the interrupt would, and the pulse train's stamps read
+ * the synthetic clock. The GPIO state is freed with the session.
  */
 static struct latscope_session *latscope_gpio_synthetic(struct kunit *test,
 							u32 mode, u32 edge)
@@ -228,6 +240,7 @@ static struct latscope_session *latscope_gpio_synthetic(struct kunit *test,
 	KUNIT_ASSERT_NOT_NULL(test, g);
 	g->mode = mode;
 	g->edge = edge;
+	g->clock = latscope_gpio_clock;
 	latscope_gpio_out_polarity(g, 0);
 	s->source = &latscope_gpio_source;
 	s->priv = g;
@@ -246,11 +259,21 @@ static struct latscope_gpio *gpio_of(struct latscope_session *s)
 	return s->priv;
 }
 
-/* The timeline's next step, due at @t and run on time: pulse-out's level. */
+/*
+ * The timeline's next step, due at @t and run @late ns after it (the
+ * clock then reads @t + @late): pulse-out's level.
+ */
+static int latscope_gpio_at_late(struct latscope_session *s, u64 t, u64 late)
+{
+	latscope_gpio_now_ns = t + late;
+	latscope_timeline_step(s, t, t + late);
+	return gpio_of(s)->level;
+}
+
+/* The timeline's next step, due at @t and run on time. */
 static int latscope_gpio_at(struct latscope_session *s, u64 t)
 {
-	latscope_timeline_step(s, t, t);
-	return gpio_of(s)->level;
+	return latscope_gpio_at_late(s, t, 0);
 }
 
 /* What the kernel responder does with the event waiting for it. */
@@ -437,10 +460,14 @@ static void latscope_gpio_monitor_round_trip(struct kunit *test)
 	struct latscope_result res;
 	struct latscope_bulk rec;
 
-	/* Rising pulses: idle low; an answer 25 us after the pulse went out. */
-	KUNIT_EXPECT_EQ(test, latscope_gpio_at(s, t), 1);
-	KUNIT_EXPECT_GE(test, g->sent_ns, t - PERIOD);
-	latscope_gpio_arrival(s, g->sent_ns + 25 * NS_PER_US);
+	/*
+	 * Rising pulses: idle low. The step runs 3 us late, so the pulse
+	 * leaves then: the sample starts from the send stamp, not from the
+	 * ideal time. It is answered 25 us later.
+	 */
+	KUNIT_EXPECT_EQ(test, latscope_gpio_at_late(s, t, 3 * NS_PER_US), 1);
+	KUNIT_EXPECT_EQ(test, g->sent_ns, t + 3 * NS_PER_US);
+	latscope_gpio_arrival(s, t + 28 * NS_PER_US);
 	KUNIT_EXPECT_EQ(test, atomic64_read(&s->pending), 0LL);
 	KUNIT_EXPECT_EQ(test, latscope_gpio_at(s, t + half), 0);
 
@@ -450,11 +477,12 @@ static void latscope_gpio_monitor_round_trip(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, latscope_gpio_at(s, t + half), 1);
 	KUNIT_EXPECT_EQ(test, latscope_gpio_at(s, t + PERIOD), 1);
 	/* ...and the late answer keeps its whole round trip. */
-	latscope_gpio_arrival(s, g->sent_ns + 130 * NS_PER_US);
+	KUNIT_EXPECT_EQ(test, g->sent_ns, t);
+	latscope_gpio_arrival(s, t + 130 * NS_PER_US);
 	KUNIT_EXPECT_EQ(test, latscope_gpio_at(s, t + PERIOD + half), 0);
 	t += 2 * PERIOD;
 	KUNIT_EXPECT_EQ(test, latscope_gpio_at(s, t), 1);
-	latscope_gpio_arrival(s, g->sent_ns + 9 * NS_PER_US);
+	latscope_gpio_arrival(s, t + 9 * NS_PER_US);
 	/* An edge with no pulse out is stray. */
 	latscope_gpio_arrival(s, t + 1);
 	latscope_measure_flush(s);
@@ -485,9 +513,10 @@ static void latscope_gpio_monitor_round_trip(struct kunit *test)
 	latscope_gpio_pulse_reset(gpio_of(s));
 	t = s->t0;
 	KUNIT_EXPECT_EQ(test, latscope_gpio_at(s, t), 0);
-	latscope_gpio_arrival(s, gpio_of(s)->sent_ns + 1);
+	latscope_gpio_arrival(s, t + 1);
 	KUNIT_EXPECT_EQ(test, latscope_gpio_at(s, t + half), 1);
 	KUNIT_EXPECT_EQ(test, s->lat.samples, 1ULL);
+	KUNIT_EXPECT_EQ(test, s->lat.min, 1LL);
 }
 
 /* latscope,edge's values, and the edge a run reports. */

@@ -17,6 +17,7 @@
 #include <linux/minmax.h>
 #include <linux/sched.h>
 #include <linux/time64.h>
+#include <linux/timekeeping.h>
 
 #include "gpio-internal.h"
 #include "latscope.h"
@@ -85,6 +86,18 @@ int latscope_gpio_step(struct latscope_session *s, u64 ideal, bool send)
 }
 
 /*
+ * The clock of the send stamps: the timeline's, CLOCK_MONOTONIC. A KUnit
+ * test that feeds the timeline synthetic times sets @g->clock, so that the
+ * stamps are on that timeline too; other builds never look at it.
+ */
+static u64 latscope_gpio_now(const struct latscope_gpio *g)
+{
+	if (IS_ENABLED(CONFIG_LATSCOPE_KUNIT_TEST) && g->clock)
+		return g->clock();
+	return ktime_get_ns();
+}
+
+/*
  * The stamp a monitor's sample starts from, taken just before the edge of
  * a pulse (@level) exists: whichever CPU the answer's interrupt runs on
  * reads it after taking the pulse in flight. Only a monitor reads it.
@@ -93,7 +106,7 @@ static void latscope_gpio_stamp_sent(struct latscope_gpio *g, int level)
 {
 	if (g->mode != LATSCOPE_GPIO_MONITOR || level != g->pulse_level)
 		return;
-	WRITE_ONCE(g->sent_ns, ktime_get_ns());
+	WRITE_ONCE(g->sent_ns, latscope_gpio_now(g));
 	smp_wmb();	/* pairs with the arrival's atomic64_xchg() */
 }
 
