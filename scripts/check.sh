@@ -1,7 +1,8 @@
 #!/bin/bash
 # Runs every test latscope has, stage by stage, with the time each took:
-# packages, checkpatch, shellcheck on every shell script, the W=1 + sparse
-# build matrix, the KUnit suite, the hostile command lines to a sanitized
+# packages, checkpatch, shellcheck on every shell script, the layering
+# check (docs/design/layers.md), the W=1 + sparse build matrix, the KUnit
+# suite, the hostile command lines to a sanitized
 # CLI, the host build of the test program, the Raspberry Pi overlay checks,
 # the ABI and CLI tests in a VM of each kernel of the matrix, the GPIO suite,
 # the latmon client and monitor over loopback (tests/vm/latmon_test.sh)
@@ -58,6 +59,8 @@ host_build() {
 stage "install packages" "$top/scripts/install-deps.sh" || exit 1
 stage "checkpatch --strict" "$top/scripts/checkpatch.sh"
 stage "shellcheck" "$top/scripts/shellcheck.sh"
+stage "layers (userspace folders, driver files: no upward link, no circle)" \
+	bash -c "python3 '$top/scripts/layers.py' && bash '$top/tests/layers/run.sh'"
 stage "build matrix (W=1, sparse)" "$top/scripts/build-matrix.sh"
 stage "KUnit (x86_64 QEMU, 2 CPUs)" "$top/scripts/kunit.sh"
 stage "CLI unit tests" bash "$top/tests/unit/run.sh"
