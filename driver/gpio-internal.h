@@ -70,7 +70,7 @@ struct latscope_gpio {
 	/* Responder side. */
 	bool ack_pulse;			/* LATSCOPE_GPIO_ACK_PULSE */
 	int ack_level;
-	u64 acks;
+	u64 acks;			/* answers; a monitor's by its irq handler */
 };
 
 /*

@@ -110,8 +110,14 @@ void latscope_gpio_arrival(struct latscope_session *s, u64 arrival)
 			g->spurious++;
 		return;
 	}
-	/* A monitor's sample ends here: the round trip from the pulse out. */
+	/*
+	 * A monitor's sample ends here: the round trip from the pulse out.
+	 * The answer is its ack, counted as the sample is, past the warm-up,
+	 * so a monitor's acks are its samples.
+	 */
 	if (g->mode == LATSCOPE_GPIO_MONITOR) {
+		if (ideal >= s->warmup_end)
+			g->acks++;
 		latscope_record(s, (s64)(arrival - READ_ONCE(g->sent_ns)), ideal);
 		return;
 	}

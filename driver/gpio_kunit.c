@@ -498,6 +498,8 @@ static void latscope_gpio_monitor_round_trip(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, res.irq.samples, 0ULL);
 	KUNIT_EXPECT_EQ(test, res.gpio.spurious, 1ULL);
 	KUNIT_EXPECT_EQ(test, res.latency.samples + res.overruns, res.events);
+	/* Each answer timed is an ack: the summary's acks are the samples. */
+	KUNIT_EXPECT_EQ(test, res.gpio.acks, res.latency.samples);
 	/* The second's bulk record, what a latmon client gets. */
 	KUNIT_ASSERT_TRUE(test, latscope_ring_pop(&s->ring, &rec));
 	KUNIT_EXPECT_EQ(test, rec.samples, 3ULL);
@@ -517,6 +519,40 @@ static void latscope_gpio_monitor_round_trip(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, latscope_gpio_at(s, t + half), 1);
 	KUNIT_EXPECT_EQ(test, s->lat.samples, 1ULL);
 	KUNIT_EXPECT_EQ(test, s->lat.min, 1LL);
+}
+
+/*
+ * A monitor's acks are counted where its samples are: an answer to a
+ * pulse of the warm-up is neither, and a second edge for one pulse is a
+ * stray edge, not another ack.
+ */
+static void latscope_gpio_monitor_acks(struct kunit *test)
+{
+	struct latscope_session *s = latscope_gpio_synthetic(test, LATSCOPE_GPIO_MONITOR,
+							     LATSCOPE_EDGE_RISING);
+	struct latscope_result res;
+	u64 t;
+	int i;
+
+	/* A warm-up of one period: the first pulse does not count. */
+	s->setup.warmup_ns = PERIOD;
+	latscope_timeline_init(s, T0_NOW);
+	latscope_gpio_pulse_use(s);
+	KUNIT_ASSERT_EQ(test, s->warmup_end, s->t0 + PERIOD);
+	for (i = 0, t = s->t0; i < 4; i++, t += PERIOD) {
+		KUNIT_EXPECT_EQ(test, latscope_gpio_at(s, t), 1);
+		latscope_gpio_arrival(s, t + 10 * NS_PER_US);
+		latscope_gpio_arrival(s, t + 20 * NS_PER_US);
+		KUNIT_EXPECT_EQ(test, latscope_gpio_at(s, t + PERIOD / 2), 0);
+	}
+	latscope_measure_flush(s);
+	s->state = LATSCOPE_STOPPED;
+
+	res = latscope_kunit_result(test, s);
+	KUNIT_EXPECT_EQ(test, res.latency.samples, 3ULL);
+	KUNIT_EXPECT_EQ(test, res.gpio.acks, 3ULL);
+	KUNIT_EXPECT_EQ(test, res.gpio.spurious, 3ULL);
+	KUNIT_EXPECT_EQ(test, res.overruns, 0ULL);
 }
 
 /* latscope,edge's values, and the edge a run reports. */
@@ -545,6 +581,7 @@ static struct kunit_case latscope_gpio_test_cases[] = {
 	KUNIT_CASE_PARAM(latscope_gpio_validation, latscope_gpio_gen_params),
 	KUNIT_CASE(latscope_gpio_missing_chip),
 	KUNIT_CASE(latscope_gpio_monitor_round_trip),
+	KUNIT_CASE(latscope_gpio_monitor_acks),
 	KUNIT_CASE(latscope_gpio_no_dt_device),
 	KUNIT_CASE(latscope_dt_edge_names),
 	KUNIT_CASE(latscope_gpio_one_pulse_in_flight),

@@ -305,9 +305,16 @@ static __inline__ __u64 latscope_tail_lo(__u32 i)
 
 /**
  * struct latscope_gpio_result - GPIO figures of a result (&latscope_result.gpio)
- * @acks: ack-out toggles, past the warm-up
- * @lost: loopback pulses never seen on pulse-in
- * @spurious: loopback edges with no pulse in flight
+ * @acks: answers past the warm-up. Loopback and remote modes: the
+ *	responder's answers on ack-out (toggles, or pulses with
+ *	LATSCOPE_GPIO_ACK_PULSE). Monitor mode: the other board's answers
+ *	that came back on pulse_in (the ack-in) to a pulse in flight, each
+ *	one a sample, so @acks equals &latscope_result.latency.samples.
+ * @lost: pulses the driver sent past the warm-up (loopback and monitor
+ *	modes) whose edge or answer did not come back on pulse_in within a
+ *	second, or two periods if longer; each is an overrun too
+ * @spurious: edges on pulse_in with no pulse in flight (loopback and
+ *	monitor modes), past the warm-up
  * @paths: how the GPIO events were handled: LATSCOPE_GPIO_IN_HARDIRQ ..
  *	LATSCOPE_GPIO_THREAD_RAISED bits
  * @irq: Linux irq of pulse-in
@@ -321,7 +328,9 @@ static __inline__ __u64 latscope_tail_lo(__u32 i)
  * In loopback mode &latscope_result.latency is the response time (responder -
  * ideal) and &latscope_result.irq the arrival time (pulse-in irq - ideal); in
  * remote mode the ideal time is the arrival stamp, so &latscope_result.latency
- * is arrival to response and &latscope_result.irq stays empty.
+ * is arrival to response and &latscope_result.irq stays empty. In monitor
+ * mode &latscope_result.latency is the round trip (ack-in irq - pulse sent)
+ * and &latscope_result.irq stays empty.
  */
 struct latscope_gpio_result {
 	__u64 acks;
