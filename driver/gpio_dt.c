@@ -52,12 +52,20 @@ static void latscope_dt_free(struct kref *ref)
 	kfree(d);
 }
 
-/*
- * Lends the device tree's lines to a session in @mode (enum
- * latscope_gpio_mode): fills @lines and the device's @edge, returns what
- * latscope_dt_return() takes. Errors: ENODEV no device bound, or not one
- * for @mode (no pulse-out for loopback; a monitor mode needs the monitor
- * role, the others the other one), EBUSY another session has them.
+/**
+ * latscope_dt_borrow() - lend the device tree's lines to a session
+ * @lines: filled with the lines: pulse-in, ack-out, and pulse-out but in
+ *	remote mode (in the monitor role: ack-in as pulse-in, pulse-out)
+ * @edge: set to the device's edge (its latscope,edge, or the default)
+ * @mode: the session's enum latscope_gpio_mode
+ *
+ * One session at a time holds them, until latscope_dt_return().
+ *
+ * Context: process; takes latscope_dt_lock.
+ * Return: what latscope_dt_return() takes back, or ERR_PTR(-ENODEV) if no
+ * device is bound or not one for @mode (loopback needs pulse-out, monitor
+ * mode the monitor role, the other modes the other role), or
+ * ERR_PTR(-EBUSY) if another session has them.
  */
 struct latscope_dt_lines *latscope_dt_borrow(struct latscope_gpio_lines *lines,
 					     u32 *edge, u32 mode)
@@ -96,10 +104,15 @@ static void latscope_dt_idle(struct latscope_dt_lines *d)
 		gpiod_set_raw_value_cansleep(d->lines.out, latscope_gpio_idle_level(d->edge));
 }
 
-/*
- * Takes back the lines latscope_dt_borrow() lent, pulse-out at the
- * device's idle level whatever edge the session used; the last holder
- * frees them.
+/**
+ * latscope_dt_return() - take back the lines latscope_dt_borrow() lent
+ * @d: what it returned
+ *
+ * pulse-out goes back to the device's idle level, whatever edge the
+ * session used; if the device was unbound meanwhile, this last holder
+ * frees the lines.
+ *
+ * Context: process, may sleep.
  */
 void latscope_dt_return(struct latscope_dt_lines *d)
 {
@@ -113,7 +126,12 @@ void latscope_dt_return(struct latscope_dt_lines *d)
 /* latscope,edge's values, in enum latscope_gpio_edge order from 1. */
 static const char *const latscope_edge_names[] = { "rising", "falling", "both" };
 
-/* The enum latscope_gpio_edge of a latscope,edge value, or -EINVAL. */
+/**
+ * latscope_dt_edge_parse() - the edge a latscope,edge value names
+ * @name: the value: "rising", "falling" or "both"
+ *
+ * Return: its enum latscope_gpio_edge, or -EINVAL for any other string.
+ */
 int latscope_dt_edge_parse(const char *name)
 {
 	int i = match_string(latscope_edge_names, ARRAY_SIZE(latscope_edge_names), name);
@@ -121,7 +139,12 @@ int latscope_dt_edge_parse(const char *name)
 	return i < 0 ? -EINVAL : i + LATSCOPE_EDGE_RISING;
 }
 
-/* The latscope,edge value of a valid enum latscope_gpio_edge. */
+/**
+ * latscope_dt_edge_name() - the latscope,edge value of an edge
+ * @edge: a valid enum latscope_gpio_edge (not 0)
+ *
+ * Return: "rising", "falling" or "both".
+ */
 const char *latscope_dt_edge_name(u32 edge)
 {
 	return latscope_edge_names[edge - LATSCOPE_EDGE_RISING];
@@ -254,11 +277,26 @@ static struct platform_driver latscope_dt_driver = {
 	},
 };
 
+/**
+ * latscope_dt_init() - register the "latscope,gpio" platform driver
+ *
+ * The GPIO source's &latscope_source.init.
+ *
+ * Context: module init.
+ * Return: 0, or the error of platform_driver_register().
+ */
 int latscope_dt_init(void)
 {
 	return platform_driver_register(&latscope_dt_driver);
 }
 
+/**
+ * latscope_dt_exit() - unregister the "latscope,gpio" platform driver
+ *
+ * The GPIO source's &latscope_source.exit; no session holds its lines.
+ *
+ * Context: module exit.
+ */
 void latscope_dt_exit(void)
 {
 	platform_driver_unregister(&latscope_dt_driver);

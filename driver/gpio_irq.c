@@ -21,7 +21,10 @@
 
 static void latscope_gpio_raise(struct work_struct *work);
 
-/* Clears the arrival and answer figures of a run; nothing is running. */
+/**
+ * latscope_gpio_irq_reset() - clear the arrival and answer figures of a run
+ * @g: the GPIO state, its lines held; nothing is running
+ */
 void latscope_gpio_irq_reset(struct latscope_gpio *g)
 {
 	atomic_set(&g->paths, g->out_cansleep ? LATSCOPE_GPIO_OUT_CANSLEEP : 0);
@@ -91,7 +94,21 @@ static void latscope_gpio_restore(struct latscope_gpio *g)
 	g->thread = NULL;
 }
 
-/* The edge on pulse-in that is an event. */
+/**
+ * latscope_gpio_arrival() - an edge on pulse-in, the event's side
+ * @s: the session
+ * @arrival: when the edge's handler ran
+ *
+ * Remote mode: the edge is the event, its stamp the ideal time, handed to
+ * the responder. Loopback mode: it ends the pulse in flight, whose ideal
+ * time it hands to the responder with the irq part. Monitor mode: it is
+ * the answer to the pulse in flight, and its round trip from the send
+ * stamp the sample, counted as an ack. An edge with no pulse in flight
+ * is a stray one.
+ *
+ * Context: hard irq, or the irq thread of a GPIO chip that nests its
+ * interrupts; the first such thread is noted (and raised if asked).
+ */
 void latscope_gpio_arrival(struct latscope_session *s, u64 arrival)
 {
 	struct latscope_gpio *g = s->priv;
@@ -144,7 +161,16 @@ static unsigned long latscope_gpio_trigger(u32 edge)
 	}
 }
 
-/* Arrivals start: pulse-in's interrupt, on the session's edge. */
+/**
+ * latscope_gpio_irq_start() - start taking arrivals
+ * @s: the session, its lines held
+ *
+ * pulse-in's interrupt, on the session's edge, with IRQF_NO_THREAD so
+ * the stamp is taken in hard irq on PREEMPT_RT too.
+ *
+ * Context: process, may sleep.
+ * Return: 0, or the error of request_any_context_irq().
+ */
 int latscope_gpio_irq_start(struct latscope_session *s)
 {
 	struct latscope_gpio *g = s->priv;
@@ -159,7 +185,15 @@ int latscope_gpio_irq_start(struct latscope_session *s)
 	return 0;
 }
 
-/* No arrival after it returns; the stamping thread has its own back. */
+/**
+ * latscope_gpio_irq_stop() - stop taking arrivals
+ * @s: the session; safe if the interrupt was never requested
+ *
+ * No arrival comes once it returns, and the thread that stamped arrivals
+ * has its own scheduling back.
+ *
+ * Context: process, may sleep.
+ */
 void latscope_gpio_irq_stop(struct latscope_session *s)
 {
 	struct latscope_gpio *g = s->priv;
@@ -171,9 +205,15 @@ void latscope_gpio_irq_stop(struct latscope_session *s)
 	latscope_gpio_restore(g);
 }
 
-/*
- * Drives ack-out to where answers start from: low for toggles, high for
- * pulses. Not while a responder can answer (SETUP, or START before the irq).
+/**
+ * latscope_gpio_ack_idle() - put ack-out where answers start from
+ * @g: the GPIO state
+ *
+ * Low for toggles, high for latmus's pulses; nothing without ack-out
+ * (monitor mode). Not while a responder can answer: at SETUP, or at
+ * START before the interrupt.
+ *
+ * Context: process, may sleep.
  */
 void latscope_gpio_ack_idle(struct latscope_gpio *g)
 {
@@ -183,9 +223,16 @@ void latscope_gpio_ack_idle(struct latscope_gpio *g)
 	gpiod_set_raw_value_cansleep(g->lines.ack, g->ack_level);
 }
 
-/*
- * The responder answered the event of @ideal: ack-out toggles, or goes
- * low and back high, the edge a latmon monitor times being the first.
+/**
+ * latscope_gpio_respond() - the responder answers an event on ack-out
+ * @s: the session
+ * @ideal: the answered event's ideal time; past the warm-up it is an ack
+ *
+ * ack-out toggles, or goes low and back high (LATSCOPE_GPIO_ACK_PULSE),
+ * the edge a latmon monitor times being the first. The GPIO source's
+ * &latscope_source.respond.
+ *
+ * Context: the responder (the kernel kthread, or PULSE); may sleep.
  */
 void latscope_gpio_respond(struct latscope_session *s, u64 ideal)
 {

@@ -68,7 +68,12 @@ static int latscope_gpio_request_all(struct latscope_gpio_lines *lines,
 	return PTR_ERR_OR_ZERO(lines->out);
 }
 
-/* Gives back every line of @lines; safe on partly requested ones. */
+/**
+ * latscope_gpio_lines_put() - give back the lines of a session
+ * @lines: the lines; safe on partly requested ones, all NULL on return
+ *
+ * Context: process, may sleep.
+ */
 void latscope_gpio_lines_put(struct latscope_gpio_lines *lines)
 {
 	if (!IS_ERR_OR_NULL(lines->out))
@@ -82,10 +87,19 @@ void latscope_gpio_lines_put(struct latscope_gpio_lines *lines)
 	lines->out = NULL;
 }
 
-/*
- * Requests for @dev the lines @gs names. Errors: ENODEV no chip with that
- * label, EINVAL offset out of range, EBUSY line in use; on error nothing
- * is held.
+/**
+ * latscope_gpio_lines_get() - request the lines a GPIO setup names
+ * @lines: filled with pulse-in, and ack-out and pulse-out as the mode
+ *	has them
+ * @gs: the setup's GPIO part, checked: chip labels and offsets
+ * @dev: the device the lines are requested for
+ *
+ * pulse-out and ack-out start at their idle levels.
+ *
+ * Context: process, may sleep.
+ * Return: 0; -ENODEV if @dev is NULL or no chip has a label named;
+ * -EINVAL for an offset past its chip; -EBUSY for a line in use;
+ * -ENOMEM. On error nothing is held.
  */
 int latscope_gpio_lines_get(struct latscope_gpio_lines *lines,
 			    const struct latscope_gpio_setup *gs,

@@ -25,10 +25,14 @@
 /* The pulse-out thread of sleeping GPIO chips runs above any responder. */
 #define LATSCOPE_GPIO_PULSE_PRIO	99
 
-/*
- * Which raw level a pulse drives, and whether send steps toggle: from the
- * event edge in loopback mode, from LATSCOPE_GPIO_PULSE_LOW in monitor
- * mode (its edge is the answer's). Set at SETUP, once the edge is known.
+/**
+ * latscope_gpio_out_polarity() - set the pulse level, and whether sends toggle
+ * @g: the GPIO state, its mode and edge known
+ * @flags: the setup's LATSCOPE_GPIO_* flags
+ *
+ * From the event edge in loopback mode (with both edges every send step
+ * toggles), from LATSCOPE_GPIO_PULSE_LOW in monitor mode, whose edge is
+ * the answer's. Set at SETUP.
  */
 void latscope_gpio_out_polarity(struct latscope_gpio *g, u32 flags)
 {
@@ -36,7 +40,13 @@ void latscope_gpio_out_polarity(struct latscope_gpio *g, u32 flags)
 	g->toggle_out = g->mode != LATSCOPE_GPIO_MONITOR && g->edge == LATSCOPE_EDGE_BOTH;
 }
 
-/* Clears the train of a run; nothing is running. */
+/**
+ * latscope_gpio_pulse_reset() - clear the pulse train of a run
+ * @g: the GPIO state; nothing is running
+ *
+ * No pulse in flight, none lost, pulse-out taken to be at its idle level
+ * (latscope_gpio_out_to_idle() puts it there).
+ */
 void latscope_gpio_pulse_reset(struct latscope_gpio *g)
 {
 	atomic64_set(&g->in_flight, 0);
@@ -46,11 +56,21 @@ void latscope_gpio_pulse_reset(struct latscope_gpio *g)
 	g->lost = 0;
 }
 
-/*
- * One step of the pulse train at @ideal: a send step (@send) starts a
- * pulse, an end step returns pulse-out to idle once the pulse arrived.
- * Returns the raw level to drive, or -1 for none. The timeline counted the
- * event of a send step; a pulse it cannot send is an overrun.
+/**
+ * latscope_gpio_step() - one step of the pulse train
+ * @s: the session
+ * @ideal: the step's time: an ideal time for a send step, half a period
+ *	later for an end step
+ * @send: a send step, which starts a pulse; else an end step, which
+ *	returns pulse-out to idle once the pulse arrived
+ *
+ * A pulse whose edge has not come back a second (or two periods, if
+ * longer) after it left is given up: lost, and an overrun. The timeline
+ * counted the event of a send step; a pulse it cannot send, because the
+ * previous one is still out, is an overrun.
+ *
+ * Context: hard irq (the timeline's steps).
+ * Return: the raw level to drive pulse-out to, or -1 to leave it.
  */
 int latscope_gpio_step(struct latscope_session *s, u64 ideal, bool send)
 {
@@ -136,7 +156,13 @@ static void latscope_gpio_end(struct latscope_session *s, u64 when)
 	latscope_gpio_drive(s->priv, latscope_gpio_step(s, when, false));
 }
 
-/* The pulse train's steps on the session's timeline, which is not armed. */
+/**
+ * latscope_gpio_pulse_use() - put the pulse train's steps on the timeline
+ * @s: the session; its timeline is placed and not armed
+ *
+ * A send step at each ideal time and, unless sends toggle, an end step
+ * half a period later.
+ */
 void latscope_gpio_pulse_use(struct latscope_session *s)
 {
 	struct latscope_gpio *g = s->priv;
@@ -176,11 +202,16 @@ static int latscope_gpio_pulse_fn(void *data)
 	return 0;
 }
 
-/*
- * Puts pulse-out at its idle level, the one latscope_gpio_pulse_reset()
- * assumes, whatever a previous run or a stop in the middle of a pulse left
- * there, so the first pulse makes its edge. Nothing drives it
- * concurrently: the timeline and the pulse thread are not running.
+/**
+ * latscope_gpio_out_to_idle() - put pulse-out at its idle level
+ * @g: the GPIO state; nothing drives pulse-out concurrently (the
+ *	timeline and the pulse thread are not running)
+ *
+ * The level latscope_gpio_pulse_reset() assumes, whatever a previous run
+ * or a stop in the middle of a pulse left there, so the first pulse
+ * makes its edge. Nothing without pulse-out.
+ *
+ * Context: process, may sleep.
  */
 void latscope_gpio_out_to_idle(struct latscope_gpio *g)
 {
@@ -188,7 +219,16 @@ void latscope_gpio_out_to_idle(struct latscope_gpio *g)
 		gpiod_set_raw_value_cansleep(g->lines.out, !g->pulse_level);
 }
 
-/* The pulse thread, for a pulse-out that may sleep. */
+/**
+ * latscope_gpio_pulse_start() - start the pulse thread, if pulse-out needs it
+ * @s: the session
+ *
+ * A pulse-out chip that may sleep is driven from a SCHED_FIFO kthread on
+ * the session's CPU, which the steps wake; others from the steps.
+ *
+ * Context: process, may sleep.
+ * Return: 0, or the error of latscope_kthread_start().
+ */
 int latscope_gpio_pulse_start(struct latscope_session *s)
 {
 	struct latscope_gpio *g = s->priv;
@@ -199,7 +239,12 @@ int latscope_gpio_pulse_start(struct latscope_session *s)
 				      LATSCOPE_GPIO_PULSE_PRIO, "latscope-pulse");
 }
 
-/* After the timeline stopped: nothing wakes the thread any more. */
+/**
+ * latscope_gpio_pulse_stop() - stop the pulse thread, if there is one
+ * @g: the GPIO state; the timeline has stopped, nothing wakes it any more
+ *
+ * Context: process, may sleep.
+ */
 void latscope_gpio_pulse_stop(struct latscope_gpio *g)
 {
 	latscope_kthread_stop(&g->pulse_task);

@@ -108,27 +108,38 @@ struct latscope_session;
 /**
  * struct latscope_source - what makes a session's events: the only seam
  * between a session and a source. latscope_source_of() finds one by its
- * uapi id (enum latscope_source_id).
+ * uapi id (enum latscope_source_id); the session calls its hooks and
+ * knows nothing else of it.
  * @name: what the source is called ("timer", "gpio").
  * @priv_size: bytes of state the session allocates, zeroed, at SETUP
- *	for the source (@s->priv), and frees at the next SETUP or the close.
- * @check: validates the source's part of a SETUP (its period, its own
+ *	for the source (@s->priv), and frees at the next SETUP or the close;
+ *	0 for none.
+ * @check: validates the source's part of @setup (its period, its own
  *	block); the session checks the rest. Nothing is allocated yet.
- * @get: optional: takes what the setup names (lines, an interrupt) into
- *	@s->priv. Called with @s->lock held, after the previous setup's
- *	@put. On failure it holds nothing.
+ *	Returns 0, or a negative error: SETUP then fails with -EINVAL.
+ * @get: optional: takes what the setup in @s->setup names (lines, an
+ *	interrupt) into @s->priv. Called with @s->lock held, after the
+ *	previous setup's @put; may sleep. Returns 0, or an error SETUP
+ *	returns (-ENODEV, -EBUSY, ...); on failure it holds nothing.
  * @put: optional: gives back what @get took; the figures in @s->priv
  *	stay for the result. Called once for each @get that succeeded: when
- *	the run's responder ended, else at the next SETUP or the close.
- * @start: arms on @s->setup.cpu, with cpus_read_lock() and @s->lock held.
- *	On failure @stop is called to undo what was done.
- * @stop: disarms; no event reaches the session once it returns.
- * @respond: optional: the responder answered the event of @ideal
- *	(sleepable).
- * @export: optional: fills the source's part of a result, with @s->lock
- *	held, while the source runs too.
+ *	the run's responder ended, else at the next SETUP or the close;
+ *	@s->lock held, may sleep.
+ * @start: arms the source on @s->setup.cpu, its figures already cleared,
+ *	with cpus_read_lock() and @s->lock held; may sleep. Returns 0, or
+ *	an error START returns; on failure @stop is called to undo what was
+ *	done.
+ * @stop: disarms; no event reaches the session once it returns. Called
+ *	with @s->lock held, after @start, failed or not; may sleep.
+ * @respond: optional: the responder answered the event of @ideal, past
+ *	the warm-up or not (an ack line, say). Called from the responder,
+ *	the kernel kthread or PULSE; may sleep.
+ * @export: optional: fills the source's part of @res, with @s->lock
+ *	held, while the source runs too (a snapshot).
  * @init: optional, at module load: what the source needs module-wide.
- * @exit: optional, at module unload: undoes @init.
+ *	Returns 0, or an error that fails the load.
+ * @exit: optional, at module unload (or a failed load, if @init
+ *	succeeded): undoes @init.
  */
 struct latscope_source {
 	const char *name;

@@ -9,11 +9,24 @@
 #include "latscope.h"
 #include "latscope_kunit.h"
 
+/**
+ * latscope_kunit_destroy() - destroy a session, as a KUnit deferred action
+ * @s: the session (struct latscope_session *)
+ */
 void latscope_kunit_destroy(void *s)
 {
 	latscope_session_destroy(s);
 }
 
+/**
+ * latscope_base_setup() - a valid timer setup for a test to start from
+ * @context: its enum latscope_context
+ * @period_ns: its period
+ *
+ * On the first online CPU, with no warm-up, the other fields defaults.
+ *
+ * Return: the setup.
+ */
 struct latscope_setup latscope_base_setup(u32 context, u64 period_ns)
 {
 	struct latscope_setup setup = {
@@ -27,7 +40,15 @@ struct latscope_setup latscope_base_setup(u32 context, u64 period_ns)
 	return setup;
 }
 
-/* A session set up with @setup, destroyed when the test ends. */
+/**
+ * latscope_kunit_session() - a session set up for a test
+ * @test: the test; it fails if the session cannot be made or set up
+ * @setup: the setup
+ *
+ * Destroyed when the test ends.
+ *
+ * Return: the session, set up and not started.
+ */
 struct latscope_session *
 latscope_kunit_session(struct kunit *test, const struct latscope_setup *setup)
 {
@@ -39,6 +60,13 @@ latscope_kunit_session(struct kunit *test, const struct latscope_setup *setup)
 	return s;
 }
 
+/**
+ * latscope_kunit_result() - the result of a session that is not running
+ * @test: the test; a failed GET_RESULT fails it
+ * @s: the session
+ *
+ * Return: the result, without histograms.
+ */
 struct latscope_result latscope_kunit_result(struct kunit *test,
 					     struct latscope_session *s)
 {
@@ -48,7 +76,13 @@ struct latscope_result latscope_kunit_result(struct kunit *test,
 	return res;
 }
 
-/* Takes the oldest record, as a read() of one record would. */
+/**
+ * latscope_ring_pop() - take the oldest record, as a read() of one would
+ * @ring: the ring
+ * @rec: the record taken
+ *
+ * Return: true if a record was taken, false if the ring was empty.
+ */
 bool latscope_ring_pop(struct latscope_ring *ring, struct latscope_bulk *rec)
 {
 	struct latscope_ring_pos pos;
@@ -57,7 +91,12 @@ bool latscope_ring_pop(struct latscope_ring *ring, struct latscope_bulk *rec)
 	       latscope_ring_consume(ring, &pos, 1);
 }
 
-/* The number of samples in a tail. */
+/**
+ * latscope_tail_sum() - the samples in a tail
+ * @tail: its LATSCOPE_TAIL_BUCKETS buckets
+ *
+ * Return: the sum of its buckets.
+ */
 u64 latscope_tail_sum(const u64 *tail)
 {
 	u64 sum = 0;

@@ -26,7 +26,13 @@ static void latscope_second_start(struct latscope_second *sec, u64 index,
 	sec->overruns_seen = overruns;
 }
 
-/* Clears every figure; the session is not running. */
+/**
+ * latscope_measure_reset() - clear every figure of a session
+ * @s: the session, not running, its setup and warm-up's end known
+ *
+ * Statistics, histograms and tails, events, overruns, the second being
+ * summed, the bulk ring, the trace trigger and the untaken event.
+ */
 void latscope_measure_reset(struct latscope_session *s)
 {
 	u32 cells = s->setup.hist_cells, cell_ns = s->setup.hist_cell_ns;
@@ -93,7 +99,19 @@ static void latscope_trace_fire(struct latscope_session *s, s64 lat,
 	latscope_trace_stop(msg);
 }
 
-/* One sample of the latency the context measures. */
+/**
+ * latscope_record() - record one sample of the latency the context measures
+ * @s: the session
+ * @lat: the latency, in ns
+ * @ideal: the ideal time of its event; none of the warm-up is recorded
+ *
+ * Adds it to the statistics and to the second being summed, queues that
+ * second's bulk record once an ideal time past it comes, and stops the
+ * trace if @lat crosses the threshold. Never sleeps, never allocates.
+ *
+ * Context: the session's one measuring context (hard irq, the kernel
+ * responder, or PULSE under @s->lock).
+ */
 void latscope_record(struct latscope_session *s, s64 lat, u64 ideal)
 {
 	struct latscope_second *sec = &s->sec;
@@ -113,16 +131,26 @@ void latscope_record(struct latscope_session *s, s64 lat, u64 ideal)
 		latscope_trace_fire(s, lat, ideal);
 }
 
-/* Sends the last, partial second once the session stopped. */
+/**
+ * latscope_measure_flush() - queue the last, partial second's record
+ * @s: the session, stopped: nothing records any more
+ */
 void latscope_measure_flush(struct latscope_session *s)
 {
 	latscope_second_emit(s);
 }
 
-/*
- * Hands the event of @ideal to the responder, from hard-irq context: the
- * irq part of its latency (@irq_lat, if @has_irq) is recorded here, the
- * responder's part when it runs.
+/**
+ * latscope_handoff() - hand an event to the responder
+ * @s: the session
+ * @ideal: the event's ideal time
+ * @irq_lat: the irq part of its latency, in ns, if @has_irq
+ * @has_irq: whether @irq_lat is known (not for remote GPIO events)
+ *
+ * The irq part is recorded here, the responder's part when it runs. A
+ * responder still owing an older event misses this one: an overrun.
+ *
+ * Context: hard irq, or the thread of a threaded GPIO chip.
  */
 void latscope_handoff(struct latscope_session *s, u64 ideal, s64 irq_lat,
 		      bool has_irq)

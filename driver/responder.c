@@ -14,9 +14,17 @@
 
 #include "latscope.h"
 
-/*
- * Starts @fn(@s) in a kthread named @name/<cpu>, bound to the session's
- * CPU at SCHED_FIFO @prio, and puts it in *@slot for latscope_kthread_stop().
+/**
+ * latscope_kthread_start() - start a SCHED_FIFO kthread on the session's CPU
+ * @s: the session, passed to @fn
+ * @slot: where the thread goes, for latscope_kthread_stop()
+ * @fn: the thread's function
+ * @prio: its SCHED_FIFO priority
+ * @name: its name, to which "/<cpu>" is added
+ *
+ * Context: process, may sleep.
+ * Return: 0, or the error of kthread_create() or of setting its
+ * priority (then no thread is left).
  */
 int latscope_kthread_start(struct latscope_session *s, struct task_struct **slot,
 			   int (*fn)(void *), u32 prio, const char *name)
@@ -43,7 +51,12 @@ int latscope_kthread_start(struct latscope_session *s, struct task_struct **slot
 	return 0;
 }
 
-/* Stops the kthread in *@slot, if there is one. */
+/**
+ * latscope_kthread_stop() - stop a thread latscope_kthread_start() started
+ * @slot: where it is; NULL on return. Nothing if there is none.
+ *
+ * Context: process; waits for the thread to end.
+ */
 void latscope_kthread_stop(struct task_struct **slot)
 {
 	if (*slot) {
@@ -76,7 +89,16 @@ static int latscope_kthread_fn(void *data)
 	return 0;
 }
 
-/* The kernel responder, if the context has one; before the source starts. */
+/**
+ * latscope_responder_start() - start the session's responder, if it has one
+ * @s: the session, before its source starts
+ *
+ * The kernel context's kthread, at the setup's priority; the user
+ * context's responder is the application's thread, in PULSE.
+ *
+ * Context: process, may sleep.
+ * Return: 0, or the error of latscope_kthread_start().
+ */
 int latscope_responder_start(struct latscope_session *s)
 {
 	if (s->setup.context != LATSCOPE_CTX_KERNEL)
@@ -85,7 +107,14 @@ int latscope_responder_start(struct latscope_session *s)
 				      s->setup.priority, "latscope");
 }
 
-/* Stops the kernel responder; the user one ends when it sees the state. */
+/**
+ * latscope_responder_stop() - stop the kernel responder
+ * @s: the session, its source stopped
+ *
+ * The user responder ends by itself when it sees the state.
+ *
+ * Context: process; waits for the kthread to end.
+ */
 void latscope_responder_stop(struct latscope_session *s)
 {
 	latscope_kthread_stop(&s->kthread);
@@ -117,10 +146,20 @@ static int latscope_pulse_wait(struct latscope_session *s, u32 run, u64 *ideal)
 	return 0;
 }
 
-/*
- * PULSE, the user-context responder's one call: records the answer to the
- * event the caller's previous PULSE returned (stamped at @pulse->stamp_ns)
- * and waits for the next event.
+/**
+ * latscope_session_pulse() - PULSE, the user-context responder's one call
+ * @s: the session
+ * @pulse: in: the stamp of the answer to the event the caller's previous
+ *	PULSE returned (0: none); out: the ideal time of the next event
+ *
+ * Records that answer (and lets the source answer on its line), then
+ * waits for the next event. One caller at a time.
+ *
+ * Context: process; sleeps until an event, the stop, or a signal.
+ * Return: 0 with the next event in @pulse; -EBUSY if another caller is
+ * in PULSE; -EINVAL if the session is not set up or not in the user
+ * context; -ECANCELED once the run stopped (or a later one started);
+ * -EINTR if a signal came first.
  */
 int latscope_session_pulse(struct latscope_session *s,
 			   struct latscope_pulse *pulse)

@@ -24,7 +24,17 @@ static LIST_HEAD(latscope_sessions);
 static DEFINE_MUTEX(latscope_sessions_lock);
 static enum cpuhp_state latscope_cpuhp_state;
 
-/* Checks every field of @setup (its source's part by the source) and fills in the defaults. */
+/**
+ * latscope_setup_check() - validate a SETUP and fill in its defaults
+ * @setup: the setup, copied from user space; its defaults are filled in
+ *	(priority, histogram shape, warm-up) and its size set to this ABI's
+ *
+ * Every field is checked, the source's own by its &latscope_source.check.
+ * Nothing is allocated or taken.
+ *
+ * Return: 0, or -EINVAL for any field out of range, an unknown source,
+ * context or flag, a CPU that is not online, or a reserved field set.
+ */
 int latscope_setup_check(struct latscope_setup *setup)
 {
 	const struct latscope_source *src = latscope_source_of(setup->source);
@@ -73,7 +83,15 @@ static void latscope_bulk_wake(struct irq_work *work)
 	wake_up_interruptible(&s->bulk_wq);
 }
 
-/* A session whose sources request what they need for @dev (may be NULL). */
+/**
+ * latscope_session_create() - a new session, idle, for one open file
+ * @dev: the device its source requests resources for, or NULL
+ *
+ * The session goes on the list the CPU hotplug hook walks.
+ *
+ * Context: process, may sleep.
+ * Return: the session, or NULL if memory ran out.
+ */
 struct latscope_session *latscope_session_create(struct device *dev)
 {
 	struct latscope_session *s = kzalloc(sizeof(*s), GFP_KERNEL);
@@ -150,6 +168,15 @@ static void latscope_halt(struct latscope_session *s)
 	wake_up_interruptible_all(&s->bulk_wq);
 }
 
+/**
+ * latscope_session_destroy() - end a session, whatever its state, and free it
+ * @s: the session; nobody else uses it any more (its file is released)
+ *
+ * A running session is stopped first; the source's resources and state,
+ * the histograms and the session go.
+ *
+ * Context: process, may sleep.
+ */
 void latscope_session_destroy(struct latscope_session *s)
 {
 	mutex_lock(&latscope_sessions_lock);
@@ -166,6 +193,21 @@ void latscope_session_destroy(struct latscope_session *s)
 	kfree(s);
 }
 
+/**
+ * latscope_session_setup() - set a session up for its next run
+ * @s: the session, not running
+ * @setup: the setup, copied from user space; not changed
+ *
+ * The setup is checked and the histograms allocated before anything is
+ * given back; then the previous setup's source resources go and the new
+ * source's are taken. A failure past the check leaves the session idle:
+ * the old resources are gone, so the old setup cannot run either.
+ *
+ * Context: process, may sleep; takes @s->lock.
+ * Return: 0; -EINVAL for a bad setup (the session unchanged); -ENOMEM;
+ * -EBUSY if the session runs; else the source's &latscope_source.get
+ * error (-ENODEV, -EBUSY, -ENXIO, ...).
+ */
 int latscope_session_setup(struct latscope_session *s,
 			   const struct latscope_setup *setup)
 {
@@ -215,6 +257,18 @@ fail:
 	return ret;
 }
 
+/**
+ * latscope_session_start() - start a run
+ * @s: the session, set up and not running
+ *
+ * Starts the responder (kernel context), places the timeline one period
+ * from now, then starts the source on the setup's CPU.
+ *
+ * Context: process, may sleep; takes cpus_read_lock() and @s->lock.
+ * Return: 0; -EINVAL if the session is not set up or runs already;
+ * -ENODEV if its CPU is offline (or a deferred resource is missing);
+ * else the responder's or the source's error, with nothing left running.
+ */
 int latscope_session_start(struct latscope_session *s)
 {
 	const struct latscope_setup *setup = &s->setup;
@@ -249,6 +303,19 @@ out:
 	return ret;
 }
 
+/**
+ * latscope_session_stop() - stop a run, keeping its figures
+ * @s: the session
+ *
+ * The source and the responder stop, the source gives its resources
+ * back, the last second's record is queued, and readers and the user
+ * responder are woken. Stopping a stopped session does nothing.
+ *
+ * Context: process, may sleep; takes @s->lock.
+ * Return: 0; -EINVAL if there is no run to stop (not set up, or not
+ * started since its SETUP); -ENODEV if its CPU went offline during the
+ * run, which that ended.
+ */
 int latscope_session_stop(struct latscope_session *s)
 {
 	int ret = 0;
@@ -357,14 +424,38 @@ out:
 	return ret;
 }
 
-/* The final result of a session that is not running. */
+/**
+ * latscope_session_result() - the final result of a run
+ * @s: the session, not running
+ * @res: filled in, but for its user buffers
+ * @cells: if not NULL, set to a copy of the histograms then their tails
+ *	(latscope_result_counters() of them), for the caller to kvfree(),
+ *	or NULL on failure
+ *
+ * Context: process, may sleep; takes @s->lock.
+ * Return: 0; -EINVAL if the session is not set up; -EBUSY if it runs;
+ * -ENOMEM.
+ */
 int latscope_session_result(struct latscope_session *s,
 			    struct latscope_result *res, u64 **cells)
 {
 	return latscope_session_copy(s, res, cells, false);
 }
 
-/* The result so far, in any state but idle. */
+/**
+ * latscope_session_snapshot() - the result so far, while the run goes on
+ * @s: the session, in any state but idle
+ * @res: filled in, but for its user buffers; its flags have
+ *	LATSCOPE_RESULT_SNAPSHOT
+ * @cells: as for latscope_session_result()
+ *
+ * Each statistics block agrees with its own histogram; the other counters
+ * are a few events apart at most.
+ *
+ * Context: process, may sleep; takes @s->lock.
+ * Return: 0; -EINVAL if the session is not set up; -ENOMEM; -EAGAIN if a
+ * histogram could not be copied between two samples.
+ */
 int latscope_session_snapshot(struct latscope_session *s,
 			      struct latscope_result *res, u64 **cells)
 {
@@ -389,6 +480,14 @@ static int latscope_cpu_offline(unsigned int cpu)
 	return 0;
 }
 
+/**
+ * latscope_sessions_init() - hook the sessions to CPU hotplug
+ *
+ * A CPU going offline ends the running sessions measuring it.
+ *
+ * Context: module init.
+ * Return: 0, or the error of cpuhp_setup_state_nocalls().
+ */
 int latscope_sessions_init(void)
 {
 	int ret;
@@ -401,6 +500,11 @@ int latscope_sessions_init(void)
 	return 0;
 }
 
+/**
+ * latscope_sessions_exit() - unhook the sessions from CPU hotplug
+ *
+ * Context: module exit, or a failed init; no session is left.
+ */
 void latscope_sessions_exit(void)
 {
 	cpuhp_remove_state_nocalls(latscope_cpuhp_state);

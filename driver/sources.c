@@ -14,7 +14,12 @@ static const struct latscope_source *latscope_sources[LATSCOPE_SOURCE_SLOTS] = {
 	[LATSCOPE_SRC_GPIO] = &latscope_gpio_source,
 };
 
-/* The source of uapi id @id, or NULL for none. */
+/**
+ * latscope_source_of() - the source of a uapi source id
+ * @id: an enum latscope_source_id, unchecked
+ *
+ * Return: the source, or NULL if no source has @id.
+ */
 const struct latscope_source *latscope_source_of(u32 id)
 {
 	if (id >= ARRAY_SIZE(latscope_sources))
@@ -23,7 +28,16 @@ const struct latscope_source *latscope_source_of(u32 id)
 }
 
 #if IS_ENABLED(CONFIG_LATSCOPE_KUNIT_TEST)
-/* Puts @src in slot @id for a test; returns what was there. */
+/**
+ * latscope_source_swap() - put a test's source in a slot of the table
+ * @id: the slot, below LATSCOPE_SOURCE_SLOTS
+ * @src: the source, or what a previous swap returned to put it back
+ *
+ * KUnit only: a test plugs in a source of its own through the same table
+ * the uapi ids reach.
+ *
+ * Return: what was in the slot, NULL if nothing.
+ */
 const struct latscope_source *
 latscope_source_swap(u32 id, const struct latscope_source *src)
 {
@@ -45,7 +59,14 @@ static void latscope_sources_exit_from(unsigned int n)
 	}
 }
 
-/* What each source needs module-wide; all or nothing. */
+/**
+ * latscope_sources_init() - what each source needs module-wide
+ *
+ * Calls each source's &latscope_source.init; all or nothing.
+ *
+ * Context: module init.
+ * Return: 0, or the first error, with the sources before it undone.
+ */
 int latscope_sources_init(void)
 {
 	const struct latscope_source *src;
@@ -65,6 +86,13 @@ int latscope_sources_init(void)
 	return 0;
 }
 
+/**
+ * latscope_sources_exit() - undo latscope_sources_init()
+ *
+ * Calls each source's &latscope_source.exit, last first.
+ *
+ * Context: module exit, or a failed init.
+ */
 void latscope_sources_exit(void)
 {
 	latscope_sources_exit_from(ARRAY_SIZE(latscope_sources));

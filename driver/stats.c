@@ -14,10 +14,16 @@
 
 #include "latscope.h"
 
-/*
- * Clears @acc, its @nr_cells @cells of @cell_ns each (none: NULL, 0) and
- * its @tail of LATSCOPE_TAIL_BUCKETS, which every accumulator has: every
- * sample past the cells goes there.
+/**
+ * latscope_acc_init() - clear an accumulator and hand it its counters
+ * @acc: the accumulator
+ * @cells: its histogram, @nr_cells cells, or NULL for none
+ * @nr_cells: cells in @cells, 0 for none
+ * @cell_ns: the width of a cell, in ns
+ * @tail: its LATSCOPE_TAIL_BUCKETS tail buckets, which every accumulator
+ *	has: every sample past the cells goes there
+ *
+ * The counters are cleared too. Nobody may add to @acc meanwhile.
  */
 void latscope_acc_init(struct latscope_acc *acc, u64 *cells, u32 nr_cells,
 		       u32 cell_ns, u64 *tail)
@@ -55,6 +61,17 @@ static void latscope_add_square(u64 *lo, u64 *hi, u64 v)
 	*hi += sq_hi + (*lo < sq_lo);
 }
 
+/**
+ * latscope_acc_add() - add one sample to an accumulator
+ * @acc: the accumulator
+ * @lat: the sample's latency, in ns; negative ones go to the underflow
+ * @ideal: the ideal time of its event, kept if it is the new maximum
+ *
+ * O(1), never sleeps. One writer at a time; latscope_acc_snapshot() may
+ * read meanwhile.
+ *
+ * Context: any, hard irq included.
+ */
 void latscope_acc_add(struct latscope_acc *acc, s64 lat, u64 ideal)
 {
 	u64 mag = lat < 0 ? -(u64)lat : (u64)lat;
@@ -81,6 +98,11 @@ void latscope_acc_add(struct latscope_acc *acc, s64 lat, u64 ideal)
 	raw_write_seqcount_end(&acc->seq);
 }
 
+/**
+ * latscope_acc_export() - copy an accumulator's statistics to the uapi form
+ * @acc: the accumulator, not written to meanwhile
+ * @out: where they go; all zero but the count if there is no sample
+ */
 void latscope_acc_export(const struct latscope_acc *acc,
 			 struct latscope_stats *out)
 {
@@ -101,12 +123,18 @@ void latscope_acc_export(const struct latscope_acc *acc,
 /* Attempts at a snapshot before giving up on a writer that is too busy. */
 #define LATSCOPE_SNAPSHOT_TRIES	64
 
-/*
- * Exports @acc and copies its histogram to @cells and its tail to @tail
- * (each if not NULL) while its writer may be running: retried until no
- * sample landed during the copy.
- * Returns -EAGAIN if every attempt was overtaken (a histogram too big to
- * copy between two samples).
+/**
+ * latscope_acc_snapshot() - copy an accumulator its writer may be adding to
+ * @acc: the accumulator
+ * @out: its statistics
+ * @cells: a copy of its histogram (@acc->nr_cells cells), or NULL
+ * @tail: a copy of its tail (LATSCOPE_TAIL_BUCKETS buckets), or NULL
+ *
+ * Retried until no sample landed during the copy, so @out, @cells and
+ * @tail agree with one another.
+ *
+ * Return: 0, or -EAGAIN if every attempt was overtaken by a sample (a
+ * histogram too big to copy between two of them).
  */
 int latscope_acc_snapshot(struct latscope_acc *acc, struct latscope_stats *out,
 			  u64 *cells, u64 *tail)
@@ -131,13 +159,25 @@ int latscope_acc_snapshot(struct latscope_acc *acc, struct latscope_stats *out,
 	return -EAGAIN;
 }
 
+/**
+ * latscope_ring_init() - set up an empty ring of bulk records
+ * @ring: the ring
+ */
 void latscope_ring_init(struct latscope_ring *ring)
 {
 	mutex_init(&ring->lock);
 	latscope_ring_reset(ring);
 }
 
-/* Empties the ring; its producer is not running. */
+/**
+ * latscope_ring_reset() - empty a ring and clear its drop count
+ * @ring: the ring; its producer is not running
+ *
+ * A consumer's peek from before the reset takes nothing
+ * (latscope_ring_consume()).
+ *
+ * Context: process; takes @ring->lock.
+ */
 void latscope_ring_reset(struct latscope_ring *ring)
 {
 	mutex_lock(&ring->lock);
@@ -148,6 +188,17 @@ void latscope_ring_reset(struct latscope_ring *ring)
 	mutex_unlock(&ring->lock);
 }
 
+/**
+ * latscope_ring_push() - queue a bulk record, or count it dropped
+ * @ring: the ring
+ * @rec: the record, copied
+ *
+ * The producer's side: never waits. A full ring counts the record in
+ * @ring->dropped.
+ *
+ * Context: any, hard irq included; one producer at a time.
+ * Return: true if @rec was queued, false if it was dropped.
+ */
 bool latscope_ring_push(struct latscope_ring *ring,
 			const struct latscope_bulk *rec)
 {
@@ -164,15 +215,27 @@ bool latscope_ring_push(struct latscope_ring *ring,
 	return true;
 }
 
+/**
+ * latscope_ring_empty() - whether a ring has no record to read
+ * @ring: the ring
+ *
+ * Return: true if no record is queued.
+ */
 bool latscope_ring_empty(struct latscope_ring *ring)
 {
 	/* Acquire: pairs with the release in latscope_ring_push(). */
 	return smp_load_acquire(&ring->head) == READ_ONCE(ring->tail);
 }
 
-/*
- * Copies up to @max of the oldest records to @recs without taking them;
- * returns how many, and in @pos where they start.
+/**
+ * latscope_ring_peek() - copy the oldest records without taking them
+ * @ring: the ring
+ * @recs: where the copies go, room for @max
+ * @max: the most records to copy
+ * @pos: where the copies start, for latscope_ring_consume()
+ *
+ * Context: process; takes @ring->lock, not held on return.
+ * Return: how many records were copied, 0 if the ring is empty.
  */
 u32 latscope_ring_peek(struct latscope_ring *ring, struct latscope_bulk *recs,
 		       u32 max, struct latscope_ring_pos *pos)
@@ -190,9 +253,17 @@ u32 latscope_ring_peek(struct latscope_ring *ring, struct latscope_bulk *recs,
 	return n;
 }
 
-/*
- * Takes the first @n records of the peek at @pos, unless another consumer
- * or a reset came first; returns whether they were taken.
+/**
+ * latscope_ring_consume() - take the records a peek copied
+ * @ring: the ring
+ * @pos: where the peek started
+ * @n: how many of its records to take, no more than it copied
+ *
+ * Nothing is taken if another consumer or a reset came since the peek;
+ * the caller peeks again.
+ *
+ * Context: process; takes @ring->lock.
+ * Return: true if the records were taken.
  */
 bool latscope_ring_consume(struct latscope_ring *ring,
 			   const struct latscope_ring_pos *pos, u32 n)

@@ -18,9 +18,14 @@
 
 #define LATSCOPE_TIMELINE_MODE	HRTIMER_MODE_ABS_PINNED_HARD
 
-/*
- * Puts event 0 one period after @now, rounds the warm-up up to whole
- * periods, and clears every figure. The session is not running.
+/**
+ * latscope_timeline_init() - place a session's timeline and clear its figures
+ * @s: the session, not running
+ * @now: the time (CLOCK_MONOTONIC, ns) the run starts from
+ *
+ * Puts event 0 one period after @now and rounds the warm-up up to whole
+ * periods; with no period (remote GPIO: events come from outside) t0 is
+ * @now. Then clears every figure (latscope_measure_reset()).
  */
 void latscope_timeline_init(struct latscope_session *s, u64 now)
 {
@@ -39,7 +44,12 @@ void latscope_timeline_init(struct latscope_session *s, u64 now)
 	latscope_measure_reset(s);
 }
 
-/* The source's steps, for a timeline that starts at t0; nothing is armed. */
+/**
+ * latscope_timeline_use() - give a timeline the source's steps
+ * @s: the session, its timeline placed at t0 and not armed
+ * @tick: called at each ideal time
+ * @half: called half a period after each, or NULL for no half steps
+ */
 void latscope_timeline_use(struct latscope_session *s, latscope_tick_fn tick,
 			   latscope_half_fn half)
 {
@@ -74,11 +84,19 @@ static void latscope_timeline_skipped(struct latscope_session *s, u64 first,
 	atomic64_add(n, &s->overruns);
 }
 
-/*
- * The timeline's expiry that was due at @due, handled at @now, from hard
- * irq: an ideal time (counted as an event with the periods it missed, and
- * given to the source's tick) or a half step. Returns when the next one is
- * due.
+/**
+ * latscope_timeline_step() - one expiry of the timeline
+ * @s: the session
+ * @due: when the expiry was due
+ * @now: when its handler ran
+ *
+ * An ideal time is counted as an event, with the periods it missed by
+ * being late, and given to the source's tick; a half step goes to the
+ * source's half. The timeline moves on by whole periods, so it never
+ * drifts with lateness.
+ *
+ * Context: hard irq (the timeline's hrtimer), or a KUnit test.
+ * Return: when the next expiry is due.
  */
 u64 latscope_timeline_step(struct latscope_session *s, u64 due, u64 now)
 {
@@ -126,7 +144,16 @@ static void latscope_timeline_arm_here(void *data)
 		      LATSCOPE_TIMELINE_MODE);
 }
 
-/* Starts the timeline at t0, after latscope_timeline_use(); see start(). */
+/**
+ * latscope_timeline_arm() - start a timeline at t0 on the session's CPU
+ * @s: the session, after latscope_timeline_use()
+ *
+ * The timer is pinned, in hard mode, to @s->setup.cpu. Undone by
+ * latscope_timeline_stop(), which is safe after a failure too.
+ *
+ * Context: process, cpus_read_lock() held (&latscope_source.start).
+ * Return: 0, or the error of the cross-CPU call that arms it.
+ */
 int latscope_timeline_arm(struct latscope_session *s)
 {
 	struct latscope_timeline *tl = &s->timeline;
@@ -138,11 +165,15 @@ int latscope_timeline_arm(struct latscope_session *s)
 					latscope_timeline_arm_here, s, 1);
 }
 
-/*
- * At the stop, the source's next ideal time is @next. Ideal times that are
- * a whole period or more behind @now never reached the handler (a stalled
- * timer or interrupts held off): they are events, and missed periods, as
- * they would have been had the handler run once more.
+/**
+ * latscope_timeline_close() - count the ideal times the handler never reached
+ * @s: the session, its timeline stopped
+ * @next: the timeline's next ideal time
+ * @now: when it stopped
+ *
+ * Ideal times a whole period or more behind @now (a stalled timer,
+ * interrupts held off) are events and missed periods, as they would
+ * have been had the handler run once more.
  */
 void latscope_timeline_close(struct latscope_session *s, u64 next, u64 now)
 {
@@ -150,7 +181,14 @@ void latscope_timeline_close(struct latscope_session *s, u64 next, u64 now)
 							   s->setup.period_ns));
 }
 
-/* Cancels the timer and counts what it never reached; safe if not armed. */
+/**
+ * latscope_timeline_stop() - cancel a timeline and count what it never reached
+ * @s: the session; its timeline may be unarmed
+ *
+ * No tick or half step runs once it returns.
+ *
+ * Context: process; may wait for a running handler.
+ */
 void latscope_timeline_stop(struct latscope_session *s)
 {
 	struct latscope_timeline *tl = &s->timeline;

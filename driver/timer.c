@@ -7,7 +7,18 @@
 
 #include "latscope.h"
 
-/* The timeline's tick: the event of @ideal, seen by the irq at @arrival. */
+/**
+ * latscope_timer_tick() - the timer source's event
+ * @s: the session
+ * @ideal: the event's ideal time
+ * @arrival: when the timeline's handler ran
+ *
+ * The timeline's own expiry is the event: in the irq context its
+ * lateness is the sample, in the others the irq part, handed off to the
+ * responder with the event.
+ *
+ * Context: hard irq.
+ */
 void latscope_timer_tick(struct latscope_session *s, u64 ideal, u64 arrival)
 {
 	s64 lat = (s64)(arrival - ideal);
