@@ -228,10 +228,11 @@ static int ipv4_value(struct opt_call *call)
 	struct ls_params *p = call->p;
 	bool announce = !strcmp(call->opt->name, "announce-to");
 	char *field = announce ? p->announce_to : p->listen_addr;
+	size_t size = announce ? sizeof(p->announce_to) : sizeof(p->listen_addr);
 	struct in_addr a;
 
 	if ((!announce || strcmp(call->arg, "none")) &&
-	    (strlen(call->arg) >= sizeof(p->listen_addr) || inet_pton(AF_INET, call->arg, &a) != 1)) {
+	    (strlen(call->arg) >= size || inet_pton(AF_INET, call->arg, &a) != 1)) {
 		ls_fail(call->err, call->errlen, "--%s %.40s%s: give a dotted IPv4 address%s",
 			call->opt->name, call->arg, strlen(call->arg) > 40 ? "..." : "",
 			announce ? ", or none" : "");
@@ -397,7 +398,7 @@ static const struct opt opts[] = {
 	{ "version", 0, no_argument, ENDS(LS_PARSE_VERSION) },
 };
 
-#define NR_OPTS		(sizeof(opts) / sizeof(opts[0]))
+#define NR_OPTS		ARRAY_SIZE(opts)
 #define LONG_ONLY	256	/* getopt_long()'s value of opts[i] without a letter: + i */
 
 /* getopt_long()'s arguments, from the table: "p:P:...v::..." and the long options. */
@@ -521,7 +522,8 @@ static int check_together(struct ls_params *p, char *err, size_t errlen)
 		return -1;
 	}
 	if (p->stress && p->stress_cmd) {
-		ls_fail(err, errlen, "--stress %s and --stress-cmd: give one load, not both", p->stress);
+		ls_fail(err, errlen, "--stress %s and --stress-cmd: give one load, not both",
+			p->stress);
 		return -1;
 	}
 	if (!p->monitor && (p->calibrate || p->listen_addr[0] || p->announce_to[0] ||
@@ -600,8 +602,7 @@ enum ls_parse ls_parse_args(int argc, char **argv, struct ls_params *p,
 
 void ls_usage(FILE *f)
 {
-	fputs(
-"usage: latscope [options]\n"
+	fputs("usage: latscope [options]\n"
 "Measures how late this system answers timer or GPIO events, latmus style.\n"
 "\n"
 "  -i --irq                 measure in the timer interrupt handler\n"

@@ -19,6 +19,11 @@
 
 #define LS_VERSION		"0.1.0"
 
+/* The number of elements of array @a (as the kernel's). */
+#ifndef ARRAY_SIZE
+#define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
+#endif
+
 /* Exit codes, documented in --help and latscope(1). */
 enum ls_exit {
 	LS_EXIT_OK		= 0,
@@ -76,8 +81,8 @@ struct ls_params {
 	bool monitor;			/* --monitor: a latmon monitor for another board */
 	bool calibrate;			/* --calibrate: its fixture, no network */
 	unsigned int subtract_us;	/* --subtract: the fixture's, from what clients get */
-	struct ls_gpio_spec ack_in;	/* --ack-in: the other board's answer, or
-					 * with --gpiod this board's ack-out's */
+	/* --ack-in: the other board's answer, or with --gpiod this board's ack-out's */
+	struct ls_gpio_spec ack_in;
 	unsigned int ack_in_edge;	/* LATSCOPE_EDGE_*, 0: falling (latmus) */
 	unsigned int pulse_edge;	/* --pulse-edge: RISING or FALLING pulses */
 	char listen_addr[64];		/* --listen: IPv4 to serve on, "": any */
@@ -119,7 +124,6 @@ static inline double ls_us(double ns)
 {
 	return ns / 1000.0;
 }
-
 
 /* One measured CPU's result, as GET_RESULT returned it. */
 struct ls_cpu_result {
@@ -221,7 +225,6 @@ struct ls_stress {
 	int running;
 	int alive_at_stop;
 };
-
 
 /* timeline.c: per-second records, merged into at most a fixed count. */
 #define LS_TIMELINE_POINTS	4096
@@ -350,6 +353,5 @@ int ls_gpio_setup(const struct ls_params *p, struct latscope_setup *setup,
 		  char *err, size_t errlen);
 void ls_gpio_setup_error(const struct ls_params *p, int error, char *err,
 			 size_t errlen);
-
 
 #endif /* LATSCOPE_CORE_H */

@@ -35,7 +35,7 @@ const char *ls_edge_name(unsigned int edge)
 {
 	size_t i;
 
-	for (i = 0; i < sizeof(ls_edges) / sizeof(ls_edges[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(ls_edges); i++)
 		if (ls_edges[i].edge == edge)
 			return ls_edges[i].name;
 	return "?";
@@ -46,7 +46,7 @@ int ls_gpio_parse_edge(const char *s, unsigned int *edge)
 {
 	size_t i;
 
-	for (i = 0; i < sizeof(ls_edges) / sizeof(ls_edges[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(ls_edges); i++)
 		if (!strcmp(s, ls_edges[i].name)) {
 			*edge = ls_edges[i].edge;
 			return 0;
@@ -370,14 +370,15 @@ static int find_dt(struct ls_params *p, char *err, size_t errlen)
 		snprintf(path, sizeof(path), LS_DT_DRIVER "/%s/of_node/ack-in-gpios", d->d_name);
 		if (!access(path, F_OK) != p->monitor) {
 			snprintf(err, errlen, p->monitor ?
-				 "--monitor --gpio-dt: the bound \"latscope,gpio\" device %.60s is for the board under test (no ack-in-gpios): load the latscope-monitor overlay, see README" :
-				 "--gpio-dt: the bound \"latscope,gpio\" device %.60s is in the monitor role (ack-in-gpios): use it with --monitor --gpio-dt",
+				 "--monitor --gpio-dt: the bound \"latscope,gpio\" device %.60s is for the board under test (no ack-in-gpios): load the latscope-monitor overlay, see README"
+				 : "--gpio-dt: the bound \"latscope,gpio\" device %.60s is in the monitor role (ack-in-gpios): use it with --monitor --gpio-dt",
 				 d->d_name);
 			closedir(dir);
 			return -1;
 		}
 		if (p->monitor) {
-			p->pulse_out.given = p->ack_in.given = true;
+			p->pulse_out.given = true;
+			p->ack_in.given = true;
 			snprintf(p->pulse_out.spec, sizeof(p->pulse_out.spec), "%.60s:pulse-out",
 				 d->d_name);
 			snprintf(p->ack_in.spec, sizeof(p->ack_in.spec), "%.60s:ack-in", d->d_name);

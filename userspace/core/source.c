@@ -46,7 +46,7 @@ static const struct ls_source sources[] = {
 /* The row of source @id (LATSCOPE_SRC_*), NULL if there is none. */
 const struct ls_source *ls_source(unsigned int id)
 {
-	return id < sizeof(sources) / sizeof(sources[0]) ? &sources[id] : NULL;
+	return id < ARRAY_SIZE(sources) ? &sources[id] : NULL;
 }
 
 const struct ls_source *ls_source_of(const struct ls_params *p)

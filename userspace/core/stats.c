@@ -174,11 +174,12 @@ void ls_cpu_hist(const struct ls_cpu_result *c, bool irq, struct ls_hist *h)
 /* Adds sample @lat (ns) of the event at @at (CLOCK_MONOTONIC) to @a, as the driver does. */
 void ls_acc_add(struct ls_acc *a, __s64 lat, __u64 at)
 {
+	unsigned __int128 sq, sum;
 	struct latscope_stats *st = &a->st;
 	__u64 mag = lat < 0 ? -(__u64)lat : (__u64)lat;
-	unsigned __int128 sq = (unsigned __int128)mag * mag;
-	unsigned __int128 sum = ((unsigned __int128)st->sum_sq_hi << 64 | st->sum_sq_lo) + sq;
 
+	sq = (unsigned __int128)mag * mag;
+	sum = ((unsigned __int128)st->sum_sq_hi << 64 | st->sum_sq_lo) + sq;
 	if (!st->samples || lat < st->min_ns)
 		st->min_ns = lat;
 	if (!st->samples || lat > st->max_ns) {

@@ -26,7 +26,7 @@
 #define LS_LATMON_TIMEOUT_S	5	/* as latmus: silent that long, it is gone */
 #define LS_LATMON_DISCOVER_S	15	/* three announcements of a monitor */
 
-/* Connects @fd to @sa within LS_LATMON_TIMEOUT_S: 0, or an errno. */
+/* Connects @fd to @sa within LS_LATMON_TIMEOUT_S: 0 or -errno. */
 static int connect_within(int fd, const struct sockaddr *sa, socklen_t len)
 {
 	struct pollfd pfd = { .fd = fd, .events = POLLOUT };
@@ -34,21 +34,21 @@ static int connect_within(int fd, const struct sockaddr *sa, socklen_t len)
 	socklen_t elen = sizeof(e);
 
 	if (flags < 0 || fcntl(fd, F_SETFL, flags | O_NONBLOCK))
-		return errno;
+		return -errno;
 	if (connect(fd, sa, len) && errno != EINPROGRESS)
-		return errno;
+		return -errno;
 	do
 		n = poll(&pfd, 1, LS_LATMON_TIMEOUT_S * 1000);
 	while (n < 0 && errno == EINTR);
 	if (n < 0)
-		return errno;
+		return -errno;
 	if (!n)
-		return ETIMEDOUT;
+		return -ETIMEDOUT;
 	if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &e, &elen))
-		return errno;
+		return -errno;
 	if (!e && fcntl(fd, F_SETFL, flags))
-		return errno;
-	return e;
+		return -errno;
+	return -e;
 }
 
 /* Why a connection failed, as the user can act on it. */
@@ -59,8 +59,10 @@ static void connect_error(const char *host, unsigned int port, int e, char *err,
 
 	switch (e) {
 	case ECONNREFUSED:
-		why = "connection refused: is a latmon monitor listening there (or already busy with another client)?";
-		break;
+		ls_fail(err, errlen,
+			"latmon monitor %s port %u: connection refused: is a latmon monitor listening there (or already busy with another client)?",
+			host, port);
+		return;
 	case ETIMEDOUT:
 		why = "no answer within 5 s";
 		break;
@@ -97,7 +99,7 @@ static int connect_host(const char *host, unsigned int port, int *fdp, char *pee
 			e = errno;
 			continue;
 		}
-		e = connect_within(fd, ai->ai_addr, ai->ai_addrlen);
+		e = -connect_within(fd, ai->ai_addr, ai->ai_addrlen);
 		if (!e) {
 			const void *a = ai->ai_family == AF_INET6 ?
 				(const void *)&((struct sockaddr_in6 *)ai->ai_addr)->sin6_addr :
@@ -167,7 +169,8 @@ static int discover(unsigned int port, int verbosity, char *host, size_t hostlen
 		}
 		inet_ntop(AF_INET, &a, host, hostlen);
 		if (verbosity > 0)
-			fprintf(stderr, "latmon monitor %s announced itself (from %s)\n", host, from);
+			fprintf(stderr, "latmon monitor %s announced itself (from %s)\n", host,
+				from);
 		close(pfd.fd);
 		return 0;
 	}
@@ -191,14 +194,16 @@ static int client_connect(struct run *run, struct ls_latmon_conn *c,
 
 	memset(c, 0, sizeof(*c));
 	c->fd = -1;
-	c->wake[0] = c->wake[1] = -1;
+	c->wake[0] = -1;
+	c->wake[1] = -1;
 	c->fig = fig;
 	if (!strcmp(host, "broadcast")) {
 		if (discover(ls_latmon_port(p), p->verbosity, found, sizeof(found), err, errlen))
 			return -1;
 		host = found;
 	}
-	if (connect_host(host, ls_latmon_port(p), &c->fd, fig->peer, sizeof(fig->peer), err, errlen))
+	if (connect_host(host, ls_latmon_port(p), &c->fd, fig->peer, sizeof(fig->peer), err,
+			 errlen))
 		return -1;
 	if (pipe2(c->wake, O_CLOEXEC)) {
 		ls_fail(err, errlen, "cannot make a pipe: %s", strerror(errno));
@@ -403,7 +408,9 @@ static void client_close(struct run *run, void *priv)
 		close(c->wake[0]);
 	if (c->wake[1] >= 0)
 		close(c->wake[1]);
-	c->fd = c->wake[0] = c->wake[1] = -1;
+	c->fd = -1;
+	c->wake[0] = -1;
+	c->wake[1] = -1;
 }
 
 /*

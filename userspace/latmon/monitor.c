@@ -266,7 +266,8 @@ static int measure(const struct ls_params *base, const struct ls_sysinfo *sys,
 	p.timeout_s = 0;
 	r.params = &p;
 	r.sys = sys;
-	peer->stop_asked = peer->has_next = false;
+	peer->stop_asked = false;
+	peer->has_next = false;
 	atomic_store(&peer->gone, false);
 	peer->overruns = 0;
 	if (p.verbosity > 0)
@@ -377,7 +378,7 @@ static int listen_on(const struct ls_params *p, char *err, size_t errlen)
 }
 
 /* The UDP announcement, every LS_ANNOUNCE_S while idle; says once if it fails. */
-static void announce(const struct ls_params *p, int fd, const char *addr, bool *warned)
+static void send_announcement(const struct ls_params *p, int fd, const char *addr, bool *warned)
 {
 	struct sockaddr_in to = { .sin_family = AF_INET, .sin_port = htons(ls_latmon_port(p)) };
 
@@ -454,14 +455,15 @@ int ls_monitor_serve(const struct ls_params *p, const struct ls_sysinfo *sys)
 		}
 		if (p->verbosity > 0)
 			fprintf(stderr, "latmon monitor: waiting for a client on %s port %u%s%s\n",
-				p->listen_addr[0] ? p->listen_addr : "any address", ls_latmon_port(p),
-				ufd >= 0 ? ", announcing " : "", ufd >= 0 ? addr : "");
+				p->listen_addr[0] ? p->listen_addr : "any address",
+				ls_latmon_port(p), ufd >= 0 ? ", announcing " : "",
+				ufd >= 0 ? addr : "");
 		pfd[0] = (struct pollfd){ .fd = lfd, .events = POLLIN };
 		pfd[1] = (struct pollfd){ .fd = peer.sigfd, .events = POLLIN };
 		for (;;) {
 			now = ls_now_ns();
 			if (ufd >= 0 && now >= next) {
-				announce(p, ufd, addr, &warned);
+				send_announcement(p, ufd, addr, &warned);
 				next = now + LS_ANNOUNCE_S * 1000000000ULL;
 			}
 			n = poll(pfd, 2, ufd >= 0 ? (int)((next - now) / 1000000) + 1 : -1);

@@ -32,7 +32,8 @@ static void json_tail(FILE *f, const char *indent, const struct ls_hist *h)
 		if (!h->tail[i])
 			continue;
 		fprintf(f, "%s[%.3f, %.3f, %llu]", sep,
-			ls_us(fmax((double)latscope_tail_lo(i), span)), ls_us((double)latscope_tail_lo(i + 1)),
+			ls_us(fmax((double)latscope_tail_lo(i), span)),
+			ls_us((double)latscope_tail_lo(i + 1)),
 			(unsigned long long)h->tail[i]);
 		sep = ", ";
 	}
@@ -177,7 +178,8 @@ static void json_timeline(FILE *f, const struct ls_timeline *t)
 
 	fprintf(f, "  \"timeline\": {\n    \"bucket_s\": %u,\n    \"max_points\": %u,\n",
 		t->bucket_s, LS_TIMELINE_POINTS);
-	fputs("    \"columns\": [\"second\", \"samples\", \"overruns\", \"min\", \"avg\", \"max\"],\n", f);
+	fputs("    \"columns\": [\"second\", \"samples\", \"overruns\", \"min\", \"avg\", \"max\"],\n",
+	      f);
 	fputs("    \"points\": [", f);
 	for (i = 0; i < t->n; i++) {
 		const struct ls_point *pt = &t->pt[i];

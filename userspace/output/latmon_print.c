@@ -49,8 +49,8 @@ void ls_latmon_write_json(FILE *f, const struct ls_report *r)
 	ls_json_key_string(f, "    ", "monitor", m->peer, ",\n");
 	ls_json_key_string(f, "    ", "figures",
 			   r->params->context == LS_CTX_GPIOD ?
-			   "total, timeline, overruns and histogram are the monitor's: pulse-out to ack-in; thread.0 is this board's application thread: edge to ack written" :
-			   "total, timeline, overruns and histogram are the monitor's: pulse-out to ack-in; thread.N is this board's driver: pulse-in interrupt to answer",
+			   "total, timeline, overruns and histogram are the monitor's: pulse-out to ack-in; thread.0 is this board's application thread: edge to ack written"
+			   : "total, timeline, overruns and histogram are the monitor's: pulse-out to ack-in; thread.N is this board's driver: pulse-in interrupt to answer",
 			   ",\n");
 	fprintf(f, "    \"records\": %llu,\n    \"samples\": %llu,\n    \"overruns\": %llu,\n",
 		(unsigned long long)m->bulks, (unsigned long long)m->stats.samples,

@@ -103,8 +103,9 @@ int ls_write_files(const struct ls_report *r, bool rescue)
 	size_t i;
 	int ret = 0;
 
-	for (i = 0; i < sizeof(out) / sizeof(out[0]); i++) {
-		if (!out[i].path || !ls_write_output(out[i].path, out[i].write, r, err, sizeof(err)))
+	for (i = 0; i < ARRAY_SIZE(out); i++) {
+		if (!out[i].path ||
+		    !ls_write_output(out[i].path, out[i].write, r, err, sizeof(err)))
 			continue;
 		if (!rescue) {
 			fprintf(stderr, "latscope: checkpoint: %s; the run goes on\n", err);
@@ -112,7 +113,8 @@ int ls_write_files(const struct ls_report *r, bool rescue)
 			continue;
 		}
 		fprintf(stderr, "latscope: %s; it follows on standard output instead\n", err);
-		printf("=== latscope: %s could not be written, its content follows ===\n", out[i].path);
+		printf("=== latscope: %s could not be written, its content follows ===\n",
+		       out[i].path);
 		out[i].write(stdout, r);
 		printf("=== latscope: end of %s ===\n", out[i].path);
 		fflush(stdout);

@@ -20,5 +20,5 @@ static const struct ls_source_output none;
 /* The result block of source @id (LATSCOPE_SRC_*): never NULL. */
 const struct ls_source_output *ls_source_output(unsigned int id)
 {
-	return id < sizeof(outputs) / sizeof(outputs[0]) ? &outputs[id] : &none;
+	return id < ARRAY_SIZE(outputs) ? &outputs[id] : &none;
 }

@@ -13,7 +13,7 @@
 
 #include "output/output.h"
 
-static void hhmmss(FILE *f, const char *what, unsigned long long s)
+static void plot_hhmmss(FILE *f, const char *what, unsigned long long s)
 {
 	char buf[32];
 
@@ -78,8 +78,8 @@ static void header(FILE *f, const struct ls_report *r,
 	}
 	if (r->c_state_restricted)
 		fprintf(f, "# C-state restricted\n");
-	hhmmss(f, "duration", r->duration_s);
-	hhmmss(f, "peak", r->peak_s);
+	plot_hhmmss(f, "duration", r->duration_s);
+	plot_hhmmss(f, "peak", r->peak_s);
 	if (r->total_overruns)
 		fprintf(f, "# OVERRUNS: %llu\n", (unsigned long long)r->total_overruns);
 	fprintf(f, "# min latency: %.3f\n", ls_us(sum->min));
@@ -129,7 +129,8 @@ static void row(FILE *f, const struct ls_report *r, long cell, const char *suffi
 
 	fprintf(f, "%ld%s", cell, suffix);
 	if (r->nr_cpus == 1) {
-		fprintf(f, " %llu", (unsigned long long)row_count(&r->total, r->total_cells, n, cell));
+		fprintf(f, " %llu",
+			(unsigned long long)row_count(&r->total, r->total_cells, n, cell));
 	} else {
 		for (i = 0; i < r->nr_cpus; i++)
 			fprintf(f, " %llu", (unsigned long long)

@@ -72,7 +72,6 @@ struct cpu_run {
 	int queued;
 };
 
-
 /* cpu.c */
 int ls_pick_cpus(const struct ls_params *p, const struct ls_sysinfo *si,
 		 cpu_set_t *set, char *err, size_t errlen);

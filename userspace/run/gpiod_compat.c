@@ -256,7 +256,10 @@ void ls_gpiod_version(char *buf, size_t len)
 struct ls_gpiod_line *ls_gpiod_request_events(const char *dev, unsigned int offset,
 					      unsigned int edge, const char *consumer)
 {
-	(void)dev, (void)offset, (void)edge, (void)consumer;
+	(void)dev;
+	(void)offset;
+	(void)edge;
+	(void)consumer;
 	errno = ENOSYS;
 	return NULL;
 }
@@ -264,7 +267,10 @@ struct ls_gpiod_line *ls_gpiod_request_events(const char *dev, unsigned int offs
 struct ls_gpiod_line *ls_gpiod_request_output(const char *dev, unsigned int offset,
 					      int value, const char *consumer)
 {
-	(void)dev, (void)offset, (void)value, (void)consumer;
+	(void)dev;
+	(void)offset;
+	(void)value;
+	(void)consumer;
 	errno = ENOSYS;
 	return NULL;
 }
@@ -277,14 +283,17 @@ int ls_gpiod_fd(struct ls_gpiod_line *l)
 
 int ls_gpiod_read(struct ls_gpiod_line *l, struct ls_gpiod_event *ev, int max)
 {
-	(void)l, (void)ev, (void)max;
+	(void)l;
+	(void)ev;
+	(void)max;
 	errno = ENOSYS;
 	return -1;
 }
 
 int ls_gpiod_set(struct ls_gpiod_line *l, int value)
 {
-	(void)l, (void)value;
+	(void)l;
+	(void)value;
 	errno = ENOSYS;
 	return -1;
 }

@@ -52,13 +52,13 @@ int ls_irqs_named(const char *proc, const char *label, int *irqs, int max)
 static int read_line(const char *path, char *buf, size_t len)
 {
 	FILE *f = fopen(path, "re");
-	bool ok;
+	char *line;
 
 	if (!f)
 		return -1;
-	ok = fgets(buf, (int)len, f) != NULL;
+	line = fgets(buf, (int)len, f);
 	fclose(f);
-	if (!ok)
+	if (!line)
 		return -1;
 	buf[strcspn(buf, "\n")] = '\0';
 	return 0;
@@ -164,7 +164,8 @@ int ls_irq_thread_raise(struct ls_irq_thread *t, int prio)
 	if (ls_irq_thread_sched(t->pid, &t->old_policy, &t->old_prio) ||
 	    sched_setscheduler(t->pid, SCHED_FIFO, &sp))
 		return -1;
-	t->raised = t->was_raised = true;
+	t->raised = true;
+	t->was_raised = true;
 	return 0;
 }
 

@@ -111,7 +111,7 @@ struct ls_cpu_result *ls_result_slot(struct run *run, struct ls_report *r, int i
 void ls_fill_report(struct ls_report *r, __u64 stopped_ns)
 {
 	const struct ls_cpu_result *from = r->monitor ? r->monitor : r->cpu;
-	int nr = r->monitor ? r->monitor->cells != NULL : r->nr_cpus;
+	int nr = r->monitor ? !!r->monitor->cells : r->nr_cpus;
 	unsigned int n = r->params->hist_cells;
 	__u64 warmup_end;
 	int i;
@@ -161,7 +161,7 @@ int ls_checkpoint_alloc(struct run *run, const struct ls_report *r)
 	s->checkpoint = true;
 	s->nr_cpus = run->nr_threads;
 	s->monitor = NULL;
-	if (ls_report_alloc(s, run->nr_threads, n, r->monitor != NULL))
+	if (ls_report_alloc(s, run->nr_threads, n, r->monitor))
 		return -1;
 	for (i = 0; i < run->nr; i++)
 		if (result_alloc(ls_result_slot(run, s, i), n))
@@ -193,7 +193,8 @@ void ls_checkpoint(struct run *run, const struct ls_report *r)
 			return;
 		}
 		if (ret) {
-			fprintf(stderr, "latscope: checkpoint skipped, CPU%d: %s\n", run->cpus[i].cpu,
+			fprintf(stderr, "latscope: checkpoint skipped, CPU%d: %s\n",
+				run->cpus[i].cpu,
 				ret == -EAGAIN ? "its histogram changed during every copy" :
 				strerror(-ret));
 			return;

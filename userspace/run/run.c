@@ -38,16 +38,15 @@ static void stop_load(struct ls_stress *st)
 
 /* ---- the other board, if any ---- */
 
-/* Whether the run has a link, and the link hook @op. */
-#define link_has(run, op) ((run)->plug->link && (run)->plug->link->ops->op)
-
 /* Reaches the other board: 0, or the exit code of the link's failure. */
 static int open_link(struct run *run, struct ls_report *r, char *err, size_t errlen)
 {
-	if (!link_has(run, open))
+	const struct ls_link *link = run->plug->link;
+
+	if (!link || !link->ops->open)
 		return 0;
 	run->link_opened = true;
-	return run->plug->link->ops->open(run, run->plug->link->priv, r, err, errlen);
+	return link->ops->open(run, link->priv, r, err, errlen);
 }
 
 /* ---- the steps of a run ---- */
@@ -221,14 +220,15 @@ static int start_sessions(struct run *run, struct ls_report *r, char *err, size_
 
 static int start_logger(struct run *run, char *err, size_t errlen)
 {
+	const struct ls_link *link = run->plug->link;
+
 	if (ls_start_thread(&run->logger, ls_logger, run, SCHED_OTHER, 0, &run->others)) {
 		ls_fail(err, errlen, "cannot start the logger thread");
 		return -1;
 	}
 	run->has_logger = true;
 	/* The responder answers already: the other board may start. */
-	return link_has(run, start) ?
-	       run->plug->link->ops->start(run, run->plug->link->priv, err, errlen) : 0;
+	return link && link->ops->start ? link->ops->start(run, link->priv, err, errlen) : 0;
 }
 
 /*
@@ -241,13 +241,14 @@ static int start_logger(struct run *run, char *err, size_t errlen)
  */
 static int stop_run(struct run *run, struct ls_stress *st, int ret)
 {
+	const struct ls_link *link = run->plug->link;
 	char err[320];
 	int i;
 
 	atomic_store(&run->stopping, true);
 	run->stopped_ns = ls_now_ns();
-	if (link_has(run, stop))
-		ret = run->plug->link->ops->stop(run, run->plug->link->priv, ret);
+	if (link && link->ops->stop)
+		ret = link->ops->stop(run, link->priv, ret);
 	for (i = run->nr - 1; i >= 0; i--) {
 		struct cpu_run *c = &run->cpus[i];
 
@@ -260,8 +261,8 @@ static int stop_run(struct run *run, struct ls_stress *st, int ret)
 	stop_load(st);
 	if (run->has_logger)
 		pthread_join(run->logger, NULL);
-	if (link_has(run, stopped))
-		run->plug->link->ops->stopped(run, run->plug->link->priv);
+	if (link && link->ops->stopped)
+		link->ops->stopped(run, link->priv);
 	return ret;
 }
 
@@ -269,6 +270,7 @@ static int stop_run(struct run *run, struct ls_stress *st, int ret)
 static int collect_results(struct run *run, struct ls_report *r, int ret, char *err,
 			   size_t errlen)
 {
+	const struct ls_link *link = run->plug->link;
 	int i;
 
 	r->nr_cpus = run->nr_threads;
@@ -286,8 +288,8 @@ static int collect_results(struct run *run, struct ls_report *r, int ret, char *
 			break;
 		}
 	ls_fill_report(r, run->stopped_ns);
-	if (link_has(run, collect))
-		run->plug->link->ops->collect(run, run->plug->link->priv, r);
+	if (link && link->ops->collect)
+		link->ops->collect(run, link->priv, r);
 	return ret;
 }
 

@@ -52,9 +52,11 @@ static int driver_open(struct cpu_run *c, char *err, size_t errlen)
 	c->fd = open(DEVICE, O_RDWR | O_CLOEXEC);
 	if (c->fd < 0) {
 		if (errno == ENOENT)
-			ls_fail(err, errlen, "no %s: load the driver first (modprobe latscope, or insmod latscope.ko)", DEVICE);
+			ls_fail(err, errlen, "no %s: load the driver first (modprobe latscope, or insmod latscope.ko)",
+				DEVICE);
 		else if (errno == EACCES || errno == EPERM)
-			ls_fail(err, errlen, "no permission to open %s: run as root, or grant a group access (see README)", DEVICE);
+			ls_fail(err, errlen, "no permission to open %s: run as root, or grant a group access (see README)",
+				DEVICE);
 		else
 			ls_fail(err, errlen, "cannot open %s: %s", DEVICE, strerror(errno));
 		return -1;
@@ -104,7 +106,8 @@ static int driver_start(struct cpu_run *c, char *err, size_t errlen)
 	int e;
 
 	if (ioctl(c->fd, LATSCOPE_IOC_START)) {
-		ls_fail(err, errlen, "cannot start measuring on CPU%d: %s", c->cpu, strerror(errno));
+		ls_fail(err, errlen, "cannot start measuring on CPU%d: %s", c->cpu,
+			strerror(errno));
 		return -1;
 	}
 	c->started = true;
@@ -116,7 +119,8 @@ static int driver_start(struct cpu_run *c, char *err, size_t errlen)
 	if (e) {
 		ls_fail(err, errlen, "cannot start the SCHED_FIFO %d responder on CPU%d: %s",
 			p->priority, c->cpu,
-			e == EPERM ? "not allowed (run as root or raise RLIMIT_RTPRIO)" : strerror(e));
+			e == EPERM ? "not allowed (run as root or raise RLIMIT_RTPRIO)" :
+			strerror(e));
 		return -1;
 	}
 	c->has_responder = true;

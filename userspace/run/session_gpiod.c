@@ -130,7 +130,10 @@ static int gpiod_open(struct cpu_run *c, char *err, size_t errlen)
 		return -1;
 	}
 	c->priv = g;
-	g->wake[0] = g->wake[1] = g->rec[0] = g->rec[1] = -1;
+	g->wake[0] = -1;
+	g->wake[1] = -1;
+	g->rec[0] = -1;
+	g->rec[1] = -1;
 	atomic_init(&g->seq, 0);
 	g->irqt.irq = -1;
 	g->irq_prio = p->irq_thread_prio;
@@ -316,7 +319,8 @@ static int gpiod_start(struct cpu_run *c, char *err, size_t errlen)
 	if (e) {
 		ls_fail(err, errlen, "cannot start the SCHED_FIFO %d GPIO responder on CPU%d: %s",
 			p->priority, c->cpu,
-			e == EPERM ? "not allowed (run as root or raise RLIMIT_RTPRIO)" : strerror(e));
+			e == EPERM ? "not allowed (run as root or raise RLIMIT_RTPRIO)" :
+			strerror(e));
 		return -1;
 	}
 	g->has_thread = true;
@@ -363,8 +367,10 @@ static void irq_note(const struct gpiod_session *g, char *buf, size_t len)
 	size_t n;
 
 	if (g->irqt.irq < 0)
-		n = snprintf(buf, len, g->nr_irqs ? "%d interrupts named " LS_GPIOD_PULSE_LABEL ", not telling which is pulse-in's" :
-			     "no interrupt named " LS_GPIOD_PULSE_LABEL " in /proc/irq", g->nr_irqs);
+		n = snprintf(buf, len, g->nr_irqs ?
+			     "%d interrupts named " LS_GPIOD_PULSE_LABEL ", not telling which is pulse-in's"
+			     : "no interrupt named " LS_GPIOD_PULSE_LABEL " in /proc/irq",
+			     g->nr_irqs);
 	else if (g->irqt.ambiguous)
 		n = snprintf(buf, len, "irq %d, two kernel threads named for it: none raised",
 			     g->irqt.irq);

@@ -55,15 +55,13 @@ static const struct ls_preset ls_presets[] = {
 		"dd if=/dev/zero of=/dev/null bs=128M",
 	  }, { "hackbench", "dd" } },
 	{ "neighbour", {
-		"while :; do " "stress-ng --sequential %N --class cpu-cache --timeout 10s --oomable"
-		" --exclude " LS_SNG_EXCLUDE " --clone-max 64 --vm-bytes 10%% --quiet;"
-		" stress-ng --sequential %N --class scheduler --timeout 10s --oomable"
-		" --exclude " LS_SNG_EXCLUDE " --clone-max 64 --vm-bytes 10%% --quiet; done",
+		"while :; do stress-ng --sequential %N --class cpu-cache --timeout 10s --oomable --exclude "
+		LS_SNG_EXCLUDE " --clone-max 64 --vm-bytes 10%% --quiet;"
+		" stress-ng --sequential %N --class scheduler --timeout 10s --oomable --exclude "
+		LS_SNG_EXCLUDE " --clone-max 64 --vm-bytes 10%% --quiet; done",
 	  }, { "stress-ng" } },
 	{ "classic", {
-		"while :; do i=0; while [ $i -lt %N ]; do"
-		" (n=0; while [ $n -lt 20000 ]; do n=$((n + 1)); done) & i=$((i + 1)); done;"
-		" wait; done",
+		"while :; do i=0; while [ $i -lt %N ]; do (n=0; while [ $n -lt 20000 ]; do n=$((n + 1)); done) & i=$((i + 1)); done; wait; done",
 		"while :; do dd if=/dev/zero of=/dev/null bs=1M count=1024 2>/dev/null; done",
 		"ping -f -q 127.0.0.1 >/dev/null",
 		"while :; do hackbench -g 4 -l 100 >/dev/null 2>&1 || sleep 1; done",
@@ -75,7 +73,7 @@ const struct ls_preset *ls_stress_preset(const char *name)
 {
 	size_t i;
 
-	for (i = 0; i < sizeof(ls_presets) / sizeof(ls_presets[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(ls_presets); i++)
 		if (!strcmp(ls_presets[i].name, name))
 			return &ls_presets[i];
 	return NULL;
@@ -87,7 +85,7 @@ void ls_stress_names(char *buf, size_t len)
 	size_t i, n = 0;
 
 	buf[0] = '\0';
-	for (i = 0; i < sizeof(ls_presets) / sizeof(ls_presets[0]) && n < len; i++)
+	for (i = 0; i < ARRAY_SIZE(ls_presets) && n < len; i++)
 		n += snprintf(buf + n, len - n, "%s%s", i ? ", " : "", ls_presets[i].name);
 }
 
@@ -95,7 +93,7 @@ static const struct ls_tool *find_tool(const char *name)
 {
 	size_t i;
 
-	for (i = 0; i < sizeof(ls_tools) / sizeof(ls_tools[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(ls_tools); i++)
 		if (!strcmp(ls_tools[i].name, name))
 			return &ls_tools[i];
 	return NULL;
@@ -282,7 +280,8 @@ static int signal_descendants(int sig)
 		f = fopen(path, "r");
 		if (!f)
 			continue;
-		if (fgets(buf, sizeof(buf), f) && (paren = strrchr(buf, ')'))) {
+		paren = fgets(buf, sizeof(buf), f) ? strrchr(buf, ')') : NULL;
+		if (paren) {
 			pids[n] = atoi(d->d_name);
 			/* pid (comm) state ppid ... */
 			ppids[n] = atoi(paren + 4);

@@ -65,8 +65,10 @@ int ls_wait_for_end(struct run *run, const struct ls_report *r)
 			left.tv_sec--;
 			left.tv_nsec += 1000000000L;
 		}
-		if (left.tv_sec < 0)
-			left.tv_sec = left.tv_nsec = 0;
+		if (left.tv_sec < 0) {
+			left.tv_sec = 0;
+			left.tv_nsec = 0;
+		}
 		sig = sigtimedwait(&run->signals, NULL, &left);
 		if (sig > 0)
 			break;
