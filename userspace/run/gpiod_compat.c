@@ -35,9 +35,14 @@ void ls_gpiod_version(char *buf, size_t len)
 	snprintf(buf, len, "libgpiod %s", gpiod_version_string());
 }
 
-static struct ls_gpiod_line *request(const char *dev, unsigned int offset, int type,
-				     int value, const char *consumer)
+/* Line @offset of @dev: input with @edge events, or output at @value. */
+static struct ls_gpiod_line *request(const char *dev, unsigned int offset, bool input,
+				     unsigned int edge, int value, const char *consumer)
 {
+	int type = !input ? GPIOD_LINE_REQUEST_DIRECTION_OUTPUT :
+		   edge == LATSCOPE_EDGE_FALLING ? GPIOD_LINE_REQUEST_EVENT_FALLING_EDGE :
+		   edge == LATSCOPE_EDGE_BOTH ? GPIOD_LINE_REQUEST_EVENT_BOTH_EDGES :
+		   GPIOD_LINE_REQUEST_EVENT_RISING_EDGE;
 	struct gpiod_line_request_config cfg = { consumer, type, 0 };
 	struct ls_gpiod_line *l = calloc(1, sizeof(*l));
 	int e;
@@ -60,21 +65,6 @@ fail:
 	return NULL;
 }
 
-struct ls_gpiod_line *ls_gpiod_request_events(const char *dev, unsigned int offset,
-					      unsigned int edge, const char *consumer)
-{
-	int type = edge == LATSCOPE_EDGE_FALLING ? GPIOD_LINE_REQUEST_EVENT_FALLING_EDGE :
-		   edge == LATSCOPE_EDGE_BOTH ? GPIOD_LINE_REQUEST_EVENT_BOTH_EDGES :
-		   GPIOD_LINE_REQUEST_EVENT_RISING_EDGE;
-
-	return request(dev, offset, type, 0, consumer);
-}
-
-struct ls_gpiod_line *ls_gpiod_request_output(const char *dev, unsigned int offset,
-					      int value, const char *consumer)
-{
-	return request(dev, offset, GPIOD_LINE_REQUEST_DIRECTION_OUTPUT, value, consumer);
-}
 
 int ls_gpiod_fd(struct ls_gpiod_line *l)
 {
@@ -124,6 +114,17 @@ struct ls_gpiod_line {
 void ls_gpiod_version(char *buf, size_t len)
 {
 	snprintf(buf, len, "libgpiod %s", gpiod_api_version());
+}
+
+/* Frees @l and what it holds, any part of which may be missing. */
+static void line_free(struct ls_gpiod_line *l)
+{
+	if (l->req)
+		gpiod_line_request_release(l->req);
+	gpiod_edge_event_buffer_free(l->buf);
+	if (l->chip)
+		gpiod_chip_close(l->chip);
+	free(l);
 }
 
 /* Settings for one line: input with @edge and monotonic stamps, or output at @value. */
@@ -187,24 +188,9 @@ fail:
 	gpiod_line_settings_free(s);
 	gpiod_line_config_free(lc);
 	gpiod_request_config_free(rc);
-	gpiod_edge_event_buffer_free(l->buf);
-	if (l->chip)
-		gpiod_chip_close(l->chip);
-	free(l);
+	line_free(l);
 	errno = e;
 	return NULL;
-}
-
-struct ls_gpiod_line *ls_gpiod_request_events(const char *dev, unsigned int offset,
-					      unsigned int edge, const char *consumer)
-{
-	return request(dev, offset, true, edge, 0, consumer);
-}
-
-struct ls_gpiod_line *ls_gpiod_request_output(const char *dev, unsigned int offset,
-					      int value, const char *consumer)
-{
-	return request(dev, offset, false, 0, value, consumer);
 }
 
 int ls_gpiod_fd(struct ls_gpiod_line *l)
@@ -238,12 +224,24 @@ int ls_gpiod_set(struct ls_gpiod_line *l, int value)
 
 void ls_gpiod_release(struct ls_gpiod_line *l)
 {
-	if (!l)
-		return;
-	gpiod_line_request_release(l->req);
-	gpiod_edge_event_buffer_free(l->buf);
-	gpiod_chip_close(l->chip);
-	free(l);
+	if (l)
+		line_free(l);
+}
+
+#endif
+
+#if LS_GPIOD_API == 1 || LS_GPIOD_API == 2
+
+struct ls_gpiod_line *ls_gpiod_request_events(const char *dev, unsigned int offset,
+					      unsigned int edge, const char *consumer)
+{
+	return request(dev, offset, true, edge, 0, consumer);
+}
+
+struct ls_gpiod_line *ls_gpiod_request_output(const char *dev, unsigned int offset,
+					      int value, const char *consumer)
+{
+	return request(dev, offset, false, 0, value, consumer);
 }
 
 #else /* no libgpiod */
