@@ -279,6 +279,8 @@ sed -n '/"total"/,$p' mon.json >mon-total.json
 is "pair: both totals count the same samples" "$(jget pair-total.json samples)" "$(jget mon-total.json samples)"
 is "pair: the histogram came whole" "$(jget pair.json histogram_complete)" true
 is "pair: the histogram holds every sample" "$(jget pair.json histogram_samples)" "$(jget pair-total.json samples)"
+# A monitor's ack is an answer it timed: its acks are its samples.
+is "pair: the monitor's acks are its samples" "$(jget mon.json acks)" "$(jget mon-total.json samples)"
 has "pair: the monitor's summary" mon.out "^GPIO| monitor, pulse-out $chip,$M_OUT (rising-edge pulses) -> ack-in $chip,$M_IN (falling-edge)"
 has "pair: the local split" pair.out "^LOC| this board, pulse-in interrupt to answer"
 dump latmon-kernel-pair.json pair.json
@@ -391,6 +393,8 @@ latscope --monitor --calibrate --pulse-out "$chip,4" --ack-in "$chip,5,rising-ed
 expect_rc "calibrate: exit status" $? 0
 has "calibrate: a summary" calibrate.out "^RTS|"
 has "calibrate: the monitor's lines" calibrate.out "^GPIO| monitor, pulse-out $chip,4 (rising-edge pulses) -> ack-in $chip,5 (rising-edge)"
+sed -n '/"total"/,$p' calibrate.json >calibrate-total.json
+is "calibrate: the acks are the samples" "$(jget calibrate.json acks)" "$(jget calibrate-total.json samples)"
 dump monitor-calibrate.json calibrate.json
 
 # --subtract: the client gets each second's round trips 100 us shorter.
