@@ -65,7 +65,6 @@ fail:
 	return NULL;
 }
 
-
 int ls_gpiod_fd(struct ls_gpiod_line *l)
 {
 	return gpiod_line_event_get_fd(l->line);
