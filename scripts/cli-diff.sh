@@ -3,6 +3,12 @@
 # (help, version, every option alone and in pairs, bad values, paths it must
 # not write, the missing device) in the same scratch directory and compares
 # exit status, stdout, stderr and the files each left, byte for byte.
+# Then, if cc builds tests/fakedev/fakedev.c, whole runs against that fake
+# /dev/latscope (LD_PRELOAD; fixed records and results, clocks that tick in
+# whole seconds from a fixed epoch): summaries, plot and JSON files, and
+# the fake's trace of the ioctls each binary made (fakedev.trace) and the
+# checkpoint files as they were at the stop (*.at-stop). Those run as
+# "latscope" (argv[0]), as from PATH, so the JSON's cmdline matches.
 # Usage: scripts/cli-diff.sh OLD NEW. For refactors of userspace/: build
 # the old binary from the last commit, then compare. Ends with
 # "cli-diff: N same, N different"; non-zero on any difference.
@@ -15,6 +21,9 @@ work=$(mktemp -d)
 trap 'chmod -R u+w "$work"; rm -rf "$work"' EXIT
 long=$(head -c 300 /dev/zero | tr '\0' a)
 offline=$(($(getconf _NPROCESSORS_CONF) + 7))
+top=$(cd "$(dirname "$0")/.." && pwd)
+fakedev=	# the fake device's library, once built
+fake=		# set: run() runs with it
 
 # run BIN DIR ARGS...: the result of one command line in DIR/out.
 run() {
@@ -24,8 +33,17 @@ run() {
 	mkdir -p "$dir/cwd/ro"
 	touch "$dir/cwd/exists.plot"
 	chmod 555 "$dir/cwd/ro"
-	(cd "$dir/cwd" && timeout 10 "$bin" "$@" >../stdout 2>../stderr </dev/null
-	 echo $? >../rc)
+	if [ -n "$fake" ]; then
+		(cd "$dir/cwd" && export LD_PRELOAD=$fakedev FAKEDEV_TRACE=fakedev.trace \
+			FAKEDEV_AT_STOP="c.plot c.json" || exit
+		 # shellcheck disable=SC2016 # the inner bash expands them
+		 timeout 10 bash -c 'exec -a latscope "$0" "$@"' "$bin" "$@" \
+			>../stdout 2>../stderr </dev/null
+		 echo $? >../rc)
+	else
+		(cd "$dir/cwd" && timeout 10 "$bin" "$@" >../stdout 2>../stderr </dev/null
+		 echo $? >../rc)
+	fi
 	chmod -R u+w "$dir/cwd"
 	# What the CLI wrote: every file's name and bytes.
 	(cd "$dir/cwd" && find . -type f ! -name exists.plot | sort |
@@ -190,5 +208,58 @@ $gpio -i
 -q -g - --json - -T 1
 -i -c 0 -p 100 -P 80 -H 500 -A 50 -b 60 -l 0 -q -T 2s
 CASES
+
+# Whole runs against the fake device (tests/fakedev/fakedev.c): -T 1 stops
+# at 2 s (the warm-up, then 1 s), each case runs about 2 s per binary.
+# --checkpoint 1s -T 2 writes one checkpoint, at 2 s (kept as *.at-stop):
+# the -T alarm, at 3 s, comes before the next one, which the fake clock's
+# whole seconds put later by the time the first took to write.
+if cc -std=c11 -Wall -Wextra -Werror -O2 -shared -fPIC -I"$top/driver/include/uapi" \
+	-o "$work/fakedev.so" "$top/tests/fakedev/fakedev.c" -ldl 2>"$work/fakedev.log"; then
+	fakedev=$work/fakedev.so
+	fake=1
+	two=
+	[ "$(getconf _NPROCESSORS_ONLN)" -ge 2 ] && two="--cpus 0,1 -T 1"
+	runs=0
+	while IFS= read -r line; do
+		[ -n "$line" ] || continue
+		eval "set -- $line"
+		check "$@"
+		runs=$((runs + 1))
+	done <<CASES
+-T 1
+-i -T 1
+-k -T 1
+-u -T 1
+$two
+-c 0 -T 1
+-p 100 -T 1
+-q -T 1
+-v -T 1
+-v0 -T 1
+-l 2 -T 1
+-l 0 -T 1
+-g x.plot -T 1
+--json x.json -T 1
+-g - -T 1
+--json - -T 1
+-i -q -g - --json x.json -T 1
+-k -q -g x.plot --json x.json -T 1
+-H 50 -q -g x.plot --json - -T 1
+-A 1 -T 1
+-A 50 -q -T 1
+-b 10 -T 1
+-b 10 -i -q --json - -T 1
+--checkpoint 1s -g c.plot --json c.json -T 2
+--checkpoint 1s -q --json c.json -T 2
+--stress-cmd 'sleep 30' -T 1
+--stress-cmd 'true' -T 1
+CASES
+	fake=
+	echo "# whole runs against the fake /dev/latscope: $runs command lines"
+else
+	echo "# fake /dev/latscope not built, whole runs skipped:"
+	sed 's/^/#   /' "$work/fakedev.log"
+fi
 echo "cli-diff: $same same, $different different"
 [ $different -eq 0 ]
