@@ -12,7 +12,7 @@ want=(
 	sparse linux-source-6.12 qemu-system-x86 busybox-static cpio
 	linux-headers-amd64 linux-headers-rt-amd64 gnuplot-nox rt-tests python3-matplotlib stress-ng iputils-ping
 	device-tree-compiler python3-libfdt python3-venv qemu-system-arm gcc-aarch64-linux-gnu libc6-dev-arm64-cross
-	shellcheck libgpiod-dev
+	shellcheck libgpiod-dev groff-base
 )
 
 missing=()

@@ -84,11 +84,23 @@ help=$("$top/userspace/latscope" --help)
 man=$(sed 's/\\-/-/g' "$top/userspace/latscope.1")	# roff's \- is a -
 docs_ok=0
 docs_bad=0
-while read -r opt; do
-	if grep -q -- "--$opt" <<<"$help" && grep -q -- "--$opt" <<<"$man"; then
+# The man pages as man shows them: no groff warning, and each option an
+# entry of its own (a roff slip can swallow one into the text before it).
+for page in latscope.1 latscope-report.1; do
+	if groff -man -Tutf8 -ww -P-cbou "$top/userspace/$page" >"$out/$page.txt" 2>"$out/groff.err" &&
+		[ ! -s "$out/groff.err" ]; then
 		docs_ok=$((docs_ok + 1))
 	else
-		echo "not ok - docs: --$opt missing from --help or latscope.1"
+		echo "not ok - docs: groff -ww on $page:"
+		sed 's/^/#   /' "$out/groff.err"
+		docs_bad=$((docs_bad + 1))
+	fi
+done
+while read -r opt; do
+	if grep -q -- "--$opt" <<<"$help" && grep -qE -- "^ {7}(-[A-Za-z], )?--$opt([=[ ]|\$)" "$out/latscope.1.txt"; then
+		docs_ok=$((docs_ok + 1))
+	else
+		echo "not ok - docs: --$opt missing from --help, or not an entry of latscope.1"
 		docs_bad=$((docs_bad + 1))
 	fi
 done < <(grep -oE '^	\{ "[a-z-]+"' "$top/userspace/cli/options.c" | cut -d'"' -f2)

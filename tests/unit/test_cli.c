@@ -35,6 +35,12 @@ void test_options(void)
 	      p.breaktrace_us == 200 && p.verbosity == 2, "long options set their fields", " ");
 	check(parse("--cpus all", &p, err) == LS_PARSE_RUN && p.cpus_all, "--cpus all", "%s", err);
 	check(parse("-u", &p, err) == LS_PARSE_RUN && p.context == LATSCOPE_CTX_USER, "-u", "%s", err);
+	check(parse("-i -i --duration 90", &p, err) == LS_PARSE_RUN && p.timeout_s == 90 &&
+	      p.context == LATSCOPE_CTX_IRQ, "one context twice, --duration as -T", "%s", err);
+	check(parse("-c 1 -c 2", &p, err) == LS_PARSE_RUN && CPU_ISSET(2, &p.cpus) &&
+	      CPU_COUNT(&p.cpus) == 1, "-c twice: the last", "%s", err);
+	check(parse("-g - -T 5", &p, err) == LS_PARSE_RUN && !strcmp(p.plot_path, "-"),
+	      "-g - is stdout, not an option", "%s", err);
 
 	static const struct { const char *line, *named; } bad[] = {
 		{ "-p 0", "'0'" }, { "-p 9", "'9'" }, { "-p 1000001", "'1000001'" },
@@ -46,8 +52,9 @@ void test_options(void)
 		{ "--cpus 3-1", "'3-1'" }, { "--cpus ''", "''" }, { "--cpus 1-", "'1-'" },
 		{ "--verbose=10", "'10'" }, { "-Q", "-Q" }, { "--bogus", "--bogus" },
 		{ "-p", "-p" }, { "extra", "'extra'" }, { "-g - --json -", "stdout" },
-		{ "--json", "option '--json' is unknown or needs a value" },
-		{ "--cpus", "option '--cpus' is unknown or needs a value" },
+		{ "--json", "option '--json' needs a value (a file name, or - for stdout)" },
+		{ "--cpus", "option '--cpus' needs a value" },
+		{ "--bogus", "option '--bogus' is unknown" },
 		{ "--quiet=1", "option '--quiet' takes no value" },
 		{ "--force=yes", "option '--force' takes no value" },
 	};
@@ -68,6 +75,16 @@ void test_options(void)
 		{ "--cpus 3-1", "invalid value '3-1' for --cpus (a list such as 1,3-5, or all)" },
 		{ "-Q", "option -Q is unknown" },
 		{ "-P", "option -P needs a value" },
+		/* Two of a kind, and the habits of cyclictest, rtla and latmus users. */
+		{ "-i -k", "-i and -k: give one context (who answers the events), not two" },
+		{ "--cpus all -c 1",
+		  "--cpus and -c: give the CPUs once (-c one CPU, --cpus a list or all)" },
+		{ "-g -T 1", "-g/--plot '-T': that is an option, not a value: give -g/--plot a file name, or - for stdout (./-T for a file of that name)" },
+		{ "-i 1000", "unexpected argument '1000': -i/--irq takes no value; the period is -p, e.g. -p 1000" },
+		{ "-c 0-3", "-c/--cpu '0-3': one CPU number; a list or all is --cpus 0-3" },
+		{ "-D 10", "option -D is unknown: the duration is -T, e.g. -T 10m (cyclictest's -D)" },
+		{ "-h", "option -h is unknown: help is --help; the histogram's cells are -H" },
+		{ "-g", "option -g needs a value (a file name, or - for stdout)" },
 	};
 	for (size_t i = 0; i < sizeof(exact) / sizeof(exact[0]); i++) {
 		parse(exact[i].line, &p, err);
@@ -192,7 +209,7 @@ void test_gpiod_options(void)
 
 	static const struct { const char *line, *named; } bad[] = {
 		{ "--gpiod", "needs both -I" },
-		{ "--gpiod -k -I a,1 -O a,2 --ack-in a,3 --pulse-out a,4", "--ack-in belongs" },
+		{ "--gpiod -k -I a,1 -O a,2 --ack-in a,3 --pulse-out a,4", "--gpiod and -k" },
 		{ "--gpiod --gpio-dt", "character device" },
 		{ "--gpiod -I a,1 -O a,2 --pulse-out a,3", "--ack-in" },
 		{ "--gpiod -I a,1 -O a,2 --ack-in a,3", "--pulse-out" },

@@ -105,6 +105,7 @@ struct opt {
 	unsigned long long value;	/* OPT_SET's, OPT_NUMBER's without a value */
 	int (*parse)(struct opt_call *call);
 	const char *hint;
+	const char *word;		/* a value that is a word: what to give */
 };
 
 /* What a handler works on: its row, the value given, where it goes. */
@@ -121,10 +122,32 @@ struct opt_call {
 
 /* ---- options with a parsing of their own ---- */
 
+/* -c and --cpus both say where to measure: one of them. */
+static int cpus_given(struct opt_call *call, const char *opt)
+{
+	if (call->p->cpus_opt && strcmp(call->p->cpus_opt, opt)) {
+		ls_fail(call->err, call->errlen,
+			"%s and %s: give the CPUs once (-c one CPU, --cpus a list or all)",
+			call->p->cpus_opt, opt);
+		return -1;
+	}
+	call->p->cpus_opt = opt;
+	return 0;
+}
+
 static int cpu_value(struct opt_call *call)
 {
 	unsigned long long v;
 
+	if (cpus_given(call, "-c"))
+		return -1;
+	if ((isdigit((unsigned char)call->arg[0]) && strpbrk(call->arg, ",-")) ||
+	    !strcmp(call->arg, "all")) {
+		ls_fail(call->err, call->errlen,
+			"-c/--cpu '%.40s': one CPU number; a list or all is --cpus %.40s",
+			call->arg, call->arg);
+		return -1;
+	}
 	if (ls_parse_uint(call->arg, call->opt->min, call->opt->max, &v))
 		return BAD_VALUE;
 	CPU_ZERO(&call->p->cpus);
@@ -137,6 +160,8 @@ static int cpus_value(struct opt_call *call)
 {
 	struct ls_params *p = call->p;
 
+	if (cpus_given(call, "--cpus"))
+		return -1;
 	if (!strcmp(call->arg, "all")) {
 		p->cpus_all = true;
 		CPU_ZERO(&p->cpus);
@@ -166,9 +191,25 @@ static int checkpoint_value(struct opt_call *call)
 	return 0;
 }
 
-/* -i, -k, -u and --gpiod: who answers the events. */
+/* How each context is given on the command line. */
+static const char *const context_opts[LS_NR_CTX] = {
+	[LATSCOPE_CTX_IRQ] = "-i",
+	[LATSCOPE_CTX_KERNEL] = "-k",
+	[LATSCOPE_CTX_USER] = "-u",
+	[LS_CTX_GPIOD] = "--gpiod",
+};
+
+/* -i, -k, -u and --gpiod: who answers the events; one of them. */
 static int context_value(struct opt_call *call)
 {
+	unsigned int ctx = (unsigned int)call->opt->value;
+
+	if (call->p->context_given && call->p->context != ctx) {
+		ls_fail(call->err, call->errlen,
+			"%s and %s: give one context (who answers the events), not two",
+			context_opts[call->p->context], context_opts[ctx]);
+		return -1;
+	}
 	call->p->context = (unsigned int)call->opt->value;
 	call->p->context_given = true;
 	if (call->p->context == LS_CTX_GPIOD)
@@ -352,7 +393,9 @@ static const struct opt opts[] = {
 	  .hint = "a CPU number" },
 	{ "timeout", 'T', required_argument, HANDLER(timeout_value),
 	  .hint = "e.g. 30, 30s, 5m, 2h, 1d; at most 100 days" },
-	{ "plot", 'g', required_argument, TEXT(plot_path) },
+	{ "duration", 0, required_argument, HANDLER(timeout_value),
+	  .hint = "e.g. 30, 30s, 5m, 2h, 1d; at most 100 days" },
+	{ "plot", 'g', required_argument, TEXT(plot_path), .word = "a file name, or - for stdout" },
 	{ "histogram", 'H', required_argument, NUMBER(hist_cells, 1, LATSCOPE_MAX_HIST_CELLS),
 	  .hint = "%llu to %llu cells" },
 	{ "irq", 'i', no_argument, HANDLER(context_value), .value = LATSCOPE_CTX_IRQ },
@@ -367,32 +410,36 @@ static const struct opt opts[] = {
 	{ "lines", 'l', required_argument, NUMBER(lines, 0, 1000000), .hint = "%llu or more" },
 	{ "breaktrace", 'b', required_argument, NUMBER(breaktrace_us, 1, 1000000000),
 	  .hint = "microseconds, at least %llu" },
-	{ "gpio-in", 'I', required_argument, HANDLER(pulse_in_value) },
-	{ "gpio-out", 'O', required_argument, HANDLER(ack_out_value) },
-	{ "inband-gpio", 'z', required_argument, HANDLER(remote_value) },
-	{ "oob-gpio", 'Z', required_argument, HANDLER(remote_value) },
+	{ "gpio-in", 'I', required_argument, HANDLER(pulse_in_value), .word = "<chip>,<n>" },
+	{ "gpio-out", 'O', required_argument, HANDLER(ack_out_value), .word = "<chip>,<n>" },
+	{ "inband-gpio", 'z', required_argument, HANDLER(remote_value),
+	  .word = "a host, broadcast, or -" },
+	{ "oob-gpio", 'Z', required_argument, HANDLER(remote_value),
+	  .word = "a host, broadcast, or -" },
 	{ "latmon-port", 0, required_argument, NUMBER(latmon_port, 1, 65535),
 	  .hint = "%llu to %llu" },
-	{ "ack", 0, required_argument, HANDLER(ack_value) },
+	{ "ack", 0, required_argument, HANDLER(ack_value), .word = "pulse or toggle" },
 	{ "monitor", 0, no_argument, HANDLER(monitor_value) },
 	{ "calibrate", 0, no_argument, SET(calibrate, true) },
 	{ "subtract", 0, required_argument, NUMBER(subtract_us, 1, 10000),
 	  .hint = "whole microseconds, %llu to %llu" },
-	{ "ack-in", 0, required_argument, HANDLER(ack_in_value) },
-	{ "pulse-edge", 0, required_argument, HANDLER(pulse_edge_value) },
-	{ "listen", 0, required_argument, HANDLER(ipv4_value) },
-	{ "announce-to", 0, required_argument, HANDLER(ipv4_value) },
-	{ "pulse-out", 0, required_argument, HANDLER(pulse_out_value) },
+	{ "ack-in", 0, required_argument, HANDLER(ack_in_value), .word = "<chip>,<n>" },
+	{ "pulse-edge", 0, required_argument, HANDLER(pulse_edge_value),
+	  .word = "rising-edge or falling-edge" },
+	{ "listen", 0, required_argument, HANDLER(ipv4_value), .word = "an IPv4 address" },
+	{ "announce-to", 0, required_argument, HANDLER(ipv4_value),
+	  .word = "an IPv4 address, or none" },
+	{ "pulse-out", 0, required_argument, HANDLER(pulse_out_value), .word = "<chip>,<n>" },
 	{ "gpio-dt", 0, optional_argument, HANDLER(gpio_dt_value) },
 	{ "irq-prio", 0, required_argument, NUMBER(irq_thread_prio, 1, LATSCOPE_MAX_PRIORITY),
 	  .hint = "%llu to %llu" },
-	{ "stress", 0, required_argument, HANDLER(stress_value) },
-	{ "stress-cmd", 0, required_argument, HANDLER(stress_cmd_value) },
+	{ "stress", 0, required_argument, HANDLER(stress_value), .word = "a preset" },
+	{ "stress-cmd", 0, required_argument, HANDLER(stress_cmd_value), .word = "a command" },
 	{ "checkpoint", 0, required_argument, HANDLER(checkpoint_value),
 	  .hint = "minutes, or 30s, 5m, 2h" },
 	{ "cpus", 0, required_argument, HANDLER(cpus_value),
 	  .hint = "a list such as 1,3-5, or all" },
-	{ "json", 0, required_argument, TEXT(json_path) },
+	{ "json", 0, required_argument, TEXT(json_path), .word = "a file name, or - for stdout" },
 	{ "force", 0, no_argument, SET(force, true) },
 	{ "help", 0, no_argument, ENDS(LS_PARSE_HELP) },
 	{ "version", 0, no_argument, ENDS(LS_PARSE_VERSION) },
@@ -406,6 +453,8 @@ static void getopt_tables(char *shorts, struct option *longs)
 {
 	size_t i;
 
+	/* No argument is a non-option: stop at the first, to say what came before it. */
+	*shorts++ = '+';
 	for (i = 0; i < NR_OPTS; i++) {
 		const struct opt *o = &opts[i];
 
@@ -477,17 +526,112 @@ static int apply(const struct opt *o, const char *arg, struct ls_params *p, char
 	return 0;
 }
 
+/* "-p/--period", or "--json": how messages name @o (a static buffer per row). */
+static const char *opt_name(const struct opt *o)
+{
+	static char names[NR_OPTS][48];
+	char *name = names[o - opts];
+
+	if (o->letter)
+		snprintf(name, sizeof(names[0]), "-%c/--%s", o->letter, o->name);
+	else
+		snprintf(name, sizeof(names[0]), "--%s", o->name);
+	return name;
+}
+
 /* "invalid value '0' for -p/--period (microseconds, 10 to 1000000)" */
 static void bad_value(const struct opt *o, const char *arg, char *err, size_t errlen)
 {
-	char name[48], hint[96];
+	char hint[96];
 
-	if (o->letter)
-		snprintf(name, sizeof(name), "-%c/--%s", o->letter, o->name);
-	else
-		snprintf(name, sizeof(name), "--%s", o->name);
 	snprintf(hint, sizeof(hint), o->hint ? o->hint : "", o->min, o->max);
-	ls_fail(err, errlen, "invalid value '%s' for %s (%s)", arg ? arg : "", name, hint);
+	ls_fail(err, errlen, "invalid value '%s' for %s (%s)", arg ? arg : "", opt_name(o), hint);
+}
+
+/*
+ * What users of cyclictest, rtla and latmus type by reflex, and where
+ * latscope has it: for a letter it does not know, or a long name.
+ */
+static const struct {
+	const char *given;
+	const char *hint;
+} reflexes[] = {
+	{ .given = "-D", .hint = "the duration is -T, e.g. -T 10m (cyclictest's -D)" },
+	{ .given = "-d", .hint = "the duration is -T, e.g. -T 10m (rtla's -d)" },
+	{ .given = "-h", .hint = "help is --help; the histogram's cells are -H" },
+	{ .given = "-m", .hint = "memory is always locked (cyclictest's -m)" },
+	{ .given = "-t", .hint = "several CPUs are --cpus, e.g. --cpus all (one responder each)" },
+	{ .given = "-a", .hint = "the CPU is -c, several are --cpus" },
+	{ .given = "-n", .hint = "the driver's absolute hrtimer is always used (cyclictest's -n)" },
+	{ .given = "-N", .hint = "figures are microseconds with three decimals, down to the ns" },
+	{ .given = "--interval", .hint = "the period is -p, in microseconds" },
+	{ .given = "--loops", .hint = "a run is as long as -T says, not a number of loops" },
+	{ .given = "--threads", .hint = "several CPUs are --cpus" },
+	{ .given = "--mlockall", .hint = "memory is always locked" },
+};
+
+/* "--name=value" for an option getopt knows: it takes no value. */
+static bool no_value_given(const char *arg)
+{
+	return !strncmp(arg, "--", 2) && strchr(arg, '=');
+}
+
+/* A word value that starts with '-': the next option, taken as a value. */
+static void dash_value(const struct opt *o, const char *arg, char *err, size_t errlen)
+{
+	if (o->kind == OPT_TEXT)
+		ls_fail(err, errlen, "%s '%.40s': that is an option, not a value: give %s %s (./%.40s for a file of that name)",
+			opt_name(o), arg, opt_name(o), o->word, arg);
+	else
+		ls_fail(err, errlen, "%s '%.40s': that is an option, not a value: give %s %s",
+			opt_name(o), arg, opt_name(o), o->word);
+}
+
+/* An option getopt_long() refused: @given, as on the command line. */
+static void bad_option(const char *given, const char *shorts, char *err, size_t errlen)
+{
+	const char *hint = NULL;
+	char name[48], quoted[52];
+	size_t i;
+
+	if (given[1] != '-')
+		snprintf(name, sizeof(name), "-%c", optopt);
+	else
+		snprintf(name, sizeof(name), "%.*s", (int)strcspn(given, "="), given);
+	for (i = 0; i < ARRAY_SIZE(reflexes); i++)
+		if (!strcmp(reflexes[i].given, name))
+			hint = reflexes[i].hint;
+	/* A long name as given, quoted: it may be anything. */
+	snprintf(quoted, sizeof(quoted), given[1] == '-' ? "'%s'" : "%s", name);
+	if (optopt && no_value_given(given)) {
+		ls_fail(err, errlen, "option %s takes no value", quoted);
+	} else if (optopt && (optopt >= LONG_ONLY || strchr(shorts + 1, optopt))) {
+		const struct opt *o = opt_of(optopt);
+
+		ls_fail(err, errlen, "option %s needs a value%s%s%s", quoted,
+			o && o->word ? " (" : "", o && o->word ? o->word : "",
+			o && o->word ? ")" : "");
+	} else {
+		ls_fail(err, errlen, "option %s is unknown%s%s", quoted, hint ? ": " : "",
+			hint ? hint : "");
+	}
+}
+
+/* The first argument that is no option: what came before it says why. */
+static void stray_argument(char **argv, int at, char *err, size_t errlen)
+{
+	const char *arg = argv[at], *prev = argv[at - 1];
+	const struct opt *o = NULL;
+
+	if (prev[0] == '-' && prev[1] && prev[1] != '-')
+		o = opt_of((unsigned char)prev[strlen(prev) - 1]);
+	if (!o || o->has_arg != no_argument || !isdigit((unsigned char)arg[0])) {
+		ls_fail(err, errlen, "unexpected argument '%s'", arg);
+		return;
+	}
+	ls_fail(err, errlen, "unexpected argument '%s': %s takes no value%s%s", arg, opt_name(o),
+		o->letter == 'i' ? "; the period is -p, e.g. -p " : "",
+		o->letter == 'i' ? arg : "");
 }
 
 /*
@@ -552,16 +696,10 @@ static int check_together(struct ls_params *p, char *err, size_t errlen)
 	return 0;
 }
 
-/* "--name=value" for an option getopt knows: it takes no value. */
-static bool no_value_given(const char *arg)
-{
-	return !strncmp(arg, "--", 2) && strchr(arg, '=');
-}
-
 enum ls_parse ls_parse_args(int argc, char **argv, struct ls_params *p,
 			    char *err, size_t errlen)
 {
-	char shorts[3 * NR_OPTS + 1];
+	char shorts[3 * NR_OPTS + 2];
 	struct option longs[NR_OPTS + 1];
 	const struct opt *o;
 	int c, ret;
@@ -573,20 +711,15 @@ enum ls_parse ls_parse_args(int argc, char **argv, struct ls_params *p,
 	while ((c = getopt_long(argc, argv, shorts, longs, NULL)) != -1) {
 		o = opt_of(c);
 		if (!o) {
-			/* A long option without a letter is named as given. */
-			if (optopt && no_value_given(argv[optind - 1]))
-				ls_fail(err, errlen, "option '%.*s' takes no value",
-					(int)strcspn(argv[optind - 1], "="), argv[optind - 1]);
-			else if (optopt && optopt < LONG_ONLY)
-				ls_fail(err, errlen, "option -%c %s", optopt,
-					strchr(shorts, optopt) ? "needs a value" : "is unknown");
-			else
-				ls_fail(err, errlen, "option '%s' is unknown or needs a value",
-					argv[optind - 1]);
+			bad_option(argv[optind - 1], shorts, err, errlen);
 			return LS_PARSE_ERROR;
 		}
 		if (o->kind == OPT_ENDS)
 			return (enum ls_parse)o->value;
+		if (o->word && optarg && optarg[0] == '-' && optarg[1]) {
+			dash_value(o, optarg, err, errlen);
+			return LS_PARSE_ERROR;
+		}
 		ret = apply(o, optarg, p, err, errlen);
 		if (ret == BAD_VALUE)
 			bad_value(o, optarg, err, errlen);
@@ -594,7 +727,7 @@ enum ls_parse ls_parse_args(int argc, char **argv, struct ls_params *p,
 			return LS_PARSE_ERROR;
 	}
 	if (optind < argc) {
-		ls_fail(err, errlen, "unexpected argument '%s'", argv[optind]);
+		stray_argument(argv, optind, err, errlen);
 		return LS_PARSE_ERROR;
 	}
 	return check_together(p, err, errlen) ? LS_PARSE_ERROR : LS_PARSE_RUN;
@@ -618,9 +751,11 @@ void ls_usage(FILE *f)
 "     --stress=<preset>    run a load during the run, off the measured CPUs:\n"
 "                          none, grinder, neighbour or classic (man latscope)\n"
 "     --stress-cmd=<cmd>   run 'sh -c <cmd>' as the load instead\n"
-"  -T --timeout=<t>[smhd]   stop after <t> (warm-up not counted) [=until Ctrl-C]\n"
+"  -T --timeout=<t>[smhd]   stop after <t> (warm-up not counted) [=until Ctrl-C];\n"
+"     --duration=<t>       the same as -T\n"
 "  -A --maxlat-abort=<us>   stop if a latency exceeds <us>, exit 102\n"
 "  -b --breaktrace=<us>     stop ftrace at the first latency above <us>, exit 104\n"
+"                          (latmus's -b; not rtla's bucket size)\n"
 "  -I --gpio-in=<chip>,<n>[,<edge>]  GPIO mode: pulse-in line, edge rising-edge,\n"
 "                          falling-edge or both-edges [=rising-edge]\n"
 "  -O --gpio-out=<chip>,<n> GPIO mode: ack-out line, one answer per event\n"

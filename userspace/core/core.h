@@ -95,6 +95,7 @@ struct ls_params {
 	int priority;
 	cpu_set_t cpus;			/* measured CPUs; empty: default */
 	bool cpus_all;
+	const char *cpus_opt;		/* -c or --cpus: which one set @cpus */
 	unsigned long long timeout_s;	/* 0: until a signal */
 	unsigned int hist_cells;
 	unsigned int abort_us;		/* -A, 0: off */

@@ -18,10 +18,16 @@
 
 int ls_check_output(const char *path, bool force, char *err, size_t errlen)
 {
+	struct stat st;
 	char dir[4096];
 
 	if (!path || !strcmp(path, "-"))
 		return 0;
+	if (!stat(path, &st) && S_ISDIR(st.st_mode)) {
+		snprintf(err, errlen, "%s is a directory: give a file name in it (%s/run.json)",
+			 path, path);
+		return -EISDIR;
+	}
 	if (!access(path, F_OK) && !force) {
 		snprintf(err, errlen, "%s exists: remove it or pass --force", path);
 		return -EEXIST;

@@ -54,6 +54,9 @@ static int driver_open(struct cpu_run *c, char *err, size_t errlen)
 		if (errno == ENOENT)
 			ls_fail(err, errlen, "no %s: load the driver first (modprobe latscope, or insmod latscope.ko)",
 				DEVICE);
+		else if (errno == ENODEV || errno == ENXIO)
+			ls_fail(err, errlen, "%s is a stale node, no driver behind it: load the driver (modprobe latscope, or insmod latscope.ko)",
+				DEVICE);
 		else if (errno == EACCES || errno == EPERM)
 			ls_fail(err, errlen, "no permission to open %s: run as root, or grant a group access (see README)",
 				DEVICE);
