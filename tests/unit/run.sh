@@ -80,7 +80,7 @@ sys.exit(summary("json"))
 PY
 # --help, the man page and the code name the same options and exit codes.
 make -s -C "$top/userspace" latscope
-help=$("$top/userspace/latscope" --help)
+help=$("$top/userspace/latscope" --help=all)
 man=$(sed 's/\\-/-/g' "$top/userspace/latscope.1")	# roff's \- is a -
 docs_ok=0
 docs_bad=0

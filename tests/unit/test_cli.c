@@ -94,7 +94,11 @@ void test_options(void)
 	      "%d", p.verbosity);
 	check(parse("-v -q", &p, err) == LS_PARSE_RUN && p.verbosity == 0, "-q after -v", "%d",
 	      p.verbosity);
-	check(parse("--help", &p, err) == LS_PARSE_HELP, "--help", " ");
+	check(parse("--help", &p, err) == LS_PARSE_HELP && !p.help_topic, "--help", " ");
+	check(parse("--help=monitor", &p, err) == LS_PARSE_HELP &&
+	      !strcmp(p.help_topic, "monitor"), "--help=monitor", "%s", err);
+	check(parse("--help=bogus", &p, err) == LS_PARSE_ERROR && strstr(err, "the pages are"),
+	      "--help=bogus", "%s", err);
 	check(parse("--version", &p, err) == LS_PARSE_VERSION, "--version", " ");
 }
 

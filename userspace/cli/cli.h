@@ -22,6 +22,9 @@ void ls_params_init(struct ls_params *p);
 enum ls_parse ls_parse_args(int argc, char **argv, struct ls_params *p,
 			    char *err, size_t errlen);
 int ls_parse_duration(const char *s, unsigned long long *secs);
-void ls_usage(FILE *f);
+
+/* help.c: --help's pages, by mode. */
+bool ls_help_topic(const char *topic);
+void ls_usage(FILE *f, const struct ls_params *p);
 
 #endif /* LATSCOPE_CLI_H */

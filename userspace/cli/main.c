@@ -60,7 +60,7 @@ int main(int argc, char **argv)
 	ls_params_init(&p);
 	switch (ls_parse_args(argc, argv, &p, err, sizeof(err))) {
 	case LS_PARSE_HELP:
-		ls_usage(stdout);
+		ls_usage(stdout, &p);
 		return LS_EXIT_OK;
 	case LS_PARSE_VERSION:
 		printf("latscope %s (ABI %u)\n", LS_VERSION, LATSCOPE_ABI_VERSION);

@@ -441,7 +441,7 @@ static const struct opt opts[] = {
 	  .hint = "a list such as 1,3-5, or all" },
 	{ "json", 0, required_argument, TEXT(json_path), .word = "a file name, or - for stdout" },
 	{ "force", 0, no_argument, SET(force, true) },
-	{ "help", 0, no_argument, ENDS(LS_PARSE_HELP) },
+	{ "help", 0, optional_argument, ENDS(LS_PARSE_HELP) },
 	{ "version", 0, no_argument, ENDS(LS_PARSE_VERSION) },
 };
 
@@ -714,8 +714,16 @@ enum ls_parse ls_parse_args(int argc, char **argv, struct ls_params *p,
 			bad_option(argv[optind - 1], shorts, err, errlen);
 			return LS_PARSE_ERROR;
 		}
-		if (o->kind == OPT_ENDS)
+		if (o->kind == OPT_ENDS && o->value == LS_PARSE_HELP && optarg &&
+		    !ls_help_topic(optarg)) {
+			ls_fail(err, errlen, "--help=%.40s: the pages are gpio, gpiod, latmon, monitor, report and all",
+				optarg);
+			return LS_PARSE_ERROR;
+		}
+		if (o->kind == OPT_ENDS) {
+			p->help_topic = o->value == LS_PARSE_HELP ? optarg : NULL;
 			return (enum ls_parse)o->value;
+		}
 		if (o->word && optarg && optarg[0] == '-' && optarg[1]) {
 			dash_value(o, optarg, err, errlen);
 			return LS_PARSE_ERROR;
@@ -731,91 +739,4 @@ enum ls_parse ls_parse_args(int argc, char **argv, struct ls_params *p,
 		return LS_PARSE_ERROR;
 	}
 	return check_together(p, err, errlen) ? LS_PARSE_ERROR : LS_PARSE_RUN;
-}
-
-void ls_usage(FILE *f)
-{
-	fputs("usage: latscope [options]\n"
-"Measures how late this system answers timer or GPIO events, latmus style.\n"
-"\n"
-"  -i --irq                 measure in the timer interrupt handler\n"
-"  -k --kernel              measure in a SCHED_FIFO kernel thread\n"
-"  -u --user                measure in a SCHED_FIFO user thread [default]\n"
-"     --gpiod              GPIO mode: answer in a SCHED_FIFO application thread\n"
-"                          on the GPIO character device (libgpiod), no driver;\n"
-"                          the default with -z and with --ack-in (one board)\n"
-"  -p --period=<us>         sampling period, 10 to 1000000 [=1000]\n"
-"  -P --priority=<prio>     responder SCHED_FIFO priority, 1 to 99 [=90]\n"
-"  -c --cpu=<n>             measure on CPU n [=first isolated, else last online]\n"
-"     --cpus=<list>|all     measure on several CPUs at once, e.g. 1,3-5\n"
-"     --stress=<preset>    run a load during the run, off the measured CPUs:\n"
-"                          none, grinder, neighbour or classic (man latscope)\n"
-"     --stress-cmd=<cmd>   run 'sh -c <cmd>' as the load instead\n"
-"  -T --timeout=<t>[smhd]   stop after <t> (warm-up not counted) [=until Ctrl-C];\n"
-"     --duration=<t>       the same as -T\n"
-"  -A --maxlat-abort=<us>   stop if a latency exceeds <us>, exit 102\n"
-"  -b --breaktrace=<us>     stop ftrace at the first latency above <us>, exit 104\n"
-"                          (latmus's -b; not rtla's bucket size)\n"
-"  -I --gpio-in=<chip>,<n>[,<edge>]  GPIO mode: pulse-in line, edge rising-edge,\n"
-"                          falling-edge or both-edges [=rising-edge]\n"
-"  -O --gpio-out=<chip>,<n> GPIO mode: ack-out line, one answer per event\n"
-"     --ack=pulse|toggle   how an answer shows on ack-out: pulse (idle high,\n"
-"                          low then high, as latmus) or one toggle\n"
-"                          [=pulse with a latmon host, else toggle]\n"
-"     --pulse-out=<chip>,<n>  loopback: the line pulsed at each period, wired to -I;\n"
-"                          with --ack-in, the one-board monitor's\n"
-"     --gpio-dt[=<edge>]   GPIO mode on the lines of the device tree's latscope\n"
-"                          node (loopback if it has pulse-out-gpios); edge as\n"
-"                          -I [=the node's latscope,edge, else rising-edge]\n"
-"     --irq-prio=<prio>    GPIO mode: run the thread that delivers the pulse-in\n"
-"                          interrupt, if any, at SCHED_FIFO <prio> for the run\n"
-"                          (with --gpiod: irq/N-latscope-pulse)\n"
-"  -z --inband-gpio=<host>  remote GPIO mode, as latmus: a latmon monitor at\n"
-"                          <host> drives -I, times the round trip and sends its\n"
-"                          figures (period -p); 'broadcast': the first monitor\n"
-"                          that announces itself; '-': none, only local figures.\n"
-"                          Answered by --gpiod unless -k or -u says otherwise\n"
-"  -Z --oob-gpio=<host>     as -z: no out-of-band stage here, measured in-band\n"
-"     --latmon-port=<port>  the monitor's TCP port [=2306]\n"
-"     --monitor            be the latmon monitor of another board: serve latmon\n"
-"                          clients on TCP (--latmon-port), pulse --pulse-out and\n"
-"                          time the answer on --ack-in (see man latscope)\n"
-"     --ack-in=<chip>,<n>[,<edge>]  --monitor: the line from the other board's\n"
-"                          ack-out, and the edge timed [=falling-edge]; with\n"
-"                          --gpiod and --pulse-out: one board, the driver's\n"
-"                          monitor times this board's -O on it\n"
-"     --pulse-edge=rising-edge|falling-edge  --monitor: the edge each pulse\n"
-"                          starts with [=rising-edge]\n"
-"     --listen=<ipv4>      --monitor: serve on this address only [=any]\n"
-"     --announce-to=<ipv4>|none  --monitor: where the address goes by UDP\n"
-"                          every 5 s while idle [=255.255.255.255]\n"
-"     --calibrate          --monitor, --pulse-out wired to --ack-in: time the\n"
-"                          fixture itself for -T, no network\n"
-"     --subtract=<us>      --monitor: take the fixture's delay (whole us) off\n"
-"                          what clients get, records and histogram\n"
-"  -H --histogram=<cells>   histogram cells of 1 us, 1 to 65536 [=200]; past\n"
-"                          them a log tail of 1/16 precision (see PCT below)\n"
-"  -g --plot=<file>         write the histogram for gnuplot ('-': stdout)\n"
-"     --json=<file>         write the whole result as JSON ('-': stdout)\n"
-"     --force               overwrite an existing plot or JSON file\n"
-"     --checkpoint=<time>   rewrite the -g and --json files every <time> during\n"
-"                          the run (minutes, or 30s, 5m, 2h)\n"
-"  -l --lines=<n>           repeat the RTH header every <n> lines, 0: once [=21]\n"
-"  -q --quiet               print the summary only\n"
-"  -v --verbose[=<level>]   more output (split, percentiles per CPU) [=2]\n"
-"     --help               this text\n"
-"     --version            the program's version\n"
-"\n"
-"PCT| gives the 99 to 99.9999th percentiles in us: N is the upper edge of a\n"
-"1 us cell; <=N(-P%) a value past the cells, in the log tail: at most N, at\n"
-"least P % less (P is 5.9 at most); <=N only the maximum bounds it (a driver\n"
-"without the tail).\n"
-"\n"
-"Exit status: 0 success, 1 device failure during the run or a file that could\n"
-"not be written (it is then printed on stdout), 2 usage error,\n"
-"3 setup failure (no /dev/latscope, permission, CPU, ABI, output file),\n"
-"4 latmon monitor not reached (host not found, refused, no answer in 5 s),\n"
-"5 latmon monitor lost during the run (silent 5 s, closed, bad frame),\n"
-"102 -A threshold crossed, 103 inconsistent results, 104 -b threshold crossed.\n",
-	      f);
 }

@@ -105,6 +105,7 @@ struct ls_params {
 	const char *plot_path;		/* NULL: none, "-": stdout */
 	const char *json_path;
 	bool force;
+	const char *help_topic;		/* --help=<mode>, NULL: by the options */
 	char cmdline[1024];
 };
 

@@ -1,0 +1,211 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * latscope CLI: --help, by mode. The first page has the timer contexts
+ * and the options every run takes, then one line per mode; each mode's
+ * page (--help=gpio, gpiod, latmon, monitor, report) is complete for it,
+ * and --help=all is every page. --help after a mode's options shows that
+ * mode's page (latscope --monitor --help).
+ */
+#include <string.h>
+
+#include "cli/cli.h"
+
+static const char main_page[] =
+"usage: latscope [options]\n"
+"Measures how late this system answers timer or GPIO events, latmus style.\n"
+"\n"
+"Who answers (one of them):\n"
+"  -i --irq                 measure in the timer interrupt handler\n"
+"  -k --kernel              measure in a SCHED_FIFO kernel thread\n"
+"  -u --user                measure in a SCHED_FIFO user thread [default]\n"
+"\n"
+"Every run:\n"
+"  -p --period=<us>         sampling period, 10 to 1000000 [=1000]\n"
+"  -P --priority=<prio>     responder SCHED_FIFO priority, 1 to 99 [=90]\n"
+"  -c --cpu=<n>             measure on CPU n [=first isolated, else last online]\n"
+"     --cpus=<list>|all     measure on several CPUs at once, e.g. 1,3-5\n"
+"     --stress=<preset>    run a load during the run, off the measured CPUs:\n"
+"                          none, grinder, neighbour or classic (man latscope)\n"
+"     --stress-cmd=<cmd>   run 'sh -c <cmd>' as the load instead\n"
+"  -T --timeout=<t>[smhd]   stop after <t> (warm-up not counted) [=until Ctrl-C];\n"
+"     --duration=<t>       the same as -T\n"
+"  -A --maxlat-abort=<us>   stop if a latency exceeds <us>, exit 102\n"
+"  -b --breaktrace=<us>     stop ftrace at the first latency above <us>, exit 104\n"
+"                          (latmus's -b; not rtla's bucket size)\n"
+"  -H --histogram=<cells>   histogram cells of 1 us, 1 to 65536 [=200]; past\n"
+"                          them a log tail of 1/16 precision (see PCT below)\n"
+"  -g --plot=<file>         write the histogram for gnuplot ('-': stdout)\n"
+"     --json=<file>         write the whole result as JSON ('-': stdout)\n"
+"     --force               overwrite an existing plot or JSON file\n"
+"     --checkpoint=<time>   rewrite the -g and --json files every <time> during\n"
+"                          the run (minutes, or 30s, 5m, 2h)\n"
+"  -l --lines=<n>           repeat the RTH header every <n> lines, 0: once [=21]\n"
+"  -q --quiet               print the summary only\n"
+"  -v --verbose[=<level>]   more output (split, percentiles per CPU) [=2]\n"
+"     --help[=<mode>]      this text, or a mode's page; --help=all: every page\n"
+"     --version            the program's version\n"
+"\n"
+"Modes, each with its page:\n"
+"  --help=gpio      GPIO events instead of the timer: -I, -O, --pulse-out, --gpio-dt\n"
+"  --help=gpiod     the application's answer on libgpiod, no driver: --gpiod\n"
+"  --help=latmon    timed by a latmon monitor on another board: -z, -Z\n"
+"  --help=monitor   be the latmon monitor of another board: --monitor\n"
+"  --help=report    compare runs: latscope-report\n"
+"\n"
+"PCT| gives the 99 to 99.9999th percentiles in us: N is the upper edge of a\n"
+"1 us cell; <=N(-P%) a value past the cells, in the log tail: at most N, at\n"
+"least P % less (P is 5.9 at most); <=N only the maximum bounds it (a driver\n"
+"without the tail).\n"
+"\n"
+"Exit status: 0 success, 1 device failure during the run or a file that could\n"
+"not be written (it is then printed on stdout), 2 usage error,\n"
+"3 setup failure (no /dev/latscope, permission, CPU, ABI, output file),\n"
+"4 latmon monitor not reached (host not found, refused, no answer in 5 s),\n"
+"5 latmon monitor lost during the run (silent 5 s, closed, bad frame),\n"
+"102 -A threshold crossed, 103 inconsistent results, 104 -b threshold crossed.\n";
+
+static const char gpio_page[] =
+"latscope GPIO mode: the driver answers edges on a GPIO line instead of the\n"
+"timer; -k or -u says which of its threads answers [=-u]. The options of\n"
+"every run (latscope --help) apply.\n"
+"\n"
+"  -I --gpio-in=<chip>,<n>[,<edge>]  pulse-in line, edge rising-edge,\n"
+"                          falling-edge or both-edges [=rising-edge]\n"
+"  -O --gpio-out=<chip>,<n> ack-out line, one answer per event\n"
+"     --ack=pulse|toggle   how an answer shows on ack-out: pulse (idle high,\n"
+"                          low then high, as latmus) or one toggle\n"
+"                          [=pulse with a latmon host, else toggle]\n"
+"     --pulse-out=<chip>,<n>  loopback: the line pulsed at each period, wired to -I;\n"
+"                          with --ack-in, the one-board monitor's\n"
+"     --gpio-dt[=<edge>]   the lines of the device tree's latscope node\n"
+"                          (loopback if it has pulse-out-gpios); edge as -I\n"
+"                          [=the node's latscope,edge, else rising-edge]\n"
+"     --irq-prio=<prio>    run the thread that delivers the pulse-in\n"
+"                          interrupt, if any, at SCHED_FIFO <prio> for the run\n"
+"\n"
+"  latscope -k -I gpiochip0,24 -O gpiochip0,25 --pulse-out gpiochip0,23 -T 1m\n"
+"      loopback on one board: pulse-out wired to pulse-in (man latscope)\n";
+
+static const char gpiod_page[] =
+"latscope --gpiod: an application's SCHED_FIFO thread answers the edges on\n"
+"the GPIO character device (libgpiod), no driver; latmus's inband-gpio test.\n"
+"The options of every run (latscope --help) and -I, -O (--help=gpio) apply.\n"
+"\n"
+"     --gpiod              answer in the application's thread; the default with\n"
+"                          -z and with --ack-in (one board)\n"
+"     --ack-in=<chip>,<n>[,<edge>]  with --pulse-out: one board, the driver's\n"
+"                          monitor pulses --pulse-out and times this board's\n"
+"                          -O on this line [=falling-edge]\n"
+"     --pulse-out=<chip>,<n>  the one-board monitor's pulse line, wired to -I\n"
+"     --irq-prio=<prio>    run irq/N-latscope-pulse, the thread that delivers\n"
+"                          the pulse-in interrupt, at SCHED_FIFO <prio>\n"
+"\n"
+"  latscope --gpiod -I gpiochip0,24 -O gpiochip0,25 --pulse-out gpiochip0,23\n"
+"           --ack-in gpiochip0,22 -T 1m\n"
+"      one board: the driver's monitor times the application's answer\n";
+
+static const char latmon_page[] =
+"latscope -z: latmus's remote GPIO test. A latmon monitor on another board\n"
+"(Zephyr's latmon, or latscope --monitor) pulses this board's -I at the\n"
+"period, times the answer on -O, and sends its figures, which become the\n"
+"run's. Answered by --gpiod unless -k or -u says otherwise.\n"
+"\n"
+"  -z --inband-gpio=<host>  the monitor at <host>; 'broadcast': the first\n"
+"                          monitor that announces itself; '-': none, only\n"
+"                          this board's figures\n"
+"  -Z --oob-gpio=<host>     as -z: no out-of-band stage here, measured in-band\n"
+"     --latmon-port=<port>  the monitor's TCP port [=2306]\n"
+"  -I, -O, --ack           as in --help=gpio; --ack is pulse by default here\n"
+"\n"
+"Exit 4: the monitor was not reached; 5: it was lost during the run.\n"
+"\n"
+"  latscope -z 192.168.1.20 -I gpiochip0,24 -O gpiochip0,25 -T 10m\n";
+
+static const char monitor_page[] =
+"latscope --monitor: be the latmon monitor of another board. Serves latmon\n"
+"clients (latmus, latscope -z) on TCP, one at a time: pulses --pulse-out\n"
+"at the period each asks for and times the answer on --ack-in in hard irq.\n"
+"Its TCP port starts a run on request from any host that reaches it: keep\n"
+"it on a test network.\n"
+"\n"
+"     --monitor            serve latmon clients\n"
+"     --pulse-out=<chip>,<n>  the line to the other board's pulse-in\n"
+"     --ack-in=<chip>,<n>[,<edge>]  the line from the other board's ack-out,\n"
+"                          and the edge timed [=falling-edge]\n"
+"     --pulse-edge=rising-edge|falling-edge  the edge each pulse starts with\n"
+"                          [=rising-edge]\n"
+"     --latmon-port=<port>  the TCP port [=2306]\n"
+"     --listen=<ipv4>      serve on this address only [=any]\n"
+"     --announce-to=<ipv4>|none  where the address goes by UDP every 5 s\n"
+"                          while idle [=255.255.255.255]\n"
+"     --calibrate          --pulse-out wired to --ack-in: time the fixture\n"
+"                          itself for -T, no network\n"
+"     --subtract=<us>      take the fixture's delay (whole us) off what\n"
+"                          clients get, records and histogram\n"
+"\n"
+"  latscope --monitor --pulse-out gpiochip0,23 --ack-in gpiochip0,22\n";
+
+static const char report_page[] =
+"latscope-report: tables and plots that compare latscope runs, from their\n"
+"JSON files (latscope --json).\n"
+"\n"
+"  latscope-report [-o DIR] [--label LABEL]... RUN.json...\n"
+"\n"
+"  latscope -u --stress classic -T 10m --json rt.json      (on each kernel)\n"
+"  latscope-report -o cmp --label mainline --label rt main.json rt.json\n"
+"\n"
+"See latscope-report --help and man latscope-report.\n";
+
+static const struct {
+	const char *name;
+	const char *text;
+} pages[] = {
+	{ "gpio", gpio_page },
+	{ "gpiod", gpiod_page },
+	{ "latmon", latmon_page },
+	{ "monitor", monitor_page },
+	{ "report", report_page },
+};
+
+bool ls_help_topic(const char *topic)
+{
+	size_t i;
+
+	if (!strcmp(topic, "all"))
+		return true;
+	for (i = 0; i < ARRAY_SIZE(pages); i++)
+		if (!strcmp(topic, pages[i].name))
+			return true;
+	return false;
+}
+
+/* The page --help shows after a mode's options, when it names none. */
+static const char *page_of(const struct ls_params *p)
+{
+	if (p->monitor)
+		return "monitor";
+	if (p->context == LS_CTX_GPIOD && p->context_given)
+		return "gpiod";
+	if (p->latmon_host[0] || p->inband)
+		return "latmon";
+	if (p->source == LATSCOPE_SRC_GPIO)
+		return "gpio";
+	return NULL;
+}
+
+void ls_usage(FILE *f, const struct ls_params *p)
+{
+	const char *topic = p && p->help_topic ? p->help_topic : p ? page_of(p) : NULL;
+	bool all = topic && !strcmp(topic, "all");
+	size_t i;
+
+	if (!topic || all)
+		fputs(main_page, f);
+	for (i = 0; i < ARRAY_SIZE(pages); i++) {
+		if (!all && !(topic && !strcmp(topic, pages[i].name)))
+			continue;
+		if (all)
+			fputc('\n', f);
+		fputs(pages[i].text, f);
+	}
+}
