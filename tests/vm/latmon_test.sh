@@ -172,12 +172,16 @@ has "host not found: says why" notfound.out "latmon monitor 'no-such-host.invali
 nothing_left "host not found"
 
 # ---- -z broadcast: the first datagram that is an address ----
+# The client listens before the first announcement goes out, so the first
+# datagram it can get is the garbage: an announcer started first could be
+# heard between its garbage and its address, which then comes first.
 peer known
-/latmon_peer announce 127.255.255.255 $port "garbage" "127.0.0.1" >announce.out 2>&1 &
-ann=$!
 # shellcheck disable=SC2086
 latscope -k -c 1 -z broadcast --latmon-port $port $lines >broadcast.out 2>&1 &
 pid=$!
+wait_for broadcast.out "waiting up to" 30 || nok "broadcast: listening" "$(cat broadcast.out)"
+/latmon_peer announce 127.255.255.255 $port "garbage" "127.0.0.1" >announce.out 2>&1 &
+ann=$!
 wait_for broadcast.out "^RTD" 60 || nok "broadcast: a record" "$(cat broadcast.out)"
 kill -INT $pid
 wait $pid
