@@ -526,17 +526,21 @@ static int apply(const struct opt *o, const char *arg, struct ls_params *p, char
 	return 0;
 }
 
-/* "-p/--period", or "--json": how messages name @o (a static buffer per row). */
-static const char *opt_name(const struct opt *o)
+/* "-p/--period", or "--json": how messages name an option. */
+struct opt_label {
+	char s[48];
+};
+
+/* @o's label, by value: opt_name(o).s lives to the end of the call it is in. */
+static struct opt_label opt_name(const struct opt *o)
 {
-	static char names[NR_OPTS][48];
-	char *name = names[o - opts];
+	struct opt_label l;
 
 	if (o->letter)
-		snprintf(name, sizeof(names[0]), "-%c/--%s", o->letter, o->name);
+		snprintf(l.s, sizeof(l.s), "-%c/--%s", o->letter, o->name);
 	else
-		snprintf(name, sizeof(names[0]), "--%s", o->name);
-	return name;
+		snprintf(l.s, sizeof(l.s), "--%s", o->name);
+	return l;
 }
 
 /* "invalid value '0' for -p/--period (microseconds, 10 to 1000000)" */
@@ -545,7 +549,7 @@ static void bad_value(const struct opt *o, const char *arg, char *err, size_t er
 	char hint[96];
 
 	snprintf(hint, sizeof(hint), o->hint ? o->hint : "", o->min, o->max);
-	ls_fail(err, errlen, "invalid value '%s' for %s (%s)", arg ? arg : "", opt_name(o), hint);
+	ls_fail(err, errlen, "invalid value '%s' for %s (%s)", arg ? arg : "", opt_name(o).s, hint);
 }
 
 /*
@@ -581,10 +585,10 @@ static void dash_value(const struct opt *o, const char *arg, char *err, size_t e
 {
 	if (o->kind == OPT_TEXT)
 		ls_fail(err, errlen, "%s '%.40s': that is an option, not a value: give %s %s (./%.40s for a file of that name)",
-			opt_name(o), arg, opt_name(o), o->word, arg);
+			opt_name(o).s, arg, opt_name(o).s, o->word, arg);
 	else
 		ls_fail(err, errlen, "%s '%.40s': that is an option, not a value: give %s %s",
-			opt_name(o), arg, opt_name(o), o->word);
+			opt_name(o).s, arg, opt_name(o).s, o->word);
 }
 
 /* An option getopt_long() refused: @given, as on the command line. */
@@ -629,7 +633,7 @@ static void stray_argument(char **argv, int at, char *err, size_t errlen)
 		ls_fail(err, errlen, "unexpected argument '%s'", arg);
 		return;
 	}
-	ls_fail(err, errlen, "unexpected argument '%s': %s takes no value%s%s", arg, opt_name(o),
+	ls_fail(err, errlen, "unexpected argument '%s': %s takes no value%s%s", arg, opt_name(o).s,
 		o->letter == 'i' ? "; the period is -p, e.g. -p " : "",
 		o->letter == 'i' ? arg : "");
 }
