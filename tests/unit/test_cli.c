@@ -51,6 +51,7 @@ void test_options(void)
 		{ "-b 0", "'0'" }, { "-l x", "'x'" }, { "--cpus 1,,2", "'1,,2'" },
 		{ "--cpus 3-1", "'3-1'" }, { "--cpus ''", "''" }, { "--cpus 1-", "'1-'" },
 		{ "--verbose=10", "'10'" }, { "-Q", "-Q" }, { "--bogus", "--bogus" },
+		{ "--duration 0", "'0' for --duration" }, { "--duration 5x", "'5x'" },
 		{ "-p", "-p" }, { "extra", "'extra'" }, { "-g - --json -", "stdout" },
 		{ "--json", "option '--json' needs a value (a file name, or - for stdout)" },
 		{ "--cpus", "option '--cpus' needs a value" },
