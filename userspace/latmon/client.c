@@ -12,7 +12,6 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <netdb.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <stdarg.h>
@@ -22,6 +21,7 @@
 #include <unistd.h>
 
 #include "latmon/latmon.h"
+#include "latmon/resolve.h"
 
 #define LS_LATMON_TIMEOUT_S	5	/* as latmus: silent that long, it is gone */
 #define LS_LATMON_DISCOVER_S	15	/* three announcements of a monitor */
@@ -81,39 +81,34 @@ static void connect_error(const char *host, unsigned int port, int e, char *err,
 static int connect_host(const char *host, unsigned int port, int *fdp, char *peer,
 			size_t peerlen, char *err, size_t errlen)
 {
-	struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM };
-	struct addrinfo *res, *ai;
-	char service[16], addr[INET6_ADDRSTRLEN];
-	int e = ENOENT, ret, fd;
+	struct ls_addr addrs[LS_RESOLVE_MAX];
+	char addr[INET6_ADDRSTRLEN];
+	int e = ENOENT, n, i, fd;
 
-	snprintf(service, sizeof(service), "%u", port);
-	ret = getaddrinfo(host, service, &hints, &res);
-	if (ret) {
-		ls_fail(err, errlen, "latmon monitor '%s': host not found (%s)", host,
-			ret == EAI_SYSTEM ? strerror(errno) : gai_strerror(ret));
+	n = ls_resolve(host, port, addrs, err, errlen);
+	if (n < 0)
 		return -1;
-	}
-	for (ai = res; ai; ai = ai->ai_next) {
-		fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, ai->ai_protocol);
+	for (i = 0; i < n; i++) {
+		const struct sockaddr *sa = (const struct sockaddr *)&addrs[i].ss;
+
+		fd = socket(sa->sa_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
 		if (fd < 0) {
 			e = errno;
 			continue;
 		}
-		e = -connect_within(fd, ai->ai_addr, ai->ai_addrlen);
+		e = -connect_within(fd, sa, addrs[i].len);
 		if (!e) {
-			const void *a = ai->ai_family == AF_INET6 ?
-				(const void *)&((struct sockaddr_in6 *)ai->ai_addr)->sin6_addr :
-				(const void *)&((struct sockaddr_in *)ai->ai_addr)->sin_addr;
+			const void *a = sa->sa_family == AF_INET6 ?
+				(const void *)&((const struct sockaddr_in6 *)sa)->sin6_addr :
+				(const void *)&((const struct sockaddr_in *)sa)->sin_addr;
 
-			inet_ntop(ai->ai_family, a, addr, sizeof(addr));
+			inet_ntop(sa->sa_family, a, addr, sizeof(addr));
 			snprintf(peer, peerlen, "%s:%u", addr, port);
 			*fdp = fd;
-			freeaddrinfo(res);
 			return 0;
 		}
 		close(fd);
 	}
-	freeaddrinfo(res);
 	connect_error(host, port, e, err, errlen);
 	return -1;
 }
