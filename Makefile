@@ -8,10 +8,11 @@
 #                        four kernels, KUnit, VM ABI/CLI tests, the GPIO and
 #                        latmon suites on a gpio-sim kernel
 #   make demo            boot a VM, load the module, measure 10 s
+#                        (installs only what the demo uses)
 #   make install         install latscope.ko, the CLI, its man page and the
 #                        uapi header on this board
 #   make kunit | build-matrix | checkpatch | shellcheck | layers | unit |
-#        vm-test | vm-gpio | vm-fuzz | report-test
+#        vm-test | vm-gpio | vm-fuzz | report-test | demo-test
 #                        one stage of check (vm-fuzz: FUZZ_SECONDS, FUZZ_SEED)
 #   make vm-test-one SERIES=6.12 FLAVOUR=rt-amd64      one kernel of the matrix
 #   make compare         mainline vs PREEMPT_RT under load in the VM, reported
@@ -29,7 +30,7 @@ FLAVOUR ?= amd64
 FUZZ_SECONDS ?= 60
 FUZZ_SEED ?=
 
-.PHONY: all module cli check demo install deps kunit build-matrix checkpatch shellcheck dtbo dt-check pi-vm report-test compare compare-gpio vm-gpiod \
+.PHONY: all module cli check demo demo-test install deps kunit build-matrix checkpatch shellcheck dtbo dt-check pi-vm report-test compare compare-gpio vm-gpiod \
 	vm-test vm-test-one vm-gpio vm-fuzz clean help layers unit compile_commands
 
 all: module cli
@@ -65,6 +66,9 @@ compile_commands:
 
 demo:
 	scripts/demo.sh
+
+demo-test: deps
+	bash tests/demo/run.sh
 
 deps:
 	scripts/install-deps.sh

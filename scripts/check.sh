@@ -8,7 +8,8 @@
 # the latmon client and monitor over loopback (tests/vm/latmon_test.sh)
 # and the fuzz and race stage in a VM of the gpio-sim debug kernel
 # (LATSCOPE_FUZZ_SECONDS of chaos, 60 by default), and Debian's arm64
-# kernel on an emulated Raspberry Pi 3 with the overlay. Ends with
+# kernel on an emulated Raspberry Pi 3 with the overlay, and the demo as a
+# newcomer runs it (tests/demo/run.sh). Ends with
 # "check: N passed, N failed"; non-zero on any failure.
 # Run as root on Debian 12 (it installs what is missing).
 set -uo pipefail
@@ -72,6 +73,8 @@ for entry in "${LATSCOPE_MATRIX[@]}"; do
 	# shellcheck disable=SC2086 # $entry is "SERIES FLAVOUR": two arguments
 	stage "VM ABI test $entry" "$top/scripts/vm.sh" $entry test
 done
+stage "demo as a newcomer sees it (no warning, emulated label, overflow, next steps)" \
+	bash "$top/tests/demo/run.sh"
 for flavour in preempt rt; do
 	stage "GPIO debug kernel $flavour (linux-source-6.12, gpio-sim, KASAN, kmemleak, lockdep, cached)" \
 		"$top/scripts/gpio-kernel.sh" $flavour

@@ -14,11 +14,12 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 
 out=${1:-$top/docs/measurements/gpio}
 mkdir -p "$out"
+files=$(mktemp -d)
+trap 'rm -rf "$files"' EXIT
 for flavour in amd64 rt-amd64; do
-	LATSCOPE_COMPARE_SECONDS=${LATSCOPE_COMPARE_SECONDS:-20} \
+	rm -f "$files"/gpio-compare-*.json
+	LATSCOPE_COMPARE_SECONDS=${LATSCOPE_COMPARE_SECONDS:-20} LATSCOPE_VM_FILES=$files \
 		"$top/scripts/vm.sh" gpio "$flavour" gpio-compare | grep -E '^(RTS|LOC|GPIO|ok|not ok)' || true
-	kdir=$("$top/scripts/gpio-kernel.sh" "$([ "$flavour" = amd64 ] && echo preempt || echo rt)")
-	files=$(latscope_cache)/vm/$(cat "$kdir/include/config/kernel.release")-gpio-$flavour/files
 	for f in "$files"/gpio-compare-*.json; do
 		cp "$f" "$out/$flavour-$(basename "$f" | sed 's/^gpio-compare-//')"
 	done

@@ -12,11 +12,12 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 
 out=${1:-$top/docs/measurements}
 mkdir -p "$out"
+files=$(mktemp -d)
+trap 'rm -rf "$files"' EXIT
 for flavour in amd64 rt-amd64; do
-	"$top/scripts/vm.sh" 6.12 "$flavour" compare | grep -E '^(RTS|ok|not ok)' || true
-	release=$(basename "$(latscope_headers_dir 6.12 "$flavour")")
-	release=${release#linux-headers-}
-	cp "$(latscope_cache)/vm/$release/files/compare.json" "$out/6.12-$flavour.json"
+	LATSCOPE_VM_FILES=$files "$top/scripts/vm.sh" 6.12 "$flavour" compare |
+		grep -E '^(RTS|ok|not ok)' || true
+	cp "$files/compare.json" "$out/6.12-$flavour.json"
 done
 "$top/userspace/latscope-report" -o "$out" \
 	--label "6.12 mainline (PREEMPT_DYNAMIC), grinder, emulated" \

@@ -1,26 +1,46 @@
 #!/bin/bash
-# Installs the Debian 12 packages latscope's build, tests and demo need.
-# Idempotent and silent when everything is there; needs root otherwise.
+# Installs the Debian 12 packages latscope needs: `install-deps.sh demo`
+# what the demo uses (a compiler, Debian's 6.12 headers, QEMU, busybox,
+# gnuplot), `install-deps.sh` (or `all`) what the build, every test and
+# the comparisons need. Says what it installs and how much it downloads
+# before it does. Idempotent and silent when everything is there; needs
+# root otherwise.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=scripts/lib.sh
 . "$top/scripts/lib.sh"
 
-want=(
-	build-essential gcc-12-multilib libc6-dev-i386 bc bison flex libelf-dev libssl-dev python3 xz-utils
-	sparse linux-source-6.12 qemu-system-x86 busybox-static cpio
-	linux-headers-amd64 linux-headers-rt-amd64 gnuplot-nox rt-tests python3-matplotlib stress-ng iputils-ping
-	device-tree-compiler python3-libfdt python3-venv qemu-system-arm gcc-aarch64-linux-gnu libc6-dev-arm64-cross
-	shellcheck libgpiod-dev groff-base
-)
+set=${1:-all}
+demo=(make gcc libc6-dev qemu-system-x86 busybox-static cpio gnuplot-nox)
+case $set in
+demo)
+	want=("${demo[@]}")
+	flavours=(amd64)
+	;;
+all)
+	want=(
+		"${demo[@]}"
+		build-essential gcc-12-multilib libc6-dev-i386 bc bison flex libelf-dev libssl-dev python3 xz-utils
+		sparse linux-source-6.12
+		linux-headers-amd64 linux-headers-rt-amd64 rt-tests python3-matplotlib stress-ng iputils-ping
+		device-tree-compiler python3-libfdt python3-venv qemu-system-arm gcc-aarch64-linux-gnu libc6-dev-arm64-cross
+		shellcheck libgpiod-dev groff-base
+	)
+	flavours=(amd64 rt-amd64)
+	;;
+*)
+	echo "install-deps: unknown set '$set': demo or all" >&2
+	exit 2
+	;;
+esac
 
 missing=()
 for p in "${want[@]}"; do
 	latscope_pkg_installed "$p" || missing+=("$p")
 done
 # Debian ships no metapackage for 6.12 headers in bookworm: take the newest.
-for flavour in amd64 rt-amd64; do
+for flavour in "${flavours[@]}"; do
 	latscope_headers_dir "6.12" "$flavour" >/dev/null 2>&1 || missing+=("6.12:$flavour")
 done
 [ ${#missing[@]} -eq 0 ] && exit 0
@@ -30,7 +50,6 @@ if [ "$(id -u)" != 0 ]; then
 	exit 1
 fi
 export DEBIAN_FRONTEND=noninteractive
-echo "install-deps: installing ${missing[*]}"
 apt-get update -qq
 pkgs=()
 for p in "${missing[@]}"; do
@@ -47,4 +66,8 @@ for p in "${missing[@]}"; do
 		;;
 	esac
 done
+echo "install-deps: installing ${pkgs[*]} (and what they depend on)"
+# apt's own sums: "Need to get N MB of archives.", "After this operation, ..."
+apt-get install --no-install-recommends --assume-no "${pkgs[@]}" 2>/dev/null |
+	sed -n 's/^\(Need to get\|After this operation\)/install-deps: \1/p' || true
 apt-get install -y -qq --no-install-recommends "${pkgs[@]}" >/dev/null

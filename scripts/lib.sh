@@ -51,6 +51,37 @@ latscope_headers_dir() {
 	echo "$best"
 }
 
+# Debian's kernel image for a release of the matrix, fetched once into the
+# cache (its path is printed); latscope_image_mb says how big the package
+# that carries it is, in MB, when it is not there yet (nothing otherwise).
+latscope_kernel_image() {
+	local release=$1 cache tmp
+
+	cache=$(latscope_cache)
+	if [ ! -f "$cache/images/vmlinuz-$release" ]; then
+		mkdir -p "$cache/images"
+		tmp=$(mktemp -d)
+		chmod 755 "$tmp"	# apt's _apt user downloads into it
+		# A stale package list may not know the image yet: refresh once.
+		(cd "$tmp" && { apt-get download -q "linux-image-$release" >/dev/null 2>&1 ||
+			{ apt-get update -qq && apt-get download -q "linux-image-$release" >/dev/null; }; }) ||
+			{ rm -rf "$tmp"; return 1; }
+		dpkg-deb --fsys-tarfile "$tmp"/linux-image-"$release"_*.deb |
+			tar -x -C "$tmp" "./boot/vmlinuz-$release"
+		mv "$tmp/boot/vmlinuz-$release" "$cache/images/vmlinuz-$release"
+		rm -rf "$tmp"
+	fi
+	echo "$cache/images/vmlinuz-$release"
+}
+
+latscope_image_mb() {
+	local release=$1
+
+	[ -f "$(latscope_cache)/images/vmlinuz-$release" ] && return 0
+	apt-cache show --no-all-versions "linux-image-$release" 2>/dev/null |
+		awk '/^Size:/ { printf "%.0f\n", $2 / 1e6; exit }'
+}
+
 # Flags for -m32/-m64 test programs. Debian's gcc-multilib conflicts with
 # the arm64 cross compiler the Raspberry Pi checks need; without it the
 # 32-bit build lacks only its /usr/include/asm link, and the x86 asm headers

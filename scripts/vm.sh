@@ -15,6 +15,11 @@
 # before the fuzz; the CLI links libgpiod 1.6 on PREEMPT and 2.x on
 # PREEMPT_RT. LATSCOPE_VM_TESTS="gpiod" runs only the parts named
 # (gpio latmon gpiod fuzz), for work on one of them.
+# Each run works in a directory of its own, $LATSCOPE_CACHE/vm/RELEASE.XXXXXX
+# (its logs are kept; the image and tree only when the run failed), so
+# runs beside each other do not clobber one another; the files the CLI
+# wrote in the VM go to $LATSCOPE_VM_FILES (default: the work dir's files/).
+# demo (scripts/demo.sh) boots with the module and the CLI alone.
 # Prints the VM's report; exits 0 only if the VM says rc=0.
 set -euo pipefail
 
@@ -39,23 +44,16 @@ else
 	}
 	release=${kdir#/usr/src/linux-headers-}
 	# The kernel image that matches the headers, fetched once into the cache.
-	vmlinuz=$cache/images/vmlinuz-$release
+	vmlinuz=$(latscope_kernel_image "$release") || {
+		echo "vm: linux-image-$release could not be downloaded" >&2
+		exit 1
+	}
 fi
-work=$cache/vm/$release
-mkdir -p "$work"
-
-if [ ! -f "$vmlinuz" ]; then
-	mkdir -p "$cache/images"
-	tmp=$(mktemp -d)
-	chmod 755 "$tmp"	# apt's _apt user downloads into it
-	# A stale package list may not know the image yet: refresh once.
-	(cd "$tmp" && { apt-get download -q "linux-image-$release" >/dev/null 2>&1 ||
-		{ apt-get update -qq && apt-get download -q "linux-image-$release" >/dev/null; }; })
-	dpkg-deb --fsys-tarfile "$tmp"/linux-image-"$release"_*.deb |
-		tar -x -C "$tmp" "./boot/vmlinuz-$release"
-	mv "$tmp/boot/vmlinuz-$release" "$vmlinuz"
-	rm -rf "$tmp"
-fi
+mkdir -p "$cache/vm"
+# Work dirs of runs more than two days old go; a running one is younger.
+find "$cache/vm" -mindepth 1 -maxdepth 1 -type d -name '*.??????' -mtime +2 \
+	-exec rm -rf {} + 2>/dev/null || true
+work=$(mktemp -d "$cache/vm/$release.XXXXXX")
 
 # The module, built out of the work tree.
 rm -rf "$work/mod"
@@ -66,6 +64,47 @@ make -s -C "$kdir" M="$work/mod" CONFIG_LATSCOPE=m modules >"$work/build.log" 2>
 	exit 1
 }
 
+add_test_programs() {
+	# The same test as a 32-bit program exercises the compat ioctl path.
+	for m in 64 32; do
+		# shellcheck disable=SC2046 # latscope_mflags prints several flags
+		gcc $(latscope_mflags $m) -std=c11 -static -O2 -Wall -Wextra -Werror -pthread \
+			-I"$top/driver/include/uapi" "$top/tests/vm/abi_test.c" -o "$root/abi_test$m"
+	done
+	# The CLI, static, and its in-VM test: the GPIO VM's RT kernel gets it
+	# built on libgpiod 2.x, every other VM on Debian's 1.6.
+	if [ "$series-$flavour" = gpio-rt-amd64 ]; then
+		PKG_CONFIG_PATH=$("$top/scripts/libgpiod2.sh") latscope_static_cli "$top" "$root/bin/latscope"
+	else
+		latscope_static_cli "$top" "$root/bin/latscope"
+	fi
+	cp "$top/tests/vm/cli_test.sh" "$root/cli_test.sh"
+	cp "$top/tests/vm/lib.sh" "$root/vm_lib.sh"
+	cp "$top/tests/vm/gpio_test.sh" "$root/gpio_test.sh"
+	gcc -std=c11 -static -O2 -Wall -Wextra -Werror "$top/tests/vm/gpio_loop.c" -o "$root/gpio_loop"
+	gcc -std=c11 -static -O2 -Wall -Wextra -Werror -pthread -I"$top/driver/include/uapi" \
+		"$top/tests/vm/fuzz.c" -o "$root/fuzz"
+	cp "$top/tests/vm/fuzz_test.sh" "$root/fuzz_test.sh"
+	gcc -std=c11 -static -O2 -Wall -Wextra -Werror "$top/tests/vm/latmon_peer.c" -o "$root/latmon_peer"
+	gcc -std=c11 -static -O2 -Wall -Wextra -Werror "$top/tests/vm/gpio_wire.c" -o "$root/gpio_wire"
+	cp "$top/tests/vm/latmon_test.sh" "$root/latmon_test.sh"
+	cp "$top/tests/vm/gpiod_test.sh" "$root/gpiod_test.sh"
+	cp "$top/tests/vm/gpio_compare.sh" "$root/gpio_compare.sh"
+	# cyclictest from rt-tests, to run beside latscope in the same VM, and
+	# the load tools of --stress (tests/vm/stress_test.sh), each with the
+	# libraries it links; and a user that is not root.
+	mkdir -p "$root/usr/bin"
+	for tool in /usr/bin/cyclictest /usr/bin/hackbench /usr/bin/stress-ng /usr/bin/ping; do
+		cp "$tool" "$root/usr/bin/"
+		ldd "$tool" | awk '/=>/ { print $3 } /^\t\// { print $1 }' |
+		while read -r lib; do
+			mkdir -p "$root$(dirname "$lib")"
+			cp -L "$lib" "$root$lib"
+		done
+	done
+	cp "$top/tests/vm/stress_test.sh" "$root/stress_test.sh"
+}
+
 # The initramfs: busybox, the module, the test program, our init.
 root=$work/root
 rm -rf "$root"
@@ -74,44 +113,15 @@ cp /bin/busybox "$root/bin/busybox"
 cp "$top/tests/vm/init" "$root/init"
 chmod +x "$root/init"
 cp "$work/mod/latscope.ko" "$root/"
-# The same test as a 32-bit program exercises the compat ioctl path.
-for m in 64 32; do
-	# shellcheck disable=SC2046 # latscope_mflags prints several flags
-	gcc $(latscope_mflags $m) -std=c11 -static -O2 -Wall -Wextra -Werror -pthread \
-		-I"$top/driver/include/uapi" "$top/tests/vm/abi_test.c" -o "$root/abi_test$m"
-done
-# The CLI, static, and its in-VM test: the GPIO VM's RT kernel gets it
-# built on libgpiod 2.x, every other VM on Debian's 1.6.
-if [ "$series-$flavour" = gpio-rt-amd64 ]; then
-	PKG_CONFIG_PATH=$("$top/scripts/libgpiod2.sh") latscope_static_cli "$top" "$root/bin/latscope"
+# The CLI, static, and for the tests their programs and tools.
+if [ "$mode" = demo ]; then
+	latscope_static_cli "$top" "$root/bin/latscope" >"$work/cli-build.log" 2>&1 || {
+		cat "$work/cli-build.log"
+		exit 1
+	}
 else
-	latscope_static_cli "$top" "$root/bin/latscope"
+	add_test_programs
 fi
-cp "$top/tests/vm/cli_test.sh" "$root/cli_test.sh"
-cp "$top/tests/vm/lib.sh" "$root/vm_lib.sh"
-cp "$top/tests/vm/gpio_test.sh" "$root/gpio_test.sh"
-gcc -std=c11 -static -O2 -Wall -Wextra -Werror "$top/tests/vm/gpio_loop.c" -o "$root/gpio_loop"
-gcc -std=c11 -static -O2 -Wall -Wextra -Werror -pthread -I"$top/driver/include/uapi" \
-	"$top/tests/vm/fuzz.c" -o "$root/fuzz"
-cp "$top/tests/vm/fuzz_test.sh" "$root/fuzz_test.sh"
-gcc -std=c11 -static -O2 -Wall -Wextra -Werror "$top/tests/vm/latmon_peer.c" -o "$root/latmon_peer"
-gcc -std=c11 -static -O2 -Wall -Wextra -Werror "$top/tests/vm/gpio_wire.c" -o "$root/gpio_wire"
-cp "$top/tests/vm/latmon_test.sh" "$root/latmon_test.sh"
-cp "$top/tests/vm/gpiod_test.sh" "$root/gpiod_test.sh"
-cp "$top/tests/vm/gpio_compare.sh" "$root/gpio_compare.sh"
-# cyclictest from rt-tests, to run beside latscope in the same VM, and
-# the load tools of --stress (tests/vm/stress_test.sh), each with the
-# libraries it links; and a user that is not root.
-mkdir -p "$root/usr/bin"
-for tool in /usr/bin/cyclictest /usr/bin/hackbench /usr/bin/stress-ng /usr/bin/ping; do
-	cp "$tool" "$root/usr/bin/"
-	ldd "$tool" | awk '/=>/ { print $3 } /^\t\// { print $1 }' |
-	while read -r lib; do
-		mkdir -p "$root$(dirname "$lib")"
-		cp -L "$lib" "$root$lib"
-	done
-done
-cp "$top/tests/vm/stress_test.sh" "$root/stress_test.sh"
 mkdir -p "$root/etc"
 printf 'root:x:0:0:root:/:/bin/sh\nnobody:x:65534:65534:nobody:/:/bin/sh\n' >"$root/etc/passwd"
 printf 'root:x:0:\nnogroup:x:65534:\n' >"$root/etc/group"
@@ -146,11 +156,13 @@ if ! grep -q LATSCOPE-VM-BEGIN "$log"; then
 fi
 tr -d '\r' <"$log" | sed -n '/LATSCOPE-VM-BEGIN/,/LATSCOPE-VM-END/p' |
 	sed 's/.*LATSCOPE-VM-BEGIN/LATSCOPE-VM-BEGIN/' | sed '/^LATSCOPE-FILE-BEGIN/,/^LATSCOPE-FILE-END/d'
-grep -q 'LATSCOPE-VM-END rc=0' "$log" || exit 1
+grep -q 'LATSCOPE-VM-END rc=0' "$log" || {
+	echo "vm: $release: the VM did not say rc=0; its console, image and tree are in $work"
+	exit 1
+}
 
 # The files the CLI wrote in the VM come back between markers.
-files=$work/files
-rm -rf "$files"
+files=${LATSCOPE_VM_FILES:-$work/files}
 mkdir -p "$files"
 tr -d '\r' <"$log" | awk -v dir="$files" '
 	/^LATSCOPE-FILE-BEGIN / { f = dir "/" $2; next }
@@ -158,16 +170,14 @@ tr -d '\r' <"$log" | awk -v dir="$files" '
 	f { print > f }'
 # compare leaves its JSON to scripts/compare.sh (gpio-compare to
 # scripts/compare-gpio.sh); fuzz writes no file.
-if [ "$mode" = compare ] || [ "$mode" = gpio-compare ] || [ "$mode" = fuzz ]; then
-	exit 0
-fi
-if [ "$mode" = demo ]; then
-	echo
-	echo "The histogram ($work/files/demo.plot), count on a log scale:"
-	gnuplot -e "set terminal dumb 100 28; set logscale y; set xlabel 'latency (us)';
-		plot '$files/demo.plot' with histeps title 'samples'"
-	exit 0
-fi
+# What passed leaves its logs and files, not its image and tree.
+rm -rf "$work/root" "$work/mod" "$work/initrd.gz"
+# compare leaves its JSON to scripts/compare.sh (gpio-compare to
+# scripts/compare-gpio.sh), demo its output to scripts/demo.sh; fuzz
+# writes no file.
+case $mode in
+compare | gpio-compare | fuzz | demo) exit 0 ;;
+esac
 # JSON parsed back, plot files read by gnuplot as they are, and
 # latscope-report's tables and images made from this run's JSON files.
 status=0
