@@ -70,4 +70,11 @@ echo "install-deps: installing ${pkgs[*]} (and what they depend on)"
 # apt's own sums: "Need to get N MB of archives.", "After this operation, ..."
 apt-get install --no-install-recommends --assume-no "${pkgs[@]}" 2>/dev/null |
 	sed -n 's/^\(Need to get\|After this operation\)/install-deps: \1/p' || true
-apt-get install -y -qq --no-install-recommends "${pkgs[@]}" >/dev/null
+# Its chatter (debconf, initramfs hooks) is shown only when it fails.
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+apt-get install -y -qq --no-install-recommends "${pkgs[@]}" >"$log" 2>&1 || {
+	cat "$log" >&2
+	echo "install-deps: apt-get install failed" >&2
+	exit 1
+}

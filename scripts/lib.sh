@@ -51,12 +51,17 @@ latscope_headers_dir() {
 	echo "$best"
 }
 
-# Debian's kernel image for a release of the matrix, fetched once into the
-# cache (its path is printed); latscope_image_mb says how big the package
-# that carries it is, in MB, when it is not there yet (nothing otherwise).
+# Debian's kernel image for a release of the matrix: the installed one
+# (the headers package depends on it), else fetched once into the cache;
+# its path is printed. latscope_image_mb says how big the package that
+# carries it is, in MB, when neither is there yet (nothing otherwise).
 latscope_kernel_image() {
 	local release=$1 cache tmp
 
+	if [ -r "/boot/vmlinuz-$release" ]; then
+		echo "/boot/vmlinuz-$release"
+		return 0
+	fi
 	cache=$(latscope_cache)
 	if [ ! -f "$cache/images/vmlinuz-$release" ]; then
 		mkdir -p "$cache/images"
@@ -77,6 +82,7 @@ latscope_kernel_image() {
 latscope_image_mb() {
 	local release=$1
 
+	[ -r "/boot/vmlinuz-$release" ] && return 0
 	[ -f "$(latscope_cache)/images/vmlinuz-$release" ] && return 0
 	apt-cache show --no-all-versions "linux-image-$release" 2>/dev/null |
 		awk '/^Size:/ { printf "%.0f\n", $2 / 1e6; exit }'
