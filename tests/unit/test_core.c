@@ -345,6 +345,14 @@ void test_latmon_frames(void)
 	ls_latmon_request_pack(&req, buf);
 	check(ls_latmon_request_unpack(buf, &back, err, sizeof(err)) &&
 	      strstr(err, "1000001"), "latmon: period too long", "%s", err);
+	req = (struct ls_latmon_request){ 9, 10 };
+	ls_latmon_request_pack(&req, buf);
+	check(ls_latmon_request_unpack(buf, &back, err, sizeof(err)) &&
+	      strstr(err, "period 9 us is below 10 us"), "latmon: period too short", "%s", err);
+	req = (struct ls_latmon_request){ 10, 10 };
+	ls_latmon_request_pack(&req, buf);
+	check(!ls_latmon_request_unpack(buf, &back, err, sizeof(err)) && back.period_us == 10,
+	      "latmon: the shortest period", "%s", err);
 	req = (struct ls_latmon_request){ 1000, 1001 };
 	ls_latmon_request_pack(&req, buf);
 	check(ls_latmon_request_unpack(buf, &back, err, sizeof(err)) &&

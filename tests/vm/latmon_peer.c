@@ -9,15 +9,17 @@
  * histogram_cells counts. Each scenario misbehaves in one way.
  *
  * usage: latmon_peer monitor SCENARIO PORT
- *          SCENARIO: known silent close short bad shorthist early
+ *          SCENARIO: known silent close short bad shorthist early, deaf
+ *          (streams on, ignoring the stop, for 30 s), overflow (two
+ *          records whose sums together overflow 64 bits)
  *        latmon_peer client SCENARIO ADDRESS PORT [PERIOD CELLS RECORDS]
  *          a latmon client: good (asks, takes RECORDS records, stops, reads
  *          the rest and checks the histogram adds up), vanish (leaves after
  *          RECORDS records), stop-first, long-period, many-cells, half,
  *          mute (connects, says nothing), busy (expects a refusal)
- *        latmon_peer announce ADDRESS PORT TEXT...
+ *        latmon_peer announce ADDRESS PORT [from=SOURCE] TEXT...
  *          sends each TEXT as a UDP datagram to ADDRESS:PORT (broadcast
- *          allowed), one a second, until killed
+ *          allowed), from SOURCE if given, one a second, until killed
  * The monitor prints what it received ("request PERIOD CELLS", "stop"),
  * with the bytes in hex, and exits 0 once its scenario is played out.
  */
@@ -162,6 +164,24 @@ static int monitor(const char *scenario, int port)
 	}
 	if (!strcmp(scenario, "bad")) {
 		record(fd, 20000000ULL, 50000, 10000, 0, 1000);	/* min > max */
+		request(fd, &stop_cells);
+		return 0;
+	}
+	if (!strcmp(scenario, "deaf")) {
+		/* 150 records, one each 200 ms, whatever the client says. */
+		for (int i = 0; i < 150; i++) {
+			record(fd, 20000000ULL, 10000, 50000, 0, 1000);
+			usleep(200000);
+		}
+		return 0;
+	}
+	if (!strcmp(scenario, "overflow")) {
+		/* Each record adds up (sum = samples * min = samples * max)... */
+		uint64_t sum = 0xffffffffULL * 0x7fffffffULL;
+
+		record(fd, sum, 0x7fffffff, 0x7fffffff, 0, 0xffffffffU);
+		record(fd, sum, 0x7fffffff, 0x7fffffff, 0, 0xffffffffU);
+		/* ...two do not fit a signed 64-bit sum. */
 		request(fd, &stop_cells);
 		return 0;
 	}
@@ -319,6 +339,7 @@ static int client(const char *scenario, const char *addr, int port, uint32_t per
 static int announce(const char *addr, int port, int n, char **texts)
 {
 	struct sockaddr_in to = { .sin_family = AF_INET, .sin_port = htons(port) };
+	struct sockaddr_in from = { .sin_family = AF_INET };
 	int one = 1, fd, i;
 
 	fd = socket(AF_INET, SOCK_DGRAM, 0);
@@ -326,6 +347,15 @@ static int announce(const char *addr, int port, int n, char **texts)
 	    setsockopt(fd, SOL_SOCKET, SO_BROADCAST, &one, sizeof(one))) {
 		perror("latmon_peer: announce");
 		return 1;
+	}
+	if (n > 1 && !strncmp(texts[0], "from=", 5)) {
+		if (inet_pton(AF_INET, texts[0] + 5, &from.sin_addr) != 1 ||
+		    bind(fd, (struct sockaddr *)&from, sizeof(from))) {
+			perror("latmon_peer: announce from");
+			return 1;
+		}
+		texts++;
+		n--;
 	}
 	for (;;) {
 		for (i = 0; i < n; i++)
@@ -347,6 +377,6 @@ int main(int argc, char **argv)
 			      (uint32_t)atoi(argv[6]), atoi(argv[7]));
 	if (argc >= 5 && !strcmp(argv[1], "announce"))
 		return announce(argv[2], atoi(argv[3]), argc - 4, argv + 4);
-	fprintf(stderr, "usage: latmon_peer monitor SCENARIO PORT | client SCENARIO ADDRESS PORT [PERIOD CELLS RECORDS] | announce ADDRESS PORT TEXT...\n");
+	fprintf(stderr, "usage: latmon_peer monitor SCENARIO PORT | client SCENARIO ADDRESS PORT [PERIOD CELLS RECORDS] | announce ADDRESS PORT [from=SOURCE] TEXT...\n");
 	return 2;
 }

@@ -115,6 +115,25 @@ fails short-frame short 5 "closed the connection 10 bytes into a data record"
 fails bad-frame bad 5 "bad frame after 0 records: latmon data: min 50000 ns above max 10000 ns"
 fails early-end early 5 "ended the measurement by itself after 1 records"
 is "early-end: its histogram kept" "$(jget early-end.json histogram_complete)" true
+fails sum-overflow overflow 5 "bad frame after 1 records: the sum of the latencies overflows 64 bits"
+
+# A monitor that streams on after the stop is let go 5 s after it, with
+# exit 5: the client always ends (the double would stream for 30 s).
+peer deaf
+# shellcheck disable=SC2086
+latscope -k -c 1 -z 127.0.0.1 --latmon-port $port $lines >deaf.out 2>&1 &
+pid=$!
+wait_for deaf.out "^RTD" 60 || nok "deaf: a record" "$(cat deaf.out)"
+t0=$(date +%s)
+kill -INT $pid
+wait $pid
+expect_rc "deaf: exit status" $? 5
+t1=$(date +%s)
+has "deaf: says why" deaf.out "not ended 5 s after the stop request (still sending a data record): it ignores the stop"
+if [ $((t1 - t0)) -lt 25 ]; then ok "deaf: ended before the double stopped streaming"; else nok "deaf: ended before the double stopped streaming" "$((t1 - t0)) s"; fi
+kill $peer_pid 2>/dev/null
+wait $peer_pid 2>/dev/null
+nothing_left deaf
 
 # Short histogram: the stop comes from a signal once three records came.
 peer shorthist
@@ -192,6 +211,24 @@ wait $peer_pid 2>/dev/null
 has "broadcast: found the monitor" broadcast.out "latmon monitor 127.0.0.1 announced itself"
 has "broadcast: skipped the garbage" broadcast.out "ignored a 7-byte datagram from 127.0.0.1: not an IPv4 address"
 nothing_left broadcast
+
+# A datagram that names another host than its sender: the client goes to
+# the sender (127.0.0.3, where nothing listens: exit 4), never to the
+# host named (127.0.0.2), as latmus does.
+# shellcheck disable=SC2086
+latscope -k -c 1 -z broadcast --latmon-port $port $lines >rogue.out 2>&1 &
+pid=$!
+wait_for rogue.out "waiting up to" 30 || nok "broadcast, rogue: listening" "$(cat rogue.out)"
+/latmon_peer announce 127.255.255.255 $port from=127.0.0.3 "127.0.0.2" >announce.out 2>&1 &
+ann=$!
+wait $pid
+expect_rc "broadcast, rogue: exit status (nothing at the sender)" $? 4
+kill $ann
+wait $ann 2>/dev/null
+has "broadcast, rogue: says the datagram named another host" rogue.out \
+	"the announcement from 127.0.0.3 names 127.0.0.2: taking its sender, 127.0.0.3"
+has "broadcast, rogue: went to the sender" rogue.out "latmon monitor 127.0.0.3 port $port: connection refused"
+nothing_left "broadcast, rogue"
 
 # ---- the ack pulse, on real lines: idle high, each answer low then high ----
 ev=/sys/kernel/tracing/events/gpio/gpio_value

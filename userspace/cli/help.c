@@ -61,7 +61,8 @@ static const char main_page[] =
 "not be written (it is then printed on stdout), 2 usage error,\n"
 "3 setup failure (no /dev/latscope, permission, CPU, ABI, output file),\n"
 "4 latmon monitor not reached (host not found, refused, no answer in 5 s),\n"
-"5 latmon monitor lost during the run (silent 5 s, closed, bad frame),\n"
+"5 latmon monitor lost during the run (silent 5 s, closed, bad frame, not\n"
+"ended 5 s after the stop),\n"
 "102 -A threshold crossed, 103 inconsistent results, 104 -b threshold crossed.\n";
 
 static const char gpio_page[] =

@@ -45,6 +45,11 @@ int ls_latmon_request_unpack(const unsigned char in[LS_LATMON_REQUEST_SIZE],
 			r.period_us, LS_LATMON_MAX_PERIOD_US);
 		return -1;
 	}
+	if (r.period_us && r.period_us < LS_LATMON_MIN_PERIOD_US) {
+		ls_fail(err, errlen, "latmon request: period %u us is below %u us",
+			r.period_us, LS_LATMON_MIN_PERIOD_US);
+		return -1;
+	}
 	/* latmus asks for 0 cells when it writes no histogram. */
 	if (r.cells > LS_LATMON_MAX_CELLS) {
 		ls_fail(err, errlen, "latmon request: %u histogram cells, not 0 to %u",

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #define LS_LATMON_PORT			2306
+#define LS_LATMON_MIN_PERIOD_US		10U	/* as -p: the driver's shortest */
 #define LS_LATMON_MAX_PERIOD_US		1000000U
 #define LS_LATMON_MAX_CELLS		1000U
 #define LS_LATMON_REQUEST_SIZE		8	/* period_usecs, histogram_cells */
@@ -19,7 +20,7 @@
 
 /* A period starts a measurement, period 0 stops it. */
 struct ls_latmon_request {
-	uint32_t period_us;	/* 1..LS_LATMON_MAX_PERIOD_US, or 0: stop */
+	uint32_t period_us;	/* LS_LATMON_{MIN,MAX}_PERIOD_US, or 0: stop */
 	uint32_t cells;		/* 1 us cells, at most LS_LATMON_MAX_CELLS; 0: none */
 };
 

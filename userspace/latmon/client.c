@@ -7,7 +7,8 @@
  * on ack-out. At the end it sends the zero request and reads the trailing
  * record, the end record and the histogram, which become the run's
  * totals. A SCHED_OTHER thread off the measured CPUs does the reading;
- * the monitor is unresponsive after LS_LATMON_TIMEOUT_S without a byte.
+ * the monitor is unresponsive after LS_LATMON_TIMEOUT_S without a byte,
+ * and lost if it has not ended LS_LATMON_TIMEOUT_S after the stop.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -116,7 +117,9 @@ static int connect_host(const char *host, unsigned int port, int *fdp, char *pee
 /*
  * "broadcast": waits up to LS_LATMON_DISCOVER_S for a monitor's UDP
  * announcement on @port (its IPv4 address in ASCII) and copies the
- * address into @host. Datagrams that are not an address are skipped.
+ * address of its sender into @host, as latmus does: a datagram cannot
+ * send the client to a third host. Datagrams that are not an address are
+ * skipped; one that names another host than its sender is said.
  */
 static int discover(unsigned int port, int verbosity, char *host, size_t hostlen,
 		    char *err, size_t errlen)
@@ -162,10 +165,12 @@ static int discover(unsigned int port, int verbosity, char *host, size_t hostlen
 				len, from);
 			continue;
 		}
-		inet_ntop(AF_INET, &a, host, hostlen);
+		snprintf(host, hostlen, "%s", from);
+		if (a.s_addr != src.sin_addr.s_addr)
+			fprintf(stderr, "latscope: the announcement from %s names %s: taking its sender, %s\n",
+				from, buf, from);
 		if (verbosity > 0)
-			fprintf(stderr, "latmon monitor %s announced itself (from %s)\n", host,
-				from);
+			fprintf(stderr, "latmon monitor %s announced itself\n", host);
 		close(pfd.fd);
 		return 0;
 	}
@@ -231,31 +236,51 @@ static int lost(struct ls_latmon_conn *c, const char *fmt, ...)
 	return -1;
 }
 
+/* Sends the zero request, once; from then on the monitor has a deadline. */
+static int send_stop(struct ls_latmon_conn *c)
+{
+	if (c->stop_sent)
+		return 0;
+	c->stop_sent = true;
+	c->stop_deadline_ns = ls_now_ns() + LS_LATMON_TIMEOUT_S * 1000000000ULL;
+	return send_request(c, 0, 0);
+}
+
 /*
  * Reads @len bytes of @what. Each wait lasts LS_LATMON_TIMEOUT_S at
  * most; meanwhile a byte on the wake pipe sends the zero request, once.
+ * After it, whatever comes, the stream must end by the stop's deadline.
  */
 static int read_full(struct ls_latmon_conn *c, void *buf, size_t len, const char *what)
 {
 	struct pollfd pfd[2] = { { .fd = c->fd, .events = POLLIN },
 				 { .fd = c->wake[0], .events = POLLIN } };
+	int ret, wait_ms = LS_LATMON_TIMEOUT_S * 1000;
 	size_t got = 0;
+	__u64 now;
 	ssize_t n;
-	int ret;
 
 	while (got < len) {
 		pfd[1].fd = c->stop_sent ? -1 : c->wake[0];
-		ret = poll(pfd, 2, LS_LATMON_TIMEOUT_S * 1000);
+		if (c->stop_sent) {
+			now = ls_now_ns();
+			if (now >= c->stop_deadline_ns)
+				return lost(c, "not ended %d s after the stop request (still sending %s): it ignores the stop",
+					    LS_LATMON_TIMEOUT_S, what);
+			wait_ms = (int)((c->stop_deadline_ns - now) / 1000000) + 1;
+		}
+		ret = poll(pfd, 2, wait_ms);
 		if (ret < 0 && errno == EINTR)
 			continue;
 		if (ret < 0)
 			return lost(c, "poll: %s", strerror(errno));
+		if (!ret && c->stop_sent)
+			continue;	/* the deadline, above */
 		if (!ret)
 			return lost(c, "silent for %d s while %s was due: unresponsive",
 				    LS_LATMON_TIMEOUT_S, what);
 		if (pfd[1].revents) {
-			c->stop_sent = true;
-			if (send_request(c, 0, 0))
+			if (send_stop(c))
 				return lost(c, "cannot send the stop request: %s", strerror(errno));
 			continue;
 		}
@@ -273,9 +298,12 @@ static int read_full(struct ls_latmon_conn *c, void *buf, size_t len, const char
 	return 0;
 }
 
-/* Adds a data record to the figures and logs it as one second. */
-static void take_bulk(struct run *run, struct ls_latmon_figures *f,
-		      const struct ls_latmon_data *d)
+/*
+ * Adds a data record to the figures and logs it as one second. Each
+ * record passed its own check; their sum must hold too: -1 if not.
+ */
+static int take_bulk(struct run *run, struct ls_latmon_figures *f,
+		     const struct ls_latmon_data *d)
 {
 	struct latscope_bulk b = {
 		.second = f->bulks,
@@ -286,15 +314,20 @@ static void take_bulk(struct run *run, struct ls_latmon_figures *f,
 		.max_ns = d->max_ns,
 	};
 
+	__s64 sum;
+
+	if (__builtin_add_overflow(f->stats.sum_ns, d->sum_ns, &sum))
+		return -1;
 	if (!f->stats.samples || d->max_ns > f->stats.max_ns)
 		f->peak_bulk = f->bulks;
 	ls_merge_extremes(&f->stats.min_ns, &f->stats.max_ns, !f->stats.samples,
 			  d->min_ns, d->max_ns);
 	f->stats.samples += d->samples;
-	f->stats.sum_ns += d->sum_ns;
+	f->stats.sum_ns = sum;
 	f->overruns += d->overruns;
 	f->bulks++;
 	ls_run_second(run, &b);
+	return 0;
 }
 
 /* The records up to the end one, then the histogram. */
@@ -316,7 +349,9 @@ static int read_stream(struct run *run, struct ls_latmon_conn *c)
 				    (unsigned long long)f->bulks, why);
 		if (!d.samples)
 			break;
-		take_bulk(run, f, &d);
+		if (take_bulk(run, f, &d))
+			return lost(c, "bad frame after %llu records: the sum of the latencies overflows 64 bits",
+				    (unsigned long long)f->bulks);
 	}
 	f->ended = true;
 	raw = malloc((size_t)f->cells * 4);
@@ -344,10 +379,9 @@ static void *client_fn(void *arg)
 	if (read_stream(run, c) && !atomic_load(&run->stopping))
 		ls_request_stop(run, LS_EXIT_MONITOR_LOST);
 	/* A monitor that failed still gets the stop, so it stops pulsing. */
-	if (!c->stop_sent) {
-		c->stop_sent = true;
-		send_request(c, 0, 0);
-	}
+	send_stop(c);
+	/* And hears no more of us: a monitor that ignores the stop is let go. */
+	shutdown(c->fd, SHUT_RDWR);
 	return NULL;
 }
 

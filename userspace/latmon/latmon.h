@@ -19,6 +19,7 @@ struct ls_latmon_conn {
 	pthread_t thread;
 	bool has_thread;
 	bool stop_sent;			/* the zero request went out */
+	__u64 stop_deadline_ns;		/* then the stream must end by this */
 	int exit_code;			/* LS_EXIT_MONITOR_LOST once it failed */
 	char err[320];			/* why */
 	struct ls_latmon_figures *fig;	/* the report's */
