@@ -106,6 +106,10 @@ case_ 2 "belong to --monitor" --calibrate
 case_ 2 "--listen 999.1.1.1" --monitor --listen 999.1.1.1 --pulse-out gpiochip0,1 --ack-in gpiochip0,2
 case_ 2 "give a dotted IPv4 address, or none" --monitor --announce-to "$long" --pulse-out gpiochip0,1 --ack-in gpiochip0,2
 case_ 2 "--pulse-edge both-edges" --monitor --pulse-edge both-edges --pulse-out gpiochip0,1 --ack-in gpiochip0,2
+case_ 2 "is not ADDR or ADDR/PREFIX" --monitor --allow "$long" --pulse-out gpiochip0,1 --ack-in gpiochip0,2
+case_ 2 "host bits set" --monitor --allow 10.0.0.1/8 --pulse-out gpiochip0,1 --ack-in gpiochip0,2
+case_ 2 "--max-run bounds each client's run" --monitor -T 10 --pulse-out gpiochip0,1 --ack-in gpiochip0,2
+case_ 2 "invalid value '-1' for --max-run" --monitor --max-run -1 --pulse-out gpiochip0,1 --ack-in gpiochip0,2
 # The application's responder (--gpiod): its rules, and lines that are
 # not there (refused before any line is requested; no module needed).
 case_ 2 "GPIO mode needs both -I" --gpiod

@@ -377,3 +377,31 @@ void test_latmon_frames(void)
 	check(!ls_latmon_data_unpack(buf, &got, err, sizeof(err)) && !got.samples,
 	      "latmon: the end record", "%s", err);
 }
+
+/* --allow: the networks a monitor serves, and who is in them. */
+void test_allow(void)
+{
+	struct ls_allow a = { 0 };
+	char err[256] = "";
+
+	check(ls_allow_has(&a, 0x0a000001), "allow: an empty list serves everyone", "%u", a.n);
+	check(!ls_allow_parse("10.0.0.0/8,192.168.1.7,0.0.0.0/0", &a, err, sizeof(err)) &&
+	      a.n == 3 && a.net[0].addr == 0x0a000000 && a.net[0].mask == 0xff000000 &&
+	      a.net[1].mask == 0xffffffff && !a.net[2].mask, "allow: three networks", "%s", err);
+	check(!ls_allow_parse("10.0.0.0/8,192.168.1.7", &a, err, sizeof(err)) &&
+	      ls_allow_has(&a, 0x0affffff) && ls_allow_has(&a, 0xc0a80107) &&
+	      !ls_allow_has(&a, 0xc0a80108) && !ls_allow_has(&a, 0x0b000000),
+	      "allow: in and out", "%s", err);
+	check(!ls_allow_parse("127.0.0.0/8", &a, err, sizeof(err)) && a.n == 1 &&
+	      ls_allow_has(&a, 0x7f000001), "allow: loopback", "%s", err);
+	check(ls_allow_parse("10.0.0.0/8,bad", &a, err, sizeof(err)) && a.n == 1 &&
+	      a.net[0].addr == 0x7f000000, "allow: a bad list leaves the last good one", "%s", err);
+	check(ls_allow_parse("10.1.0.0/8", &a, err, sizeof(err)) &&
+	      strstr(err, "host bits set (the network is 10.0.0.0/8)"), "allow: host bits", "%s", err);
+	check(ls_allow_parse("", &a, err, sizeof(err)) && strstr(err, "'' is not ADDR"),
+	      "allow: empty", "%s", err);
+	check(ls_allow_parse("1.2.3.4/8x", &a, err, sizeof(err)) &&
+	      strstr(err, "the prefix is a length from 0 to 32"), "allow: bad prefix", "%s", err);
+	check(ls_allow_parse("1.2.3.4/123456789012345678901234567890", &a, err, sizeof(err)) &&
+	      strstr(err, "is not ADDR or ADDR/PREFIX"), "allow: an item too long", "%s", err);
+}

@@ -72,6 +72,7 @@ int main(int argc, char **argv)
 	test_timeline();
 	test_signals_after_run();
 	test_latmon_frames();
+	test_allow();
 	if (argc > 1)
 		test_json(argv[1]);
 	if (argc > 2)

@@ -31,6 +31,7 @@ void test_tail_buckets(void);
 void test_tail_percentiles(void);
 void test_timeline(void);
 void test_latmon_frames(void);
+void test_allow(void);
 
 /* test_output.c */
 void test_lines(void);

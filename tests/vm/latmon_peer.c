@@ -16,7 +16,11 @@
  *          a latmon client: good (asks, takes RECORDS records, stops, reads
  *          the rest and checks the histogram adds up), vanish (leaves after
  *          RECORDS records), stop-first, long-period, many-cells, half,
- *          mute (connects, says nothing), busy (expects a refusal)
+ *          tiny-period (5 us), mute (connects, says nothing), busy
+ *          (expects to be closed at once), linger (a good run, then
+ *          silent: expects to be closed within 20 s), trickle (a request
+ *          a byte every 2 s), deaf (a request, then never reads, 60 s),
+ *          hold (takes RECORDS records, then stops reading for 60 s)
  *        latmon_peer announce ADDRESS PORT [from=SOURCE] TEXT...
  *          sends each TEXT as a UDP datagram to ADDRESS:PORT (broadcast
  *          allowed), from SOURCE if given, one a second, until killed
@@ -33,6 +37,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/time.h>
+#include <time.h>
 #include <unistd.h>
 
 static void be32(unsigned char *p, uint32_t v)
@@ -278,12 +283,42 @@ static int client(const char *scenario, const char *addr, int port, uint32_t per
 	int fd, k;
 
 	fd = connect_to(addr, port);
-	if (!strcmp(scenario, "busy")) {
-		printf(fd < 0 ? "refused\n" : "accepted\n");
-		return fd < 0 ? 0 : 1;
-	}
 	if (fd < 0)
 		return 1;
+	if (!strcmp(scenario, "busy")) {
+		/* Closed without a byte, before SO_RCVTIMEO's 30 s. */
+		time_t t0 = time(NULL);
+
+		n = recv(fd, &i, 1, 0);
+		printf("%s after %lld s\n", n == 0 ? "closed at once" : "not closed",
+		       (long long)(time(NULL) - t0));
+		return n == 0 && time(NULL) - t0 < 10 ? 0 : 1;
+	}
+	if (!strcmp(scenario, "trickle")) {
+		/* A byte every 2 s: errors ignored, the monitor may be gone. */
+		for (k = 0; k < 8; k++) {
+			if (send(fd, "\0", 1, MSG_NOSIGNAL) != 1)
+				break;
+			n = recv(fd, &i, 1, MSG_DONTWAIT | MSG_PEEK);
+			if (n >= 0)
+				break;	/* the monitor answered (or closed): stop */
+			sleep(2);
+		}
+		n = get_record(fd, &sum);
+		k = n == 0 && get_all(fd, &i, 1) ? 0 : 1;
+		printf("%s\n", k ? "more than an empty stream" : "empty stream, closed");
+		return k;
+	}
+	if (!strcmp(scenario, "deaf") || !strcmp(scenario, "hold")) {
+		send_request(fd, period, cells);
+		for (k = 0; !strcmp(scenario, "hold") && k < records; k++)
+			if (get_record(fd, &sum) <= 0)
+				return 1;
+		printf("not reading\n");
+		fflush(stdout);
+		sleep(60);
+		return 0;
+	}
 	if (!strcmp(scenario, "mute") || !strcmp(scenario, "half")) {
 		if (!strcmp(scenario, "half")) {
 			put_all(fd, "\0\0\x03", 3);
@@ -299,6 +334,8 @@ static int client(const char *scenario, const char *addr, int port, uint32_t per
 		send_request(fd, 1000001, 10);
 	else if (!strcmp(scenario, "many-cells"))
 		send_request(fd, 1000, 1001);
+	else if (!strcmp(scenario, "tiny-period"))
+		send_request(fd, 5, 10);
 	else
 		send_request(fd, period, cells);
 	if (!strcmp(scenario, "stop-first")) {
@@ -333,6 +370,17 @@ static int client(const char *scenario, const char *addr, int port, uint32_t per
 	for (i = 0; i < cells; i++)
 		hist += rd32(b + 4 * i);
 	printf("records done: samples %lld histogram %lld\n", samples, hist);
+	if (!strcmp(scenario, "linger")) {
+		/* Silent, not closing: the monitor must close within 20 s. */
+		time_t t0 = time(NULL);
+
+		fflush(stdout);
+		n = recv(fd, &i, 1, 0);
+		printf("%s after %lld s\n", n == 0 ? "closed by the monitor" : "not closed",
+		       (long long)(time(NULL) - t0));
+		if (n != 0 || time(NULL) - t0 >= 20)
+			return 1;
+	}
 	return samples == hist && samples > 0 ? 0 : 1;
 }
 

@@ -328,6 +328,8 @@ dump latmon-kernel-pair.json pair.json
 dump latmon-kernel-pair.plot pair.plot
 dump monitor-monitor.json mon.json
 dump monitor-monitor.plot mon.plot
+# Later clients' runs go to files of their own: this one stays.
+cp mon.json pair-mon.json
 nothing_busy() { # name: no latscope line is held
 	if grep -q "latscope" /sys/kernel/debug/gpio; then
 		nok "$1: lines released" "$(grep latscope /sys/kernel/debug/gpio)"
@@ -352,6 +354,13 @@ hostile long-period "empty stream, closed" "period 1000001 us is past 1000000 us
 hostile many-cells "empty stream, closed" "1001 histogram cells, not 0 to 1000"
 hostile half "empty stream" "closed after 3 of 8 request bytes"
 hostile mute "empty stream" "no request within 10 s"
+hostile tiny-period "empty stream, closed" "period 5 us is below 10 us"
+# A byte every 2 s: the rest of a request is due 5 s after its first byte.
+hostile trickle "empty stream, closed" "of 8 request bytes, the rest not within 5 s"
+# The port is the monitor's for its life: no program can take it.
+/latmon_peer monitor known $mport >taker.out 2>&1
+expect_rc "port held: another listener cannot bind it" $? 1
+has "port held: says why" taker.out "Address already in use"
 # The doubles that take records need an answer to each pulse: a plain
 # responder (-z -, latmus's ack pulse) on the other side of the wires.
 # shellcheck disable=SC2086
@@ -360,6 +369,8 @@ responder=$!
 wait_for responder.out "warming up" 60 || nok "responder: started" "$(cat responder.out)"
 hostile good "records done" ""
 hostile vanish "record samples" "vanished: its run stopped"
+# A good run, then silence: closed 10 s after the run's end.
+hostile linger "closed by the monitor" "no request within 10 s: closing the connection"
 kill -INT $responder
 wait $responder
 expect_rc "responder: clean exit" $? 0
@@ -379,7 +390,8 @@ nothing_busy "client -T"
 sut first
 wait_for first.out "^RTD" 60 || nok "busy: first client runs" "$(cat first.out)"
 /latmon_peer client busy 127.0.0.1 $mport >busy.out 2>&1
-expect_rc "busy: second client refused" $? 0
+expect_rc "busy: second client closed at once" $? 0
+has "busy: the monitor says so" mon.out "refused client 127.0.0.1:[0-9]*: busy with 127.0.0.1:"
 # kill -9 of the client mid-run: the monitor stops and frees its lines.
 kill -9 $pid
 wait $pid 2>/dev/null
@@ -409,6 +421,18 @@ wait $pid
 expect_rc "monitor Ctrl-C: client exit status" $? 5
 has "monitor Ctrl-C: client says why" cut.out "ended the measurement by itself"
 nothing_left "monitor Ctrl-C"
+if cmp -s mon.json pair-mon.json; then
+	ok "files: the first run's JSON stayed as it was"
+else
+	nok "files: the first run's JSON stayed as it was" "$(ls -l mon*.json)"
+fi
+has "files: the second run's own names" mon.out "run 2 (client 127.0.0.1:[0-9]*) written to mon-2.plot and mon-2.json"
+runs=$(find . -maxdepth 1 -name "mon-*.json" | wc -l)
+if [ "$runs" -ge 5 ] && [ -s mon-2.json ] && [ -s mon-2.plot ]; then
+	ok "files: one JSON per later run ($runs)"
+else
+	nok "files: one JSON per later run" "$(ls -l mon*)"
+fi
 
 # kill -9 of the monitor mid-run: the client exits 5, nothing is held.
 monitor mon2.out
@@ -458,6 +482,62 @@ if [ -s sub.rtd ] && cmp -s sub.rtd mon4.rtd; then
 else
 	nok "subtract: the client's seconds are the monitor's less 100 us" "$(cat sub.rtd; echo --; cat mon4.rtd)"
 fi
+
+# --max-run: a client that asks and never stops (nor reads) is ended,
+# then closed; the next client is served.
+monitor mon5.out --max-run 3 --allow 127.0.0.0/8
+idle mon5.out 1
+/latmon_peer client deaf 127.0.0.1 $mport >deaf-client.out 2>&1 &
+deaf=$!
+wait_for mon5.out "its run reached --max-run (3 s): ending it" 60 ||
+	nok "max-run: the run ended" "$(cat mon5.out)"
+has "max-run: the client closed" mon5.out "closing the connection after --max-run"
+idle mon5.out 2
+kill $deaf
+wait $deaf 2>/dev/null
+hostile_on() { # monitor output, scenario, what the double prints
+	/latmon_peer client "$2" 127.0.0.1 $mport >"client-$2.out" 2>&1
+	expect_rc "client $2: handled" $? 0
+	has "client $2: got" "client-$2.out" "$3"
+}
+hostile_on mon5.out stop-first "empty stream"
+idle mon5.out 3
+
+# A board that vanishes without a FIN (loopback down: nothing goes out,
+# nothing comes back) mid-run is noticed by keepalive and the TCP user
+# timeout, and its run stopped.
+/latmon_peer client hold 127.0.0.1 $mport 10000 51 0 >hold.out 2>&1 &
+hold=$!
+wait_for mon5.out "client 127.0.0.1:[0-9]* asks for a 10000 us period" 30 ||
+	nok "vanished: the run started" "$(cat mon5.out)"
+ip link set lo down
+t0=$(date +%s)
+wait_until 60 grep -q "vanished: its run stopped" mon5.out
+t1=$(date +%s)
+ip link set lo up
+if grep -q "vanished: its run stopped" mon5.out && [ $((t1 - t0)) -le 30 ]; then
+	ok "vanished: noticed ($((t1 - t0)) s after the link went)"
+else
+	nok "vanished: noticed within 30 s" "$((t1 - t0)) s: $(tail -5 mon5.out)"
+fi
+kill $hold
+wait $hold 2>/dev/null
+idle mon5.out 4
+hostile_on mon5.out stop-first "empty stream"
+kill -INT $mon
+wait $mon
+expect_rc "max-run monitor: exits cleanly" $? 0
+nothing_busy "max-run monitor"
+
+# --allow: a client from elsewhere is closed as it connects.
+monitor mon6.out --allow 10.0.0.0/8,192.168.0.0/16
+idle mon6.out 1
+/latmon_peer client busy 127.0.0.1 $mport >notallowed.out 2>&1
+expect_rc "allow: a client not in the list is closed at once" $? 0
+has "allow: the monitor says so" mon6.out "refused client 127.0.0.1:[0-9]*: not in --allow"
+kill -INT $mon
+wait $mon
+expect_rc "allow: monitor exits cleanly" $? 0
 
 kill $wire
 wait $wire 2>/dev/null

@@ -178,6 +178,18 @@ static int timeout_value(struct opt_call *call)
 	return ls_parse_duration(call->arg, &call->p->timeout_s) ? BAD_VALUE : 0;
 }
 
+static int max_run_value(struct opt_call *call)
+{
+	if (ls_parse_duration(call->arg, &call->p->max_run_s) || !call->p->max_run_s)
+		return BAD_VALUE;
+	return 0;
+}
+
+static int allow_value(struct opt_call *call)
+{
+	return ls_allow_parse(call->arg, &call->p->allow, call->err, call->errlen);
+}
+
 /* A bare number is minutes; 30s, 5m, 2h as -T. */
 static int checkpoint_value(struct opt_call *call)
 {
@@ -429,6 +441,10 @@ static const struct opt opts[] = {
 	{ "listen", 0, required_argument, HANDLER(ipv4_value), .word = "an IPv4 address" },
 	{ "announce-to", 0, required_argument, HANDLER(ipv4_value),
 	  .word = "an IPv4 address, or none" },
+	{ "allow", 0, required_argument, HANDLER(allow_value),
+	  .word = "ADDR[/PREFIX][,...]" },
+	{ "max-run", 0, required_argument, HANDLER(max_run_value),
+	  .hint = "e.g. 30m, 2h, 1d; at most 100 days" },
 	{ "pulse-out", 0, required_argument, HANDLER(pulse_out_value), .word = "<chip>,<n>" },
 	{ "gpio-dt", 0, optional_argument, HANDLER(gpio_dt_value) },
 	{ "irq-prio", 0, required_argument, NUMBER(irq_thread_prio, 1, LATSCOPE_MAX_PRIORITY),
@@ -675,8 +691,13 @@ static int check_together(struct ls_params *p, char *err, size_t errlen)
 		return -1;
 	}
 	if (!p->monitor && (p->calibrate || p->listen_addr[0] || p->announce_to[0] ||
-			    p->pulse_edge != LATSCOPE_EDGE_RISING || p->subtract_us)) {
-		ls_fail(err, errlen, "--calibrate, --subtract, --pulse-edge, --listen and --announce-to belong to --monitor");
+			    p->pulse_edge != LATSCOPE_EDGE_RISING || p->subtract_us ||
+			    p->allow.n || p->max_run_s)) {
+		ls_fail(err, errlen, "--calibrate, --subtract, --pulse-edge, --listen, --announce-to, --allow and --max-run belong to --monitor");
+		return -1;
+	}
+	if (p->monitor && !p->calibrate && p->timeout_s) {
+		ls_fail(err, errlen, "-T with --monitor: a monitor serves until Ctrl-C; --max-run bounds each client's run");
 		return -1;
 	}
 	if (!p->monitor && p->ack_in.given && p->context != LS_CTX_GPIOD) {

@@ -64,6 +64,18 @@ enum ls_ack {
 	LS_ACK_PULSE,
 };
 
+/* --allow: the IPv4 networks a monitor serves (allow.c); none: everyone. */
+#define LS_ALLOW_MAX	16
+struct ls_allow_net {
+	uint32_t addr;			/* host byte order, host bits clear */
+	uint32_t mask;
+};
+
+struct ls_allow {
+	unsigned int n;
+	struct ls_allow_net net[LS_ALLOW_MAX];
+};
+
 struct ls_params {
 	unsigned int context;		/* LATSCOPE_CTX_*, LS_CTX_GPIOD */
 	bool context_given;		/* -i, -k, -u or --gpiod: else by the mode */
@@ -87,6 +99,8 @@ struct ls_params {
 	unsigned int pulse_edge;	/* --pulse-edge: RISING or FALLING pulses */
 	char listen_addr[64];		/* --listen: IPv4 to serve on, "": any */
 	char announce_to[64];		/* --announce-to: IPv4, "none", "": broadcast */
+	struct ls_allow allow;		/* --allow: clients served, none: all */
+	unsigned long long max_run_s;	/* --max-run: a client's run at most, 0: no bound */
 	int irq_thread_prio;		/* --irq-prio, 0: leave it */
 	const char *stress;		/* --stress preset, NULL: none */
 	const char *stress_cmd;		/* --stress-cmd */
@@ -115,6 +129,10 @@ void ls_fail(char *err, size_t errlen, const char *fmt, ...)
 __u64 ls_now_ns(void);
 int ls_parse_uint(const char *s, unsigned long long min,
 		  unsigned long long max, unsigned long long *out);
+
+/* allow.c */
+int ls_allow_parse(const char *s, struct ls_allow *allow, char *err, size_t errlen);
+bool ls_allow_has(const struct ls_allow *allow, uint32_t addr);
 
 /* cpulist.c */
 int ls_parse_cpu_list(const char *s, cpu_set_t *set);

@@ -289,6 +289,8 @@ static int read_full(struct ls_latmon_conn *c, void *buf, size_t len, const char
 			continue;
 		if (n < 0)
 			return lost(c, "%s: %s", what, strerror(errno));
+		if (!n && !got && !c->fig->bulks && !c->stop_sent)
+			return lost(c, "closed the connection before its first record: busy with another client, or not serving this one (--allow)");
 		if (!n)
 			return got ? lost(c, "closed the connection %zu bytes into %s (of %zu)",
 					  got, what, len) :

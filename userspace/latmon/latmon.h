@@ -38,8 +38,28 @@ struct ls_monitor_peer {
 	bool has_next;			/* that request starts a new run */
 	struct ls_latmon_request next;
 	__u64 overruns;			/* of seconds without a sample, not sent yet */
+	bool overran;			/* its run reached --max-run */
+	unsigned int runs;		/* runs this monitor measured, for file names */
 	char why[200];
 };
+
+/* door.c: the monitor's listening socket, and who may come in. */
+struct ls_door {
+	const struct ls_params *p;
+	int lfd;			/* listening, for the monitor's life */
+	int stop[2];			/* pipe: the doorman's end */
+	pthread_t thread;		/* the doorman: refuses newcomers while busy */
+	bool has_thread;
+	char busy_with[64];		/* the client being served */
+};
+
+int ls_door_open(struct ls_door *d, const struct ls_params *p, char *err, size_t errlen);
+/* One client from the listening socket, --allow checked: its fd, or -1. */
+int ls_door_accept(struct ls_door *d, char *name, size_t len);
+/* While @name is served, newcomers are closed at once; ls_door_free ends it. */
+int ls_door_busy(struct ls_door *d, const char *name);
+void ls_door_free(struct ls_door *d);
+void ls_door_close(struct ls_door *d);
 
 /* client.c: a run's link to the monitor at -z HOST, state in a ls_latmon_conn. */
 extern const struct ls_link_ops ls_latmon_client_ops;

@@ -18,6 +18,7 @@
 #include <ifaddrs.h>
 #include <net/if.h>
 #include <netinet/in.h>
+#include <limits.h>
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,8 +30,8 @@
 #include "output/output.h"
 
 #define LS_ANNOUNCE_S		5	/* as Zephyr's latmon, while idle */
-#define LS_REQUEST_WAIT_S	10	/* for the first request of a client */
-#define LS_SEND_TIMEOUT_S	5	/* a client that stops reading is gone */
+#define LS_REQUEST_WAIT_S	10	/* for a client's first request, and after a run */
+#define LS_REQUEST_REST_S	5	/* for the rest of a request once it began */
 
 /* Sends it all, or -1 (a vanished client, a full socket for 5 s). */
 static int send_all(int fd, const void *buf, size_t len)
@@ -88,46 +89,78 @@ static void peer_second(struct run *run, void *priv, const struct latscope_bulk 
 	}
 }
 
+/* What read_request() found. */
+enum {
+	REQ_BAD = -1,		/* a bad or cut request, an error: in @peer->why */
+	REQ_CLOSED = 0,		/* the client closed before a byte */
+	REQ_OK = 1,
+	REQ_WAKE = 2,		/* @wake first: the run ends, or Ctrl-C */
+	REQ_IDLE = 3,		/* no byte within the wait */
+};
+
+/* Milliseconds from now to @deadline (ns), 0 if past it. */
+static int ms_until(__u64 deadline)
+{
+	__u64 now = ls_now_ns();
+
+	return now >= deadline ? 0 : (int)((deadline - now + 999999) / 1000000);
+}
+
 /*
- * Reads one request of @peer into @req, waiting @timeout_ms (-1: for
- * ever). Returns 1 for a request, 2 if @wake became readable first (the
- * run ends, Ctrl-C), 0 for a client that closed before sending a byte, -1
- * for anything else (said in @peer->why).
+ * Reads one request of @peer into @req, waiting @wait_s for its first
+ * byte (0: for ever) and LS_REQUEST_REST_S more for the rest: deadlines,
+ * not per-poll() waits, so a client that trickles a byte at a time is
+ * bounded too. Returns a REQ_* value.
  */
-static int read_request(struct ls_monitor_peer *peer, int wake, int timeout_ms,
+static int read_request(struct ls_monitor_peer *peer, int wake, unsigned long long wait_s,
 			struct ls_latmon_request *req)
 {
 	struct pollfd pfd[2] = { { .fd = peer->fd, .events = POLLIN },
 				 { .fd = wake, .events = POLLIN } };
 	unsigned char buf[LS_LATMON_REQUEST_SIZE];
+	__u64 deadline = wait_s ? ls_now_ns() + wait_s * 1000000000ULL : 0, rest;
 	size_t got = 0;
 	ssize_t n;
 	int ret;
 
 	while (got < sizeof(buf)) {
-		ret = poll(pfd, 2, timeout_ms);
+		ret = poll(pfd, 2, deadline ? ms_until(deadline) : -1);
 		if (ret < 0 && errno == EINTR)
 			continue;
-		if (ret <= 0) {
-			snprintf(peer->why, sizeof(peer->why), "no request within %d s",
-				 timeout_ms / 1000);
-			return -1;
+		if (ret < 0) {
+			snprintf(peer->why, sizeof(peer->why), "poll: %s", strerror(errno));
+			return REQ_BAD;
+		}
+		if (!ret && !got) {
+			snprintf(peer->why, sizeof(peer->why), "no request within %llu s", wait_s);
+			return REQ_IDLE;
+		}
+		if (!ret) {
+			snprintf(peer->why, sizeof(peer->why),
+				 "%zu of %d request bytes, the rest not within %d s", got,
+				 LS_LATMON_REQUEST_SIZE, LS_REQUEST_REST_S);
+			return REQ_BAD;
 		}
 		if (pfd[1].revents)
-			return 2;
+			return REQ_WAKE;
 		n = recv(peer->fd, buf + got, sizeof(buf) - got, 0);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0) {
 			if (!got && !n)
-				return 0;
+				return REQ_CLOSED;
 			snprintf(peer->why, sizeof(peer->why), "closed after %zu of %d request bytes%s%s",
 				 got, LS_LATMON_REQUEST_SIZE, n ? ": " : "", n ? strerror(errno) : "");
-			return -1;
+			return REQ_BAD;
+		}
+		if (!got) {
+			rest = ls_now_ns() + LS_REQUEST_REST_S * 1000000000ULL;
+			if (!deadline || rest < deadline)
+				deadline = rest;
 		}
 		got += (size_t)n;
 	}
-	return ls_latmon_request_unpack(buf, req, peer->why, sizeof(peer->why)) ? -1 : 1;
+	return ls_latmon_request_unpack(buf, req, peer->why, sizeof(peer->why)) ? REQ_BAD : REQ_OK;
 }
 
 /* The client's side of a run: its stop, its next request, or its end. */
@@ -138,18 +171,27 @@ static void *peer_fn(void *arg)
 	struct ls_latmon_request req;
 	int ret;
 
-	ret = read_request(peer, peer->wake[0], -1, &req);
-	if (ret == 2)
+	/* The client may say nothing until its stop: --max-run bounds that. */
+	ret = read_request(peer, peer->wake[0],		/* + 1: the warm-up */
+			   run->p->max_run_s ? run->p->max_run_s + 1 : 0, &req);
+	if (ret == REQ_WAKE)
 		return NULL;	/* the run ended here: Ctrl-C, or its device */
-	if (ret == 1 && req.period_us) {
+	if (ret == REQ_IDLE) {
+		peer->overran = true;
+		fprintf(stderr, "latscope: client %s: its run reached --max-run (%llu s): ending it\n",
+			peer->name, run->p->max_run_s);
+		ls_request_stop(run, LS_EXIT_OK);
+		return NULL;
+	}
+	if (ret == REQ_OK && req.period_us) {
 		peer->next = req;	/* a new measurement: this one ends first */
 		peer->has_next = true;
 	}
-	if (ret == 1)
+	if (ret == REQ_OK)
 		peer->stop_asked = true;
 	else
 		atomic_store(&peer->gone, true);
-	if (ret < 0)
+	if (ret == REQ_BAD)
 		fprintf(stderr, "latscope: client %s: %s\n", peer->name, peer->why);
 	ls_request_stop(run, LS_EXIT_OK);
 	return NULL;
@@ -239,6 +281,40 @@ static int send_trailer(struct ls_monitor_peer *peer, const struct ls_report *r,
 }
 
 /*
+ * The name of run @n's file for @path: the first run's is @path, run n's
+ * has "-n" before the extension of its last component (mon.json,
+ * mon-2.json, ...), the first such name free unless --force: no client's
+ * run replaces another's result. "-" (stdout) and none stay as they are.
+ */
+static const char *run_path(const char *path, unsigned int n, bool force, char *buf,
+			    size_t len)
+{
+	const char *base, *dot;
+	int stem;
+
+	if (!path || !strcmp(path, "-") || n < 2)
+		return path;
+	base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	dot = strrchr(base, '.');
+	stem = (int)(dot && dot != base ? dot - path : (ptrdiff_t)strlen(path));
+	snprintf(buf, len, "%.*s-%u%s", stem, path, n, path + stem);
+	return force || access(buf, F_OK) ? buf : NULL;
+}
+
+/* Run @n's names for -g and --json, both free (or --force): the first n that has them. */
+static unsigned int run_paths(const struct ls_params *base, struct ls_params *p,
+			      unsigned int n, char (*buf)[PATH_MAX])
+{
+	for (;; n++) {
+		p->plot_path = run_path(base->plot_path, n, base->force, buf[0], PATH_MAX);
+		p->json_path = run_path(base->json_path, n, base->force, buf[1], PATH_MAX);
+		if ((p->plot_path || !base->plot_path) && (p->json_path || !base->json_path))
+			return n;
+	}
+}
+
+/*
  * One measurement for the client: the run with the request's period and
  * histogram, its records streamed, then the trailer, the summary and the
  * files. Returns 1 if Ctrl-C (SIGTERM, SIGHUP) ended it: the monitor ends.
@@ -254,7 +330,7 @@ static int measure(const struct ls_params *base, const struct ls_sysinfo *sys,
 	const struct ls_plug plug = { sinks, 3, &link };
 	struct ls_report r = { 0 };
 	struct ls_params p = *base;
-	char err[512] = "";
+	char err[512] = "", names[2][PATH_MAX];
 	int ret;
 
 	p.period_us = req->period_us;
@@ -264,6 +340,7 @@ static int measure(const struct ls_params *base, const struct ls_sysinfo *sys,
 	 */
 	p.hist_cells = (req->cells > 1 ? req->cells - 1 : 1) + p.subtract_us;
 	p.timeout_s = 0;
+	peer->runs = run_paths(base, &p, peer->runs + 1, names);
 	r.params = &p;
 	r.sys = sys;
 	peer->stop_asked = false;
@@ -292,48 +369,62 @@ static int measure(const struct ls_params *base, const struct ls_sysinfo *sys,
 	ls_print_summary(stdout, &r);
 	fflush(stdout);
 	ls_write_files(&r, true);
+	if (peer->runs > 1 && p.verbosity > 0 && (p.plot_path || p.json_path))
+		fprintf(stderr, "latmon monitor: run %u (client %s) written to %s%s%s\n",
+			peer->runs, peer->name, p.plot_path ? p.plot_path : "",
+			p.plot_path && p.json_path ? " and " : "", p.json_path ? p.json_path : "");
 	ls_report_free(&r);
 	return !atomic_load(&peer->gone) && !peer->stop_asked;
 }
 
-/* Serves one client until it leaves. Returns 1 if the monitor must end. */
+/*
+ * Serves one client until it leaves, goes quiet for LS_REQUEST_WAIT_S
+ * between runs, or overstays --max-run. Returns 1 if the monitor must end.
+ */
 static int serve_client(const struct ls_params *p, const struct ls_sysinfo *sys,
 			struct ls_monitor_peer *peer)
 {
 	struct ls_latmon_request req;
+	bool served = false;	/* a stream went out: its end too */
 	int ret;
 
-	ret = read_request(peer, peer->sigfd, LS_REQUEST_WAIT_S * 1000, &req);
+	peer->overran = false;
 	for (;;) {
-		if (ret == 2)
+		ret = read_request(peer, peer->sigfd, LS_REQUEST_WAIT_S, &req);
+		if (ret == REQ_WAKE)
 			return 1;
-		if (ret == 0) {
+		if (ret == REQ_CLOSED) {
 			if (p->verbosity > 0)
 				fprintf(stderr, "client %s left\n", peer->name);
 			return 0;
 		}
-		if (ret < 0) {
+		if (ret == REQ_IDLE || ret == REQ_BAD) {
 			fprintf(stderr, "latscope: client %s: %s: closing the connection\n",
 				peer->name, peer->why);
-			/* A latmus that waits for the stream's end gets it. */
-			send_trailer(peer, NULL, 0);
+			/* A latmus that waits for a stream's end gets one. */
+			if (!served || ret == REQ_BAD)
+				send_trailer(peer, NULL, 0);
 			return 0;
 		}
+		served = true;
 		if (!req.period_us) {
 			/* A stop with nothing running: an empty stream, as latmon. */
 			if (send_trailer(peer, NULL, 0))
 				return 0;
-		} else {
+			continue;
+		}
+		do {
 			if (measure(p, sys, peer, &req))
 				return 1;
 			if (atomic_load(&peer->gone))
 				return 0;
-			if (peer->has_next) {
-				req = peer->next;
-				continue;
+			if (peer->overran) {
+				fprintf(stderr, "latscope: client %s: closing the connection after --max-run\n",
+					peer->name);
+				return 0;
 			}
-		}
-		ret = read_request(peer, peer->sigfd, -1, &req);
+			req = peer->next;
+		} while (peer->has_next);
 	}
 }
 
@@ -356,27 +447,6 @@ static void announced_address(const struct ls_params *p, char *buf, size_t len)
 	freeifaddrs(ifa);
 }
 
-static int listen_on(const struct ls_params *p, char *err, size_t errlen)
-{
-	struct sockaddr_in sin = { .sin_family = AF_INET, .sin_port = htons(ls_latmon_port(p)) };
-	int fd, on = 1;
-
-	sin.sin_addr.s_addr = htonl(INADDR_ANY);
-	if (p->listen_addr[0])
-		inet_pton(AF_INET, p->listen_addr, &sin.sin_addr);
-	fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof(on)) ||
-	    bind(fd, (struct sockaddr *)&sin, sizeof(sin)) || listen(fd, 1)) {
-		ls_fail(err, errlen, "--monitor: cannot listen on %s port %u: %s",
-			p->listen_addr[0] ? p->listen_addr : "any address", ls_latmon_port(p),
-			strerror(errno));
-		if (fd >= 0)
-			close(fd);
-		return -1;
-	}
-	return fd;
-}
-
 /* The UDP announcement, every LS_ANNOUNCE_S while idle; says once if it fails. */
 static void send_announcement(const struct ls_params *p, int fd, const char *addr, bool *warned)
 {
@@ -394,18 +464,6 @@ static void send_announcement(const struct ls_params *p, int fd, const char *add
 	}
 }
 
-/* A client's connection: no more send waits than LS_SEND_TIMEOUT_S. */
-static void take_client(struct ls_monitor_peer *peer, int fd, const struct sockaddr_in *from)
-{
-	struct timeval tv = { .tv_sec = LS_SEND_TIMEOUT_S };
-	char a[INET_ADDRSTRLEN];
-
-	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
-	inet_ntop(AF_INET, &from->sin_addr, a, sizeof(a));
-	snprintf(peer->name, sizeof(peer->name), "%s:%u", a, ntohs(from->sin_port));
-	peer->fd = fd;
-}
-
 /* Does the chips' check before the first client: a wrong line is said now. */
 static int check_lines(const struct ls_params *p, char *err, size_t errlen)
 {
@@ -421,11 +479,10 @@ static int check_lines(const struct ls_params *p, char *err, size_t errlen)
 int ls_monitor_serve(const struct ls_params *p, const struct ls_sysinfo *sys)
 {
 	struct ls_monitor_peer peer = { .fd = -1, .wake = { -1, -1 }, .sigfd = -1 };
-	int lfd = -1, ufd = -1, ret = LS_EXIT_SETUP, n, done = 0;
-	struct pollfd pfd[2];
+	struct ls_door door = { .lfd = -1, .stop = { -1, -1 } };
+	int ufd = -1, ret = LS_EXIT_SETUP, n, done = 0;
 	char err[512] = "", addr[sizeof(p->listen_addr)];
-	struct sockaddr_in from;
-	socklen_t flen;
+	struct pollfd pfd[2];
 	bool warned = false;
 	__u64 next = 0, now;
 	sigset_t set, old;
@@ -436,7 +493,7 @@ int ls_monitor_serve(const struct ls_params *p, const struct ls_sysinfo *sys)
 		fprintf(stderr, "latscope: --monitor: %s\n", strerror(errno));
 		goto out;
 	}
-	if (check_lines(p, err, sizeof(err))) {
+	if (check_lines(p, err, sizeof(err)) || ls_door_open(&door, p, err, sizeof(err))) {
 		fprintf(stderr, "latscope: %s\n", err);
 		goto out;
 	}
@@ -447,26 +504,21 @@ int ls_monitor_serve(const struct ls_params *p, const struct ls_sysinfo *sys)
 		if (ufd >= 0)
 			setsockopt(ufd, SOL_SOCKET, SO_BROADCAST, &n, sizeof(n));
 	}
+	pfd[0] = (struct pollfd){ .fd = door.lfd, .events = POLLIN };
+	pfd[1] = (struct pollfd){ .fd = peer.sigfd, .events = POLLIN };
 	while (!done) {
-		lfd = listen_on(p, err, sizeof(err));
-		if (lfd < 0) {
-			fprintf(stderr, "latscope: %s\n", err);
-			goto out;
-		}
 		if (p->verbosity > 0)
 			fprintf(stderr, "latmon monitor: waiting for a client on %s port %u%s%s\n",
 				p->listen_addr[0] ? p->listen_addr : "any address",
 				ls_latmon_port(p), ufd >= 0 ? ", announcing " : "",
 				ufd >= 0 ? addr : "");
-		pfd[0] = (struct pollfd){ .fd = lfd, .events = POLLIN };
-		pfd[1] = (struct pollfd){ .fd = peer.sigfd, .events = POLLIN };
 		for (;;) {
 			now = ls_now_ns();
 			if (ufd >= 0 && now >= next) {
 				send_announcement(p, ufd, addr, &warned);
 				next = now + LS_ANNOUNCE_S * 1000000000ULL;
 			}
-			n = poll(pfd, 2, ufd >= 0 ? (int)((next - now) / 1000000) + 1 : -1);
+			n = poll(pfd, 2, ufd >= 0 ? ms_until(next) + 1 : -1);
 			if (n < 0 && errno != EINTR)
 				break;
 			if (n > 0 && pfd[1].revents) {
@@ -478,25 +530,23 @@ int ls_monitor_serve(const struct ls_params *p, const struct ls_sysinfo *sys)
 		}
 		if (done)
 			break;
-		flen = sizeof(from);
-		n = accept4(lfd, (struct sockaddr *)&from, &flen, SOCK_CLOEXEC);
-		/* Busy: a second client is refused until this one leaves. */
-		close(lfd);
-		lfd = -1;
-		if (n < 0)
+		peer.fd = ls_door_accept(&door, peer.name, sizeof(peer.name));
+		if (peer.fd < 0)
 			continue;
-		take_client(&peer, n, &from);
 		if (p->verbosity > 0)
 			fprintf(stderr, "client %s connected\n", peer.name);
+		/* Busy: a second client is closed at once until this one leaves. */
+		if (ls_door_busy(&door, peer.name))
+			fprintf(stderr, "latscope: cannot start the doorman: newcomers wait in the backlog\n");
 		done = serve_client(p, sys, &peer);
+		ls_door_free(&door);
 		close(peer.fd);
 		peer.fd = -1;
 		next = 0;
 	}
 	ret = LS_EXIT_OK;
 out:
-	if (lfd >= 0)
-		close(lfd);
+	ls_door_close(&door);
 	if (ufd >= 0)
 		close(ufd);
 	if (peer.sigfd >= 0)
