@@ -302,16 +302,24 @@ static const char *run_path(const char *path, unsigned int n, bool force, char *
 	return force || access(buf, F_OK) ? buf : NULL;
 }
 
-/* Run @n's names for -g and --json, both free (or --force): the first n that has them. */
+/*
+ * Run @n's names for -g and --json, both free (or --force): the first n
+ * from @n that has them; after 10000 taken ones, @n's, taken or not.
+ */
 static unsigned int run_paths(const struct ls_params *base, struct ls_params *p,
 			      unsigned int n, char (*buf)[PATH_MAX])
 {
-	for (;; n++) {
-		p->plot_path = run_path(base->plot_path, n, base->force, buf[0], PATH_MAX);
-		p->json_path = run_path(base->json_path, n, base->force, buf[1], PATH_MAX);
+	unsigned int i;
+
+	for (i = 0; i < 10000; i++) {
+		p->plot_path = run_path(base->plot_path, n + i, base->force, buf[0], PATH_MAX);
+		p->json_path = run_path(base->json_path, n + i, base->force, buf[1], PATH_MAX);
 		if ((p->plot_path || !base->plot_path) && (p->json_path || !base->json_path))
-			return n;
+			return n + i;
 	}
+	p->plot_path = run_path(base->plot_path, n, true, buf[0], PATH_MAX);
+	p->json_path = run_path(base->json_path, n, true, buf[1], PATH_MAX);
+	return n;
 }
 
 /*
@@ -345,6 +353,7 @@ static int measure(const struct ls_params *base, const struct ls_sysinfo *sys,
 	r.sys = sys;
 	peer->stop_asked = false;
 	peer->has_next = false;
+	peer->overran = false;
 	atomic_store(&peer->gone, false);
 	peer->overruns = 0;
 	if (p.verbosity > 0)
@@ -374,7 +383,7 @@ static int measure(const struct ls_params *base, const struct ls_sysinfo *sys,
 			peer->runs, peer->name, p.plot_path ? p.plot_path : "",
 			p.plot_path && p.json_path ? " and " : "", p.json_path ? p.json_path : "");
 	ls_report_free(&r);
-	return !atomic_load(&peer->gone) && !peer->stop_asked;
+	return !atomic_load(&peer->gone) && !peer->stop_asked && !peer->overran;
 }
 
 /*
@@ -388,7 +397,6 @@ static int serve_client(const struct ls_params *p, const struct ls_sysinfo *sys,
 	bool served = false;	/* a stream went out: its end too */
 	int ret;
 
-	peer->overran = false;
 	for (;;) {
 		ret = read_request(peer, peer->sigfd, LS_REQUEST_WAIT_S, &req);
 		if (ret == REQ_WAKE)
