@@ -344,7 +344,7 @@ static int client(const char *scenario, const char *addr, int port, uint32_t per
 		printf("%s\n", n ? "no end record" : "empty stream");
 		return n ? 1 : 0;
 	}
-	if (strcmp(scenario, "good") && strcmp(scenario, "vanish")) {
+	if (strcmp(scenario, "good") && strcmp(scenario, "vanish") && strcmp(scenario, "linger")) {
 		/* Refused: the end record, then the connection closes. */
 		n = get_record(fd, &sum);
 		k = n == 0 && get_all(fd, &i, 1) ? 0 : 1;
