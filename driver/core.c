@@ -4,7 +4,14 @@
  * kernel and user context. This file is the /dev/latscope misc device: it turns
  * open/ioctl/read/poll/release into session calls and copies to and from
  * userspace.
+ *
+ * Whoever may open the device may measure timer events. What reaches
+ * beyond the caller's own runs (GPIO lines, driven as outputs or with an
+ * interrupt thread's priority raised; the trace threshold, which turns
+ * tracing off for the whole system) needs CAP_SYS_ADMIN as well, unless
+ * the administrator sets trusted_group to grant it with the device.
  */
+#include <linux/capability.h>
 #include <linux/fs.h>
 #include <linux/hrtimer.h>
 #include <linux/miscdevice.h>
@@ -17,6 +24,21 @@
 #include "latscope.h"
 
 static struct miscdevice latscope_misc;
+
+static bool trusted_group;
+module_param(trusted_group, bool, 0644);
+MODULE_PARM_DESC(trusted_group,
+		 "access to /dev/latscope alone grants GPIO lines and the trace threshold (default N: CAP_SYS_ADMIN needed too)");
+
+/* -EPERM for what only CAP_SYS_ADMIN may ask, unless trusted_group is set. */
+static int latscope_setup_permitted(const struct latscope_setup *setup)
+{
+	if (setup->source != LATSCOPE_SRC_GPIO && !setup->trace_threshold_ns)
+		return 0;
+	if (READ_ONCE(trusted_group) || capable(CAP_SYS_ADMIN))
+		return 0;
+	return -EPERM;
+}
 
 static int latscope_open(struct inode *inode, struct file *file)
 {
@@ -62,6 +84,9 @@ static long latscope_ioc_setup(struct latscope_session *s,
 	if (usize > PAGE_SIZE)
 		return -E2BIG;
 	ret = copy_struct_from_user(&setup, sizeof(setup), arg, usize);
+	if (ret)
+		return ret;
+	ret = latscope_setup_permitted(&setup);
 	if (ret)
 		return ret;
 	return latscope_session_setup(s, &setup);

@@ -9,12 +9,18 @@
  * then latscope_sessions_lock, then a session's lock, then its ring's lock.
  * No user copy happens under any of them: callers copy in before and out
  * after, from copies these functions make.
+ *
+ * What a session allocates is charged to its opener's memory cgroup, and
+ * at most max_running_per_cpu sessions run on one CPU at a time.
  */
+#include <linux/atomic.h>
 #include <linux/cpu.h>
 #include <linux/cpuhotplug.h>
 #include <linux/cpumask.h>
 #include <linux/err.h>
 #include <linux/mm.h>
+#include <linux/moduleparam.h>
+#include <linux/percpu.h>
 #include <linux/slab.h>
 #include <linux/timekeeping.h>
 
@@ -23,6 +29,32 @@
 static LIST_HEAD(latscope_sessions);
 static DEFINE_MUTEX(latscope_sessions_lock);
 static enum cpuhp_state latscope_cpuhp_state;
+
+static unsigned int max_running_per_cpu = 16;
+module_param(max_running_per_cpu, uint, 0644);
+MODULE_PARM_DESC(max_running_per_cpu,
+		 "sessions that may run on one CPU at a time (0: no limit; default 16)");
+
+/* Running sessions per CPU: START takes a slot, the run's end gives it back. */
+static DEFINE_PER_CPU(atomic_t, latscope_nr_running);
+
+/* A slot on @cpu for one more running session: 0, or -EBUSY. */
+static int latscope_running_get(unsigned int cpu)
+{
+	atomic_t *n = per_cpu_ptr(&latscope_nr_running, cpu);
+	unsigned int max = READ_ONCE(max_running_per_cpu);
+
+	if (atomic_inc_return(n) > max && max) {
+		atomic_dec(n);
+		return -EBUSY;
+	}
+	return 0;
+}
+
+static void latscope_running_put(unsigned int cpu)
+{
+	atomic_dec(per_cpu_ptr(&latscope_nr_running, cpu));
+}
 
 /**
  * latscope_setup_check() - validate a SETUP and fill in its defaults
@@ -94,7 +126,7 @@ static void latscope_bulk_wake(struct irq_work *work)
  */
 struct latscope_session *latscope_session_create(struct device *dev)
 {
-	struct latscope_session *s = kzalloc(sizeof(*s), GFP_KERNEL);
+	struct latscope_session *s = kzalloc(sizeof(*s), GFP_KERNEL_ACCOUNT);
 
 	if (!s)
 		return NULL;
@@ -139,7 +171,7 @@ static int latscope_source_get(struct latscope_session *s,
 
 	s->source = src;
 	if (src->priv_size) {
-		s->priv = kzalloc(src->priv_size, GFP_KERNEL);
+		s->priv = kzalloc(src->priv_size, GFP_KERNEL_ACCOUNT);
 		if (!s->priv)
 			return -ENOMEM;
 	}
@@ -161,6 +193,7 @@ static void latscope_halt(struct latscope_session *s)
 	s->source->stop(s);
 	latscope_responder_stop(s);
 	latscope_source_put(s);
+	latscope_running_put(s->setup.cpu);
 	latscope_measure_flush(s);
 	/* Pairs with the acquire in read(): the last record is visible. */
 	smp_store_release(&s->state, LATSCOPE_STOPPED);
@@ -219,7 +252,7 @@ int latscope_session_setup(struct latscope_session *s,
 	if (ret)
 		return ret;
 	cells = kvcalloc(latscope_counters_size(&checked, 2), sizeof(*cells),
-			 GFP_KERNEL);
+			 GFP_KERNEL_ACCOUNT);
 	if (!cells)
 		return -ENOMEM;
 
@@ -267,7 +300,8 @@ fail:
  * Context: process, may sleep; takes cpus_read_lock() and @s->lock.
  * Return: 0; -EINVAL if the session is not set up or runs already;
  * -ENODEV if its CPU is offline (or a deferred resource is missing);
- * else the responder's or the source's error, with nothing left running.
+ * -EBUSY if max_running_per_cpu sessions run on its CPU already; else the
+ * responder's or the source's error, with nothing left running.
  */
 int latscope_session_start(struct latscope_session *s)
 {
@@ -282,9 +316,14 @@ int latscope_session_start(struct latscope_session *s)
 	ret = -ENODEV;
 	if (!cpu_online(setup->cpu))
 		goto out;
-	ret = latscope_responder_start(s);
+	ret = latscope_running_get(setup->cpu);
 	if (ret)
 		goto out;
+	ret = latscope_responder_start(s);
+	if (ret) {
+		latscope_running_put(setup->cpu);
+		goto out;
+	}
 
 	latscope_timeline_init(s, ktime_get_ns());
 	WRITE_ONCE(s->run, s->run + 1);
@@ -293,6 +332,7 @@ int latscope_session_start(struct latscope_session *s)
 	if (ret) {
 		s->source->stop(s);
 		latscope_responder_stop(s);
+		latscope_running_put(setup->cpu);
 		WRITE_ONCE(s->state, LATSCOPE_READY);
 	}
 	if (ret == -EPROBE_DEFER)
@@ -397,7 +437,7 @@ static int latscope_session_copy(struct latscope_session *s,
 			break;
 		mutex_unlock(&s->lock);
 		kvfree(copy);
-		copy = kvmalloc_array(want, sizeof(*copy), GFP_KERNEL);
+		copy = kvmalloc_array(want, sizeof(*copy), GFP_KERNEL_ACCOUNT);
 		if (!copy)
 			return -ENOMEM;
 		nr = want;

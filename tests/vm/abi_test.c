@@ -20,6 +20,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -551,9 +553,65 @@ static void test_kill9(struct tally *t)
 	close(fd);
 }
 
-static void test_not_root(struct tally *t)
+static int write_file(const char *path, const char *text);
+
+/* Writes @val to the module parameter @name: 0, or -1. */
+static int set_param(const char *name, const char *val)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), "/sys/module/latscope/parameters/%s", name);
+	return write_file(path, val);
+}
+
+/*
+ * In a child as uid 1000 (with the device made 0666 by the caller): the
+ * errnos of a timer SETUP, one with a trace threshold, and a GPIO one.
+ */
+static int not_root_setups(int *timer, int *trace, int *gpio)
+{
+	struct latscope_setup s = base_setup(LATSCOPE_CTX_IRQ, 0);
+	int fd = open(DEV, O_RDWR);
+
+	if (fd < 0)
+		return -1;
+	*timer = try_setup(fd, &s);
+	s.trace_threshold_ns = 1000000000ULL;
+	*trace = try_setup(fd, &s);
+	s = base_setup(LATSCOPE_CTX_KERNEL, 0);
+	s.source = LATSCOPE_SRC_GPIO;
+	*gpio = try_setup(fd, &s);
+	close(fd);
+	return 0;
+}
+
+/* Runs not_root_setups() as uid 1000; its exit status packs the errnos. */
+static int not_root_child(int *timer, int *trace, int *gpio)
 {
 	int status;
+	pid_t pid = fork();
+
+	if (!pid) {
+		int a, b, c;
+
+		if (setgid(1000) || setuid(1000) || not_root_setups(&a, &b, &c))
+			_exit(255);
+		/* Three errnos < 64 in one status: 0, EPERM (1) or another. */
+		_exit((a ? 1 : 0) | (b == EPERM ? 2 : b ? 4 : 0) | (c == EPERM ? 8 : c ? 16 : 0));
+	}
+	waitpid(pid, &status, 0);
+	if (!WIFEXITED(status) || WEXITSTATUS(status) == 255)
+		return -1;
+	status = WEXITSTATUS(status);
+	*timer = status & 1;
+	*trace = status & 2 ? EPERM : status & 4 ? -1 : 0;
+	*gpio = status & 8 ? EPERM : status & 16 ? -1 : 0;
+	return 0;
+}
+
+static void test_not_root(struct tally *t)
+{
+	int status, timer, trace, gpio, ret;
 	pid_t pid = fork();
 
 	if (!pid) {
@@ -564,6 +622,142 @@ static void test_not_root(struct tally *t)
 	waitpid(pid, &status, 0);
 	check(t, WIFEXITED(status) && WEXITSTATUS(status) == 0,
 	      "non-root open refused (mode 0600)", "status %#x", status);
+
+	/* A group that was granted the device: timer runs, not the rest. */
+	if (chmod(DEV, 0666)) {
+		check(t, false, "chmod 0666 " DEV, "errno %d", errno);
+		return;
+	}
+	ret = not_root_child(&timer, &trace, &gpio);
+	check(t, !ret && !timer, "granted device, not root: a timer SETUP works",
+	      "ret %d timer %d", ret, timer);
+	check(t, !ret && trace == EPERM,
+	      "granted device, not root: a trace threshold needs CAP_SYS_ADMIN (EPERM)",
+	      "ret %d errno %d", ret, trace);
+	check(t, !ret && gpio == EPERM,
+	      "granted device, not root: a GPIO source needs CAP_SYS_ADMIN (EPERM)",
+	      "ret %d errno %d", ret, gpio);
+	/* trusted_group: the device grants it all (the GPIO setup then fails on its lines). */
+	ret = set_param("trusted_group", "Y") ? -1 : not_root_child(&timer, &trace, &gpio);
+	check(t, !ret && !timer && !trace && gpio != EPERM,
+	      "trusted_group=Y: the device alone grants the trace threshold and GPIO",
+	      "ret %d timer %d trace %d gpio %d", ret, timer, trace, gpio);
+	set_param("trusted_group", "N");
+	chmod(DEV, 0600);
+}
+
+/*
+ * max_running_per_cpu: a third session on a CPU with a limit of two is
+ * refused at START (EBUSY) until one of the two ends, by STOP or by close.
+ */
+static void test_running_cap(struct tally *t)
+{
+	struct latscope_setup s = base_setup(LATSCOPE_CTX_IRQ, 0);
+	int fd[3], e[5], i;
+
+	if (set_param("max_running_per_cpu", "2")) {
+		check(t, false, "max_running_per_cpu: settable", "errno %d", errno);
+		return;
+	}
+	for (i = 0; i < 3; i++) {
+		fd[i] = open(DEV, O_RDWR);
+		try_setup(fd[i], &s);
+	}
+	e[0] = ioctl(fd[0], LATSCOPE_IOC_START) ? errno : 0;
+	e[1] = ioctl(fd[1], LATSCOPE_IOC_START) ? errno : 0;
+	e[2] = ioctl(fd[2], LATSCOPE_IOC_START) ? errno : 0;
+	ioctl(fd[0], LATSCOPE_IOC_STOP);
+	e[3] = ioctl(fd[2], LATSCOPE_IOC_START) ? errno : 0;	/* the slot STOP gave back */
+	close(fd[1]);						/* a running session closed */
+	try_setup(fd[0], &s);
+	e[4] = ioctl(fd[0], LATSCOPE_IOC_START) ? errno : 0;
+	check(t, !e[0] && !e[1] && e[2] == EBUSY,
+	      "max_running_per_cpu=2: a third running session on CPU0 is refused (EBUSY)",
+	      "errnos %d %d %d", e[0], e[1], e[2]);
+	check(t, !e[3] && !e[4], "max_running_per_cpu=2: STOP and close give the slot back",
+	      "errnos %d %d", e[3], e[4]);
+	close(fd[0]);
+	close(fd[2]);
+	set_param("max_running_per_cpu", "16");
+	/* All three gone: two start again. */
+	for (i = 0; i < 2; i++) {
+		fd[i] = open(DEV, O_RDWR);
+		try_setup(fd[i], &s);
+		e[i] = ioctl(fd[i], LATSCOPE_IOC_START) ? errno : 0;
+	}
+	set_param("max_running_per_cpu", "1");
+	fd[2] = open(DEV, O_RDWR);
+	try_setup(fd[2], &s);
+	e[2] = ioctl(fd[2], LATSCOPE_IOC_START) ? errno : 0;
+	check(t, !e[0] && !e[1] && e[2] == EBUSY,
+	      "max_running_per_cpu: the count survives its changes (2 run, limit 1: refused)",
+	      "errnos %d %d %d", e[0], e[1], e[2]);
+	set_param("max_running_per_cpu", "16");
+	for (i = 0; i < 3; i++)
+		close(fd[i]);
+}
+
+/* The number in the small file @path, or -1. */
+static long long read_number(const char *path)
+{
+	char buf[64] = "";
+	int fd = open(path, O_RDONLY);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	return n > 0 ? atoll(buf) : -1;
+}
+
+#define CG	"/sys/fs/cgroup"
+#define CG_T	CG "/latscope-test"
+
+/*
+ * A session's histograms are charged to its opener's memory cgroup: a
+ * child in a cgroup of its own sees memory.current grow by at least the
+ * two largest histograms (2 x 65536 x 8 bytes) at SETUP.
+ */
+static void test_memcg(struct tally *t)
+{
+	long long grew = -1;
+	int status;
+	pid_t pid;
+
+	mkdir(CG, 0755);
+	if ((mount("none", CG, "cgroup2", 0, NULL) && errno != EBUSY) ||
+	    write_file(CG "/cgroup.subtree_control", "+memory") ||
+	    (mkdir(CG_T, 0755) && errno != EEXIST)) {
+		check(t, false, "memcg: a cgroup of its own", "errno %d", errno);
+		return;
+	}
+	pid = fork();
+	if (!pid) {
+		struct latscope_setup s = base_setup(LATSCOPE_CTX_IRQ, 0);
+		char me[32];
+		long long before, after;
+		int fd;
+
+		snprintf(me, sizeof(me), "%d", getpid());
+		if (write_file(CG_T "/cgroup.procs", me))
+			_exit(2);
+		fd = open(DEV, O_RDWR);
+		before = read_number(CG_T "/memory.current");
+		s.hist_cells = LATSCOPE_MAX_HIST_CELLS;
+		if (fd < 0 || try_setup(fd, &s))
+			_exit(3);
+		after = read_number(CG_T "/memory.current");
+		printf("# memcg: memory.current %lld -> %lld after a SETUP of %u cells\n",
+		       before, after, LATSCOPE_MAX_HIST_CELLS);
+		fflush(stdout);
+		_exit(before >= 0 && after - before >= 2LL * LATSCOPE_MAX_HIST_CELLS * 8 ? 0 : 1);
+	}
+	waitpid(pid, &status, 0);
+	grew = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+	check(t, grew == 0, "memcg: a session's histograms are charged to its opener's cgroup",
+	      "child status %lld", grew);
+	rmdir(CG_T);
 }
 
 static void test_two_sessions(struct tally *t, uint32_t ncpus)
@@ -737,6 +931,8 @@ int main(int argc, char **argv)
 	test_two_sessions(&t, ncpus);
 	test_kill9(&t);
 	test_not_root(&t);
+	test_running_cap(&t);
+	test_memcg(&t);
 	test_trace_threshold(&t);
 	if (ncpus > 1)
 		test_cpu_offline(&t, ncpus - 1);

@@ -109,6 +109,27 @@ expect_rc "kill -9, then a new run" $? 0
 su nobody -s /bin/sh -c 'latscope -T 1' >perm.out 2>&1
 expect_rc "not root: setup error" $? 3
 has "not root: says what to do" perm.out 'no permission to open /dev/latscope: run as root'
+# A group granted the device: timer runs, -b needs CAP_SYS_ADMIN too.
+chmod 666 /dev/latscope
+su nobody -s /bin/sh -c 'latscope -i -c 0 -T 1 -q' >granted.out 2>&1
+expect_rc "granted device, not root: a timer run" $? 0
+su nobody -s /bin/sh -c 'latscope -i -c 0 -T 1 -b 500' >granted-b.out 2>&1
+expect_rc "granted device, not root: -b refused, setup error" $? 3
+has "granted device, not root: -b says what to do" granted-b.out \
+	"refused the setup for CPU0: -b needs CAP_SYS_ADMIN too: run as root, or load latscope with trusted_group=1"
+chmod 600 /dev/latscope
+# max_running_per_cpu: a CPU that runs its share refuses a run, named.
+echo 1 >/sys/module/latscope/parameters/max_running_per_cpu
+latscope -i -c 0 -T 30 >cap1.out 2>&1 &
+cap1=$!
+wait_for cap1.out "^RTD" 30 || nok "max_running_per_cpu=1: the first run runs" "$(cat cap1.out)"
+latscope -i -c 0 -T 1 >cap2.out 2>&1
+rc=$?
+kill -INT $cap1
+wait $cap1
+echo 16 >/sys/module/latscope/parameters/max_running_per_cpu
+expect_rc "max_running_per_cpu=1: a second run on CPU0, setup error" $rc 3
+has "max_running_per_cpu=1: says why" cap2.out "cannot start measuring on CPU0: the module's max_running_per_cpu sessions run there already"
 
 # cyclictest beside latscope, same CPU, period and priority. No bound is
 # asserted (TCG timings are not real): the figures go to the log.

@@ -371,6 +371,7 @@ hostile good "records done" ""
 hostile vanish "record samples" "vanished: its run stopped"
 # A good run, then silence: closed 10 s after the run's end.
 hostile linger "closed by the monitor" "no request within 10 s: closing the connection"
+echo "# linger: $(tail -n 1 client-linger.out)"
 kill -INT $responder
 wait $responder
 expect_rc "responder: clean exit" $? 0
@@ -392,6 +393,7 @@ wait_for first.out "^RTD" 60 || nok "busy: first client runs" "$(cat first.out)"
 /latmon_peer client busy 127.0.0.1 $mport >busy.out 2>&1
 expect_rc "busy: second client closed at once" $? 0
 has "busy: the monitor says so" mon.out "refused client 127.0.0.1:[0-9]*: busy with 127.0.0.1:"
+echo "# busy: $(cat busy.out)"
 # kill -9 of the client mid-run: the monitor stops and frees its lines.
 kill -9 $pid
 wait $pid 2>/dev/null
@@ -541,6 +543,7 @@ idle mon6.out 1
 /latmon_peer client busy 127.0.0.1 $mport >notallowed.out 2>&1
 expect_rc "allow: a client not in the list is closed at once" $? 0
 has "allow: the monitor says so" mon6.out "refused client 127.0.0.1:[0-9]*: not in --allow"
+echo "# not allowed: $(cat notallowed.out)"
 kill -INT $mon
 wait $mon
 expect_rc "allow: monitor exits cleanly" $? 0

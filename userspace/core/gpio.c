@@ -498,6 +498,9 @@ void ls_gpio_setup_error(const struct ls_params *p, int error, char *err,
 		ls_gpio_lines(p, lines, sizeof(lines));
 		snprintf(err, errlen, "the driver found no GPIO chip for a line (%s)", lines);
 		break;
+	case EPERM:
+		snprintf(err, errlen, "GPIO lines need CAP_SYS_ADMIN too: run as root, or load latscope with trusted_group=1");
+		break;
 	case EINVAL:
 		snprintf(err, errlen, "the driver refused the GPIO setup: two of the lines are one and the same, or CPU, priority or period is out of range%s",
 			 p->ack == LS_ACK_PULSE || p->latmon_host[0] ?

@@ -32,6 +32,12 @@ int ls_check_driver(const struct latscope_info *info, const struct ls_source *sr
 	return 0;
 }
 
+/* Why the driver says EPERM to a SETUP and EBUSY to a START. */
+static const char ls_need_admin[] =
+	"-b needs CAP_SYS_ADMIN too: run as root, or load latscope with trusted_group=1";
+static const char ls_cpu_full[] =
+	"the module's max_running_per_cpu sessions run there already";
+
 static int driver_open(struct cpu_run *c, char *err, size_t errlen)
 {
 	const struct ls_params *p = c->p;
@@ -78,7 +84,8 @@ static int driver_open(struct cpu_run *c, char *err, size_t errlen)
 			src->setup_error(p, errno, err, errlen);
 		else
 			ls_fail(err, errlen, "the driver refused the setup for CPU%d: %s", c->cpu,
-				errno == EINVAL ? "is that CPU online?" : strerror(errno));
+				errno == EINVAL ? "is that CPU online?" :
+				errno == EPERM ? ls_need_admin : strerror(errno));
 		return -1;
 	}
 	return 0;
@@ -110,7 +117,7 @@ static int driver_start(struct cpu_run *c, char *err, size_t errlen)
 
 	if (ioctl(c->fd, LATSCOPE_IOC_START)) {
 		ls_fail(err, errlen, "cannot start measuring on CPU%d: %s", c->cpu,
-			strerror(errno));
+			errno == EBUSY ? ls_cpu_full : strerror(errno));
 		return -1;
 	}
 	c->started = true;

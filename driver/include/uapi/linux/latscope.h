@@ -536,12 +536,15 @@ struct latscope_info {
  *	bytes past the driver's structure; ENOMEM; EBUSY the session runs, or
  *	a GPIO line (or the device tree's lines) is in use; ENODEV no GPIO
  *	chip with that label, or no "latscope,gpio" device (with a pulse-out
- *	line, for loopback); ENXIO pulse-in cannot raise an interrupt.
+ *	line, for loopback); ENXIO pulse-in cannot raise an interrupt; EPERM
+ *	a GPIO source or a trace threshold from a caller without
+ *	CAP_SYS_ADMIN (unless the module's trusted_group parameter is set).
  *
  * LATSCOPE_IOC_START, no argument
  *	Starts a run of the set-up session: the responder, then the source.
  *	Errors: EINVAL the session is not set up or is running (a stopped
- *	session needs a new SETUP); ENODEV the session's CPU is offline; or
+ *	session needs a new SETUP); ENODEV the session's CPU is offline;
+ *	EBUSY the module's max_running_per_cpu sessions run on that CPU; or
  *	the error of starting the responder kthread or the source (e.g.
  *	ENOMEM, or the request of pulse-in's interrupt).
  *
