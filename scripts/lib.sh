@@ -115,6 +115,25 @@ latscope_static_cli() {
 	return $rc
 }
 
+# Builds the CLI with AddressSanitizer and UBSan into DEST, their runtimes
+# linked in (glibc and libgpiod stay shared: copy what ldd lists), as
+# latscope_static_cli does, in a copy of its own. Usage: TOP DEST
+latscope_asan_cli() {
+	local top=$1 dest=$2 tmp rc=0 san
+
+	san="-fsanitize=address,undefined -fno-sanitize-recover=undefined -static-libasan -static-libubsan"
+	tmp=$(mktemp -d)
+	mkdir -p "$tmp/driver"
+	cp -r "$top/userspace" "$tmp/userspace"
+	cp -r "$top/driver/include" "$tmp/driver/include"
+	make -s -C "$tmp/userspace" clean
+	make -s -C "$tmp/userspace" CFLAGS="-O1 -g -fno-omit-frame-pointer $san" \
+		LDFLAGS="$san" latscope &&
+		mv "$tmp/userspace/latscope" "$dest" || rc=1
+	rm -rf "$tmp"
+	return $rc
+}
+
 # The Raspberry Pi overlay as its loopback_pin parameter leaves it on a Pi:
 # fragments 0 and 1 off, the dormant 2 and 3 on. Prints the source.
 latscope_loopback_overlay() {

@@ -11,10 +11,12 @@
 # (the latmon client and monitor over loopback), then the fuzz and race
 # stage tests/vm/fuzz_test.sh for LATSCOPE_FUZZ_SECONDS (60) of chaos,
 # seeded with LATSCOPE_FUZZ_SEED (default: the time; it prints the seed).
-# tests/vm/gpiod_test.sh (the application's responder, libgpiod) runs
+# tests/vm/gpiod_test.sh (the application's responder, libgpiod) and
+# tests/vm/netfuzz_test.sh (both latmon ends, built with ASan and UBSan,
+# against tests/vm/latmon_fuzz.c: LATSCOPE_NETFUZZ_RUNS turns, 6) run
 # before the fuzz; the CLI links libgpiod 1.6 on PREEMPT and 2.x on
 # PREEMPT_RT. LATSCOPE_VM_TESTS="gpiod" runs only the parts named
-# (gpio latmon gpiod fuzz), for work on one of them.
+# (gpio latmon gpiod netfuzz fuzz), for work on one of them.
 # Each run works in a directory of its own, $LATSCOPE_CACHE/vm/RELEASE.XXXXXX
 # (its logs are kept; the image and tree only when the run failed), so
 # runs beside each other do not clobber one another; the files the CLI
@@ -90,6 +92,19 @@ add_test_programs() {
 	cp "$top/tests/vm/latmon_test.sh" "$root/latmon_test.sh"
 	cp "$top/tests/vm/gpiod_test.sh" "$root/gpiod_test.sh"
 	cp "$top/tests/vm/gpio_compare.sh" "$root/gpio_compare.sh"
+	# The network fuzz of both latmon ends (GPIO VM): the CLI with ASan
+	# and UBSan, and the libraries it links.
+	if [ "$series" = gpio ]; then
+		latscope_asan_cli "$top" "$root/bin/latscope-asan"
+		gcc -std=c11 -static -O2 -Wall -Wextra -Werror "$top/tests/vm/latmon_fuzz.c" \
+			-o "$root/latmon_fuzz"
+		cp "$top/tests/vm/netfuzz_test.sh" "$root/netfuzz_test.sh"
+		ldd "$root/bin/latscope-asan" | awk '/=>/ { print $3 } /^\t\// { print $1 }' |
+		while read -r lib; do
+			mkdir -p "$root$(dirname "$lib")"
+			cp -L "$lib" "$root$lib"
+		done
+	fi
 	# cyclictest from rt-tests, to run beside latscope in the same VM, and
 	# the load tools of --stress (tests/vm/stress_test.sh), each with the
 	# libraries it links; and a user that is not root.
@@ -130,6 +145,7 @@ printf 'root:x:0:\nnogroup:x:65534:\n' >"$root/etc/group"
 log=$work/console-$mode.log
 # The fuzz stage of the GPIO VM: its length, and a seed to replay.
 fuzz="lsfuzz=${LATSCOPE_FUZZ_SECONDS:-60}${LATSCOPE_FUZZ_SEED:+ lsseed=$LATSCOPE_FUZZ_SEED}"
+fuzz="$fuzz lsnetfuzz=${LATSCOPE_NETFUZZ_RUNS:-6}"
 tests=${LATSCOPE_VM_TESTS:+ lstests=$(echo "$LATSCOPE_VM_TESTS" | tr ' ' ,)}
 # RDRAND, trusted, seeds the kernel's CRNG before the second CPU starts:
 # without it the CRNG got ready ~10 s in, mid-test, and flipping its
