@@ -28,15 +28,6 @@ is() { # name, got, want
 }
 pull() { echo "pull-$2" >"$sim/sim_gpio$1/pull"; }
 rtd_lines() { [ "$(grep -c "^RTD" "$1")" -ge "$2" ]; }
-nothing_left() { # name, the pid of a latscope that stays (the monitor)
-	left=$(pidof latscope | tr ' ' '\n' | grep -vx "${2:-none}")
-	if [ -n "$left" ]; then nok "$1: no latscope left" "$left"; else ok "$1: no latscope left"; fi
-	if grep -q "latscope" /sys/kernel/debug/gpio; then
-		nok "$1: lines released" "$(grep latscope /sys/kernel/debug/gpio)"
-	else
-		ok "$1: lines released"
-	fi
-}
 # The local split of thread 0 in a JSON file: edge to thread running
 # (irq) within edge to ack written (latency), sample by sample, so each
 # of min, avg and max is ordered.

@@ -38,20 +38,6 @@ rtd_lines() { # file, n
 	[ "$(grep -c "^RTD" "$1")" -ge "$2" ]
 }
 
-# No latscope process is left, and the chip's lines are all free.
-nothing_left() { # name
-	if pidof latscope >/dev/null; then
-		nok "$1: no latscope left" "$(pidof latscope)"
-	else
-		ok "$1: no latscope left"
-	fi
-	if grep -q "latscope" /sys/kernel/debug/gpio 2>/dev/null; then
-		nok "$1: lines released" "$(grep latscope /sys/kernel/debug/gpio)"
-	else
-		ok "$1: lines released"
-	fi
-}
-
 # Starts the double in SCENARIO on a fresh port, waits until it listens.
 peer() { # scenario
 	port=$((port + 1))

@@ -44,6 +44,18 @@ plot_adds_up() { # name, plot file
 }
 
 
+# No latscope process is left (the static CLI or the sanitized one) but
+# PID if given (a monitor that stays), and no GPIO line is held by one.
+nothing_left() { # name, [pid]
+	left=$(pidof latscope latscope-asan | tr ' ' '\n' | grep -vx "${2:-none}")
+	if [ -n "$left" ]; then nok "$1: no latscope left" "$left"; else ok "$1: no latscope left"; fi
+	if grep -q "latscope" /sys/kernel/debug/gpio 2>/dev/null; then
+		nok "$1: lines released" "$(grep latscope /sys/kernel/debug/gpio)"
+	else
+		ok "$1: lines released"
+	fi
+}
+
 # Makes gpio-sim chip NAME of 8 lines through configfs: sets cfg (its
 # configfs directory), chip (gpiochipN) and sim (its sysfs directory,
 # with each line's pull and value). Returns 1 if it cannot.

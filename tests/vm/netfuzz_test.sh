@@ -52,18 +52,6 @@ clean() { # name, file
 		ok "$1: no sanitizer report"
 	fi
 }
-nothing_left() { # name
-	if pidof latscope-asan >/dev/null; then
-		nok "$1: no latscope left" "$(pidof latscope-asan)"
-	else
-		ok "$1: no latscope left"
-	fi
-	if grep -q "latscope" /sys/kernel/debug/gpio 2>/dev/null; then
-		nok "$1: lines released" "$(grep latscope /sys/kernel/debug/gpio)"
-	else
-		ok "$1: lines released"
-	fi
-}
 
 # ---- the client against a fuzzing monitor ----
 port=2500

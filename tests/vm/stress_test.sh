@@ -38,7 +38,7 @@ leftovers() {
 		awk '$2 ~ /^\((hackbench|dd|stress-ng|stress-ng-.*|ping|find|sleep)\)$/ { print $1, $2 }'
 }
 
-nothing_left() {
+no_load_left() {
 	[ -z "$(leftovers)" ]
 }
 
@@ -105,7 +105,7 @@ load_ok() { # name, tool expected among the load's processes
 # latscope has exited: its load is killed, but the kernel may take a
 # while to tear down what was killed. Waits for that (20 s at most).
 none_left() { # name
-	wait_until 20 nothing_left
+	wait_until 20 no_load_left
 	left=$(leftovers)
 	if [ -z "$left" ]; then ok "$1: nothing of the load left"; else nok "$1: nothing of the load left" "$left"; fi
 }
