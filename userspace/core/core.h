@@ -127,6 +127,7 @@ struct ls_params {
 void ls_fail(char *err, size_t errlen, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 __u64 ls_now_ns(void);
+int ls_ms_until(__u64 deadline_ns);
 int ls_parse_uint(const char *s, unsigned long long min,
 		  unsigned long long max, unsigned long long *out);
 

@@ -29,6 +29,14 @@ __u64 ls_now_ns(void)
 	return (__u64)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
+/* A poll() timeout: the milliseconds from now to @deadline_ns, rounded up; 0 past it. */
+int ls_ms_until(__u64 deadline_ns)
+{
+	__u64 now = ls_now_ns();
+
+	return now >= deadline_ns ? 0 : (int)((deadline_ns - now + 999999) / 1000000);
+}
+
 /* A whole decimal number in [min, max], nothing else around it. */
 int ls_parse_uint(const char *s, unsigned long long min,
 		  unsigned long long max, unsigned long long *out)

@@ -148,7 +148,7 @@ static int discover(unsigned int port, int verbosity, char *host, size_t hostlen
 		fprintf(stderr, "waiting up to %d s for a latmon monitor to announce itself on UDP port %u...\n",
 			LS_LATMON_DISCOVER_S, port);
 	while ((now = ls_now_ns()) < end) {
-		n = poll(&pfd, 1, (int)((end - now) / 1000000) + 1);
+		n = poll(&pfd, 1, ls_ms_until(end));
 		if (n <= 0) {
 			if (n < 0 && errno != EINTR)
 				break;
@@ -257,17 +257,15 @@ static int read_full(struct ls_latmon_conn *c, void *buf, size_t len, const char
 				 { .fd = c->wake[0], .events = POLLIN } };
 	int ret, wait_ms = LS_LATMON_TIMEOUT_S * 1000;
 	size_t got = 0;
-	__u64 now;
 	ssize_t n;
 
 	while (got < len) {
 		pfd[1].fd = c->stop_sent ? -1 : c->wake[0];
 		if (c->stop_sent) {
-			now = ls_now_ns();
-			if (now >= c->stop_deadline_ns)
+			wait_ms = ls_ms_until(c->stop_deadline_ns);
+			if (!wait_ms)
 				return lost(c, "not ended %d s after the stop request (still sending %s): it ignores the stop",
 					    LS_LATMON_TIMEOUT_S, what);
-			wait_ms = (int)((c->stop_deadline_ns - now) / 1000000) + 1;
 		}
 		ret = poll(pfd, 2, wait_ms);
 		if (ret < 0 && errno == EINTR)

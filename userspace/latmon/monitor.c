@@ -98,14 +98,6 @@ enum {
 	REQ_IDLE = 3,		/* no byte within the wait */
 };
 
-/* Milliseconds from now to @deadline (ns), 0 if past it. */
-static int ms_until(__u64 deadline)
-{
-	__u64 now = ls_now_ns();
-
-	return now >= deadline ? 0 : (int)((deadline - now + 999999) / 1000000);
-}
-
 /*
  * Reads one request of @peer into @req, waiting @wait_s for its first
  * byte (0: for ever) and LS_REQUEST_REST_S more for the rest: deadlines,
@@ -124,7 +116,7 @@ static int read_request(struct ls_monitor_peer *peer, int wake, unsigned long lo
 	int ret;
 
 	while (got < sizeof(buf)) {
-		ret = poll(pfd, 2, deadline ? ms_until(deadline) : -1);
+		ret = poll(pfd, 2, deadline ? ls_ms_until(deadline) : -1);
 		if (ret < 0 && errno == EINTR)
 			continue;
 		if (ret < 0) {
@@ -526,7 +518,7 @@ int ls_monitor_serve(const struct ls_params *p, const struct ls_sysinfo *sys)
 				send_announcement(p, ufd, addr, &warned);
 				next = now + LS_ANNOUNCE_S * 1000000000ULL;
 			}
-			n = poll(pfd, 2, ufd >= 0 ? ms_until(next) + 1 : -1);
+			n = poll(pfd, 2, ufd >= 0 ? ls_ms_until(next) + 1 : -1);
 			if (n < 0 && errno != EINTR)
 				break;
 			if (n > 0 && pfd[1].revents) {
