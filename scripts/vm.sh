@@ -194,6 +194,11 @@ rm -rf "$work/root" "$work/mod" "$work/initrd.gz"
 case $mode in
 compare | gpio-compare | fuzz | demo) exit 0 ;;
 esac
+# A subset (LATSCOPE_VM_TESTS) whose parts write no file has none to check.
+if [ -n "${LATSCOPE_VM_TESTS:-}" ] && [ -z "$(ls -A "$files")" ]; then
+	echo "# files: none from the parts asked for ($LATSCOPE_VM_TESTS); not checked"
+	exit 0
+fi
 # JSON parsed back, plot files read by gnuplot as they are, and
 # latscope-report's tables and images made from this run's JSON files.
 status=0

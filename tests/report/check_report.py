@@ -152,7 +152,7 @@ def main():
     run = subprocess.run([tool, "-o", out] + runs, capture_output=True, text=True)
     check(run.returncode == 0, "runs", run.stderr.strip())
     if run.returncode:     # nothing was made to check
-        return summary()
+        return summary("report")
     for name, title in TITLES.items():
         check_png(os.path.join(out, f"{name}.png"))
         check_svg(os.path.join(out, f"{name}.svg"), title)

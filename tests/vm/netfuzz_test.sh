@@ -33,8 +33,8 @@ if ! sim_chip netfuzz; then
 	exit 1
 fi
 lines="-I $chip,0 -O $chip,1"
-# Leaks at exit are not what this looks for; a quarantine that fits 1 GB.
-export ASAN_OPTIONS=detect_leaks=0:quarantine_size_mb=16:abort_on_error=0
+# Leaks at exit too (LeakSanitizer); a quarantine that fits 1 GB.
+export ASAN_OPTIONS=detect_leaks=1:quarantine_size_mb=16:abort_on_error=0
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 
 # The CLI under test has its sanitizers, else this proves nothing.
@@ -46,8 +46,8 @@ fi
 
 # No sanitizer report in FILE.
 clean() { # name, file
-	if grep -qE "ERROR: AddressSanitizer|runtime error:|SUMMARY: (Address|Undefined)" "$2"; then
-		nok "$1: no sanitizer report" "$(grep -A20 -E 'ERROR: AddressSanitizer|runtime error:' "$2")"
+	if grep -qE "ERROR: (Address|Leak)Sanitizer|LeakSanitizer has encountered|runtime error:|SUMMARY: (Address|Undefined)" "$2"; then
+		nok "$1: no sanitizer report" "$(grep -A20 -E 'ERROR: (Address|Leak)Sanitizer|runtime error:' "$2")"
 	else
 		ok "$1: no sanitizer report"
 	fi
