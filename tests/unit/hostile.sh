@@ -78,6 +78,14 @@ case_ 2 "'abc' for -A/--maxlat-abort" -A abc
 case_ 2 "'-1' for --checkpoint" --checkpoint -1 -g "$out/c.plot"
 case_ 2 "'1000' for --irq-prio" --irq-prio 1000
 case_ 2 "'1-0' for --cpus" --cpus 1-0
+case_ 2 "--thermal-zone '99999999999999999999'" --thermal-zone 99999999999999999999
+case_ 2 "--thermal-zone '$(printf %.40s "$long")...'" --thermal-zone "$long"
+# Heat and clock: a zone not there, a sysfs root that is not a directory.
+mkdir -p "$out/sys/class/thermal/thermal_zone0"
+echo 40000 >"$out/sys/class/thermal/thermal_zone0/temp"
+LATSCOPE_SYSFS=$out/sys case_ 3 "--thermal-zone 5: $out/sys/class/thermal/thermal_zone5/temp cannot be read (zones here: 0)" --thermal-zone 5
+LATSCOPE_SYSFS=$out/exists.plot case_ 3 "sysfs root '$out/exists.plot': not a directory (LATSCOPE_SYSFS)"
+LATSCOPE_SYSFS=$long case_ 3 "sysfs root '$(printf %.64s "$long")': not a directory"
 case_ 2 "',,,' for --cpus" --cpus ,,,
 # Words and specs.
 case_ 2 "'--bogus'" --bogus

@@ -24,7 +24,7 @@ build() { # out, api
 	fi
 	# shellcheck disable=SC2086 # the libraries are words
 	cc -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -Werror -pthread -DLS_TEST_GPIOD_API="$2" \
-		-I"$top/userspace" -I"$top/driver/include/uapi" "$top"/tests/unit/{unit,test_core,test_output,test_run,test_cli}.c \
+		-I"$top/userspace" -I"$top/driver/include/uapi" "$top"/tests/unit/{unit,test_core,test_heat,test_output,test_run,test_cli}.c \
 		"$top/userspace/liblatscope-cli.a" ${libs#* } -o "$1"
 }
 status=0
@@ -36,7 +36,7 @@ sed 's/^/libgpiod 2.x: /' "$out/v2.log"
 build "$out/test_cli" 1 || status=1
 "$out/test_cli" "$out/report.json" "$top/userspace/latscope.1" "$out" || status=1
 
-python3 - "$out/report.json" "$top/tests/lib" <<'PY' || status=1
+python3 - "$out/report.json" "$top/tests/lib" "$out/heat.json" <<'PY' || status=1
 import json, sys
 
 sys.path.insert(0, sys.argv[2])
@@ -61,9 +61,23 @@ check(doc["stress"] == {"name": "none", "cpus": "", "commands": [], "tools": {}}
       "stress without a load", doc.get("stress"))
 tl = doc["timeline"]
 check(tl["bucket_s"] == 1 and tl["max_points"] == 4096, "timeline header", tl)
-check(tl["columns"] == ["second", "samples", "overruns", "min", "avg", "max"], "timeline columns")
-check(tl["points"] == [[0, 100, 0, 1.0, 1.5, 50.0], [1, 0, 2, None, None, None]],
-      "timeline points (null without samples)", tl["points"])
+check(tl["columns"] == ["second", "samples", "overruns", "min", "avg", "max",
+                       "temp_c", "cpu_mhz", "throttled"], "timeline columns")
+check(tl["points"] == [[0, 100, 0, 1.0, 1.5, 50.0, None, None, None],
+                       [1, 0, 2, None, None, None, None, None, None]],
+      "timeline points (null without samples, nor heat)", tl["points"])
+check(doc["heat"] is None, "heat: null where nothing was read", doc.get("heat"))
+# test_heat.c's throttled run
+with open(sys.argv[3]) as f:
+    heat = json.load(f)["heat"]
+check(heat == {"samples": 2,
+               "temperature": {"zone": "thermal_zone0", "type": "cpu-thermal",
+                               "min_c": 45.0, "max_c": 71.5},
+               "clock": {"cpu": 3, "min_mhz": 1500.0, "max_mhz": 1500.0},
+               "throttling": {"source": "/sys/x/get_throttled",
+                              "during_run": ["soft temperature limit"], "seconds": 1,
+                              "before_run": []}},
+      "heat: a throttled run's heat object", heat)
 check(doc["total"]["samples"] == 200, "total samples")
 check(doc["total"]["percentiles"]["99"] == 6.0, "total 99th percentile")
 # the sample past the histogram (50 us) is in the tail: its bucket, clipped

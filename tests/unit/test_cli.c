@@ -34,6 +34,12 @@ void test_options(void)
 	      CPU_COUNT(&p.cpus) == 4 && CPU_ISSET(5, &p.cpus) && !CPU_ISSET(2, &p.cpus) &&
 	      p.breaktrace_us == 200 && p.verbosity == 2, "long options set their fields", " ");
 	check(parse("--cpus all", &p, err) == LS_PARSE_RUN && p.cpus_all, "--cpus all", "%s", err);
+	check(p.thermal_zone == LS_ZONE_AUTO, "--thermal-zone: by default, found", "%d",
+	      p.thermal_zone);
+	check(parse("--thermal-zone 3", &p, err) == LS_PARSE_RUN && p.thermal_zone == 3,
+	      "--thermal-zone 3", "%s", err);
+	check(parse("--thermal-zone none", &p, err) == LS_PARSE_RUN &&
+	      p.thermal_zone == LS_ZONE_NONE, "--thermal-zone none", "%s", err);
 	check(parse("-u", &p, err) == LS_PARSE_RUN && p.context == LATSCOPE_CTX_USER, "-u", "%s", err);
 	check(parse("-i -i --duration 90", &p, err) == LS_PARSE_RUN && p.timeout_s == 90 &&
 	      p.context == LATSCOPE_CTX_IRQ, "one context twice, --duration as -T", "%s", err);
@@ -58,6 +64,9 @@ void test_options(void)
 		{ "--bogus", "option '--bogus' is unknown" },
 		{ "--quiet=1", "option '--quiet' takes no value" },
 		{ "--force=yes", "option '--force' takes no value" },
+		{ "--thermal-zone x", "--thermal-zone 'x': give a zone number" },
+		{ "--thermal-zone -1", "--thermal-zone '-1'" },
+		{ "--thermal-zone 10000", "--thermal-zone '10000'" },
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		enum ls_parse r = parse(bad[i].line, &p, err);

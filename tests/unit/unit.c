@@ -81,6 +81,8 @@ int main(int argc, char **argv)
 		test_stress_lifecycle(argv[3]);
 	if (argc > 3)
 		test_irq_thread(argv[3]);
+	if (argc > 3)
+		test_heat(argv[3]);
 	printf("cli unit: %d passed, %d failed\n", passed, failed);
 	return failed ? 1 : 0;
 }

@@ -122,6 +122,25 @@ for path in jsons:
               (abs(len(points) - seconds) <= 1.5 if every else len(points) <= seconds + 1.5),
               f"{path.name}: a timeline point a second" + ("" if every else " at most"),
               (len(points), doc["duration_ns"]))
+    # Heat: the VM has none; heat-*.json read a board's files (cli_test.sh),
+    # throttled from a second on, that flag set in every later point.
+    heat = doc.get("heat", "missing")
+    if path.stem.startswith("heat-"):
+        flags = [p[8] for p in points]
+        first = flags.index(2) if 2 in flags else len(flags)
+        check(heat != "missing" and heat and
+              heat["throttling"]["during_run"] == ["ARM frequency capped"] and
+              heat["temperature"]["min_c"] == 52.0 and heat["temperature"]["max_c"] == 67.0 and
+              heat["clock"] == {"cpu": 1, "min_mhz": 600.0, "max_mhz": 1500.0},
+              f"{path.name}: heat read from the board's files", heat)
+        check(0 < first < len(flags) and all(f == 0 for f in flags[:first]) and
+              all(f == 2 for f in flags[first:]) and
+              heat["throttling"]["seconds"] == len(flags) - first,
+              f"{path.name}: timeline throttled from mid-run on", flags)
+    elif heat != "missing" and heat is not None:
+        check(heat["temperature"] is None and heat["clock"] is None and
+              heat["throttling"] is None and all(p[6:] == [None] * 3 for p in points),
+              f"{path.name}: no heat in the VM", heat)
     context = doc["settings"]["context"]
     check(context.removeprefix("gpio-") in path.stem or context == "user" or
           context == "inband-gpio" and "gpiod" in path.stem,

@@ -32,6 +32,39 @@ for ctx in irq kernel user; do
 done
 has "user: irq split line" user.out '^IRQ| irq part:'
 
+# The VM has no thermal zone, no cpufreq, no firmware flags: no HOT| line.
+if grep -q '^HOT|' user.out; then nok "heat: none in the VM" "$(grep '^HOT|' user.out)"; else ok "heat: none in the VM"; fi
+
+# Heat and clock from a tree of a board's sysfs files (LATSCOPE_SYSFS):
+# the CPU's zone, CPU1's clock, a Pi's flags. Two seconds into the run the
+# firmware caps the clock and the board heats; two seconds later it ends.
+fs=/tmp/fakesys
+fw=$fs/devices/platform/soc/soc:firmware
+freq=$fs/devices/system/cpu/cpu1/cpufreq
+mkdir -p $fs/class/thermal/thermal_zone0 $freq $fw
+echo cpu-thermal >$fs/class/thermal/thermal_zone0/type
+echo 52000 >$fs/class/thermal/thermal_zone0/temp
+echo 1500000 >$freq/scaling_cur_freq
+echo 0 >$fw/get_throttled
+rtd() { [ "$(grep -c '^RTD|' heat.out)" -ge "$1" ]; }
+LATSCOPE_SYSFS=$fs latscope -k -c 1 -T 120 --json heat-kernel.json >heat.out 2>&1 &
+pid=$!
+wait_until 60 rtd 2 || nok "heat: two seconds measured" "$(cat heat.out)"
+echo 20002 >$fw/get_throttled
+echo 600000 >$freq/scaling_cur_freq
+echo 67000 >$fs/class/thermal/thermal_zone0/temp
+n=$(grep -c '^RTD|' heat.out)
+wait_until 60 rtd $((n + 2)) || nok "heat: two seconds after the flags" "$(cat heat.out)"
+kill -INT $pid
+wait $pid
+expect_rc "heat: a run with a board's files" $? 0
+has "heat: HOT| line" heat.out '^HOT| thermal_zone0 (cpu-thermal) 52.0 to 67.0 C, CPU1 at 600 to 1500 MHz, throttling flags read$'
+has "heat: throttled mid-run said" heat.out '^HOT| THROTTLED during the run: ARM frequency capped (in [0-9]* of [0-9]* s)'
+dump heat-kernel.json heat-kernel.json
+LATSCOPE_SYSFS=$fs latscope -k -c 1 -T 1 --thermal-zone 4 >zone4.out 2>&1
+expect_rc "heat: --thermal-zone 4, not there: refused" $? 3
+has "heat: the refusal names the zones there" zone4.out 'thermal_zone4/temp cannot be read (zones here: 0)'
+
 latscope -k --cpus 0,1 -T 2 -g two.plot >two.out 2>&1
 expect_rc "two CPUs" $? 0
 has "two CPUs: RTT names both" two.out 'CPU0-1-noisol)'

@@ -40,6 +40,8 @@ static const char main_page[] =
 "     --force               overwrite an existing plot or JSON file\n"
 "     --checkpoint=<time>   rewrite the -g and --json files every <time> during\n"
 "                          the run (minutes, or 30s, 5m, 2h)\n"
+"     --thermal-zone=<n>|none  whose temperature to read each second (HOT|)\n"
+"                          [=the CPU's or SoC's zone, else the first]\n"
 "  -l --lines=<n>           repeat the RTH header every <n> lines, 0: once [=21]\n"
 "  -q --quiet               print the summary only\n"
 "  -v --verbose[=<level>]   more output (split, percentiles per CPU) [=2]\n"

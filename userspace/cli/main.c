@@ -41,15 +41,26 @@ static void print_breaktrace(const struct ls_report *r)
 	}
 }
 
+/* Whose clock to read: the first CPU the run will measure. */
+static int first_measured_cpu(const struct ls_params *p, const struct ls_sysinfo *sys)
+{
+	if (p->cpus_all)
+		return 0;
+	return ls_first_cpu(&p->cpus, ls_default_cpu(&sys->isolated));
+}
+
 int main(int argc, char **argv)
 {
-	/* Each second: kept for the files, then printed and checked. */
+	struct ls_heat_src heat;
+	/* Each second: kept for the files with its heat, then printed and checked. */
 	const struct ls_sink sinks[] = {
-		{ ls_timeline_second, NULL }, { ls_console_second, NULL },
+		{ ls_timeline_second, NULL }, { ls_heat_second, &heat },
+		{ ls_console_second, NULL },
 	};
 	struct ls_latmon_conn conn;
 	const struct ls_link latmon = { &ls_latmon_client_ops, &conn };
-	struct ls_plug plug = { sinks, 2, NULL };
+	struct ls_plug plug = { sinks, ARRAY_SIZE(sinks), NULL };
+	const char *sysfs = getenv("LATSCOPE_SYSFS");
 	struct ls_report report = { 0 };
 	const struct ls_source *src;
 	struct ls_sysinfo sys;
@@ -81,6 +92,14 @@ int main(int argc, char **argv)
 	report.params = &p;
 	report.sys = &sys;
 
+	/* A run reads heat and clock each second; a monitor serving clients does not. */
+	if (!(p.monitor && !p.calibrate) &&
+	    ls_heat_find(&heat, sysfs ? sysfs : "/sys", first_measured_cpu(&p, &sys),
+			 p.thermal_zone, err, sizeof(err))) {
+		fprintf(stderr, "latscope: %s\n", err);
+		return LS_EXIT_SETUP;
+	}
+	report.heat = &heat;
 	src = ls_source_of(&p);
 	if (src->prepare && src->prepare(&p, err, sizeof(err))) {
 		fprintf(stderr, "latscope: %s\n", err);
@@ -88,6 +107,7 @@ int main(int argc, char **argv)
 	}
 	if (p.monitor && !p.calibrate)
 		return ls_monitor_serve(&p, &sys);
+
 	/* -z HOST: the run's figures are a latmon monitor's. */
 	if (p.latmon_host[0])
 		plug.link = &latmon;

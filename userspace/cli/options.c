@@ -29,6 +29,7 @@ void ls_params_init(struct ls_params *p)
 	p->pulse_edge = LATSCOPE_EDGE_RISING;
 	p->verbosity = 1;
 	p->lines = 21;
+	p->thermal_zone = LS_ZONE_AUTO;
 	CPU_ZERO(&p->cpus);
 }
 
@@ -385,6 +386,24 @@ static int stress_cmd_value(struct opt_call *call)
 	return 0;
 }
 
+/* --thermal-zone N|none: the zone whose temperature is read each second. */
+static int thermal_zone_value(struct opt_call *call)
+{
+	unsigned long long n;
+
+	if (!strcmp(call->arg, "none")) {
+		call->p->thermal_zone = LS_ZONE_NONE;
+	} else if (!ls_parse_uint(call->arg, 0, 9999, &n)) {
+		call->p->thermal_zone = (int)n;
+	} else {
+		ls_fail(call->err, call->errlen,
+			"--thermal-zone '%.40s%s': give a zone number (N of /sys/class/thermal/thermal_zoneN) or none",
+			call->arg, strlen(call->arg) > 40 ? "..." : "");
+		return -1;
+	}
+	return 0;
+}
+
 /* ---- the option table ---- */
 
 #define FIELD(f)		.field = offsetof(struct ls_params, f), \
@@ -451,6 +470,8 @@ static const struct opt opts[] = {
 	  .hint = "%llu to %llu" },
 	{ "stress", 0, required_argument, HANDLER(stress_value), .word = "a preset" },
 	{ "stress-cmd", 0, required_argument, HANDLER(stress_cmd_value), .word = "a command" },
+	{ "thermal-zone", 0, required_argument, HANDLER(thermal_zone_value),
+	  .word = "a zone number, or none" },
 	{ "checkpoint", 0, required_argument, HANDLER(checkpoint_value),
 	  .hint = "minutes, or 30s, 5m, 2h" },
 	{ "cpus", 0, required_argument, HANDLER(cpus_value),

@@ -105,6 +105,7 @@ struct ls_params {
 	const char *stress;		/* --stress preset, NULL: none */
 	const char *stress_cmd;		/* --stress-cmd */
 	unsigned long long checkpoint_s;	/* --checkpoint, 0: none */
+	int thermal_zone;		/* --thermal-zone N, LS_ZONE_AUTO or _NONE */
 	unsigned int period_us;
 	int priority;
 	cpu_set_t cpus;			/* measured CPUs; empty: default */
@@ -250,21 +251,72 @@ struct ls_stress {
 /* timeline.c: per-second records, merged into at most a fixed count. */
 #define LS_TIMELINE_POINTS	4096
 
+/* What a point or a run has of heat and clock: LS_HEAT_* bits. */
+#define LS_HEAT_TEMP		0x1
+#define LS_HEAT_FREQ		0x2
+#define LS_HEAT_THROTTLE	0x4
+
 struct ls_point {
 	__u64 second;			/* first second of the bucket */
 	__u64 samples, overruns;
 	__s64 min_ns, max_ns;		/* meaningless without samples */
 	__s64 sum_ns;
+	int temp_mc;			/* the bucket's hottest second, m°C */
+	unsigned int freq_khz;		/* its slowest clock */
+	unsigned char heat;		/* LS_HEAT_*: which of these it has */
+	unsigned char throttled;	/* throttling seen in it, LS_THROTTLE_BITS */
+};
+
+/* Heat and clock over the whole run (heat.c's samples). */
+struct ls_heat_total {
+	unsigned long long seconds;	/* samples taken */
+	unsigned char heat;		/* LS_HEAT_*: what any sample had */
+	int temp_min_mc, temp_max_mc;
+	unsigned int freq_min_khz, freq_max_khz;
+	unsigned int throttled;		/* seen during the run, LS_THROTTLE_BITS */
+	unsigned long long throttled_s;	/* seconds that saw some */
+	unsigned int before;		/* since-boot flags at the first sample */
+	unsigned int since;		/* since-boot flags at the last */
 };
 
 struct ls_timeline {
 	unsigned int bucket_s;		/* seconds per point, a power of 2 */
 	unsigned int n;
+	struct ls_heat_total heat;
 	struct ls_point pt[LS_TIMELINE_POINTS];
 };
 
+/* heat.c: temperature, clock and throttling, read once a second. */
+#define LS_ZONE_AUTO		(-1)	/* --thermal-zone: the CPU's or SoC's */
+#define LS_ZONE_NONE		(-2)	/* --thermal-zone none */
+#define LS_THROTTLE_BITS	4	/* get_throttled: bits 0-3 now, */
+#define LS_THROTTLE_SINCE	16	/* the same from bit 16: since boot */
+
+struct ls_heat_src {
+	int cpu;			/* whose clock */
+	char temp[256];			/* the zone's temp file, "": none */
+	char zone[24];			/* "thermal_zone0" */
+	char zone_type[32];		/* "cpu-thermal" */
+	char freq[256];			/* the CPU's scaling_cur_freq, "": none */
+	char throttle[256];		/* the firmware's get_throttled, "": none */
+};
+
+struct ls_heat_sample {
+	bool has_temp, has_freq, has_throttle;
+	int temp_mc;			/* millidegrees Celsius */
+	unsigned int freq_khz;
+	unsigned int throttle;		/* get_throttled as read */
+};
+
+int ls_heat_find(struct ls_heat_src *h, const char *sysfs, int cpu, int zone,
+		 char *err, size_t errlen);
+void ls_heat_read(const struct ls_heat_src *h, struct ls_heat_sample *s);
+void ls_throttle_names(unsigned int flags, char *buf, size_t len);
+const char *ls_throttle_name(int bit);
+
 void ls_timeline_init(struct ls_timeline *t);
 void ls_timeline_add(struct ls_timeline *t, const struct latscope_bulk *b);
+void ls_timeline_heat(struct ls_timeline *t, __u64 second, const struct ls_heat_sample *s);
 
 /* What a latmon monitor measured (-z HOST): the run's figures then. */
 struct ls_latmon_figures {
@@ -300,6 +352,7 @@ struct ls_report {
 	__u64 total_overruns;
 	__u64 total_dropped;
 	struct ls_timeline *timeline;	/* all CPUs merged, second by second */
+	const struct ls_heat_src *heat;	/* where heat and clock were read, or NULL */
 	struct ls_stress stress;	/* the load, started or not */
 	struct ls_latmon_figures *latmon;	/* -z HOST: the totals are its */
 	struct ls_cpu_result *monitor;	/* the one-board monitor's: the totals are its */

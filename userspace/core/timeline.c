@@ -16,6 +16,18 @@ void ls_timeline_init(struct ls_timeline *t)
 	t->bucket_s = 1;
 }
 
+/* Heat into a point: the hottest second, the slowest clock, all throttling. */
+static void merge_heat(struct ls_point *pt, unsigned char heat, int temp_mc,
+		       unsigned int freq_khz, unsigned char throttled)
+{
+	if ((heat & LS_HEAT_TEMP) && (!(pt->heat & LS_HEAT_TEMP) || temp_mc > pt->temp_mc))
+		pt->temp_mc = temp_mc;
+	if ((heat & LS_HEAT_FREQ) && (!(pt->heat & LS_HEAT_FREQ) || freq_khz < pt->freq_khz))
+		pt->freq_khz = freq_khz;
+	pt->throttled |= throttled;
+	pt->heat |= heat;
+}
+
 /* Folds @from into @into; either may have no sample. */
 static void merge_point(struct ls_point *into, const struct ls_point *from)
 {
@@ -25,6 +37,7 @@ static void merge_point(struct ls_point *into, const struct ls_point *from)
 	into->samples += from->samples;
 	into->overruns += from->overruns;
 	into->sum_ns += from->sum_ns;
+	merge_heat(into, from->heat, from->temp_mc, from->freq_khz, from->throttled);
 }
 
 /* Doubles the bucket width, merging the points that now share a bucket. */
@@ -70,4 +83,52 @@ void ls_timeline_add(struct ls_timeline *t, const struct latscope_bulk *b)
 		widen(t);
 	}
 	t->pt[t->n++] = pt;
+}
+
+/*
+ * One second's heat, after that second's ls_timeline_add() (a second
+ * without a point only counts in the run's figures). Throttling seen in a
+ * second: the flags set now, and the since-boot flags that were not set
+ * at the sample before (it came and went between two samples); those set
+ * at the first sample came before the run.
+ */
+void ls_timeline_heat(struct ls_timeline *t, __u64 second, const struct ls_heat_sample *s)
+{
+	struct ls_heat_total *h = &t->heat;
+	const unsigned int mask = (1u << LS_THROTTLE_BITS) - 1;
+	unsigned char heat = 0, throttled = 0;
+	struct ls_point *last = t->n ? &t->pt[t->n - 1] : NULL;
+
+	if (s->has_temp) {
+		if (!(h->heat & LS_HEAT_TEMP) || s->temp_mc < h->temp_min_mc)
+			h->temp_min_mc = s->temp_mc;
+		if (!(h->heat & LS_HEAT_TEMP) || s->temp_mc > h->temp_max_mc)
+			h->temp_max_mc = s->temp_mc;
+		heat |= LS_HEAT_TEMP;
+	}
+	if (s->has_freq) {
+		if (!(h->heat & LS_HEAT_FREQ) || s->freq_khz < h->freq_min_khz)
+			h->freq_min_khz = s->freq_khz;
+		if (!(h->heat & LS_HEAT_FREQ) || s->freq_khz > h->freq_max_khz)
+			h->freq_max_khz = s->freq_khz;
+		heat |= LS_HEAT_FREQ;
+	}
+	if (s->has_throttle) {
+		unsigned int since = (s->throttle >> LS_THROTTLE_SINCE) & mask;
+
+		throttled = s->throttle & mask;
+		if (h->heat & LS_HEAT_THROTTLE)
+			throttled |= since & ~h->since;
+		else
+			h->before = since;
+		h->since = since;
+		if (throttled)
+			h->throttled_s++;
+		h->throttled |= throttled;
+		heat |= LS_HEAT_THROTTLE;
+	}
+	h->heat |= heat;
+	h->seconds++;
+	if (last && last->second == second - second % t->bucket_s)
+		merge_heat(last, heat, s->temp_mc, s->freq_khz, throttled);
 }

@@ -100,6 +100,7 @@ void ls_print_summary(FILE *f, const struct ls_report *r)
 			ls_latmon_print_summary(f, r);
 		/* Lost pulses and no arrival: what a miswired board shows. */
 		print_source(f, r);
+		ls_heat_print_summary(f, r);
 		return;
 	}
 	ls_total_summary(r, &sum);
@@ -143,4 +144,5 @@ void ls_print_summary(FILE *f, const struct ls_report *r)
 			(unsigned long long)r->total.overflow, p->hist_cells,
 			r->has_tail ? " (in its tail)" : "",
 			(unsigned long long)r->total_dropped);
+	ls_heat_print_summary(f, r);
 }

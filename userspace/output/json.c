@@ -168,9 +168,28 @@ static void json_stress(FILE *f, const struct ls_stress *st)
 	fputs(st->ntools ? " }\n  },\n" : "}\n  },\n", f);
 }
 
+/* A point's heat and clock: its hottest °C, slowest MHz, throttling bits. */
+static void json_point_heat(FILE *f, const struct ls_point *pt)
+{
+	if (pt->heat & LS_HEAT_TEMP)
+		fprintf(f, ", %.1f", pt->temp_mc / 1000.0);
+	else
+		fputs(", null", f);
+	if (pt->heat & LS_HEAT_FREQ)
+		fprintf(f, ", %.3f", pt->freq_khz / 1000.0);
+	else
+		fputs(", null", f);
+	if (pt->heat & LS_HEAT_THROTTLE)
+		fprintf(f, ", %u]", pt->throttled);
+	else
+		fputs(", null]", f);
+}
+
 /*
  * The timeline, all CPUs merged: one row per bucket of bucket_s seconds,
- * latencies in microseconds, null where a bucket has no sample.
+ * latencies in microseconds, null where a bucket has no sample; then the
+ * bucket's hottest temperature, slowest clock and throttling (bits 0-3 of
+ * get_throttled, "heat" names them), null where none was read.
  */
 static void json_timeline(FILE *f, const struct ls_timeline *t)
 {
@@ -178,7 +197,7 @@ static void json_timeline(FILE *f, const struct ls_timeline *t)
 
 	fprintf(f, "  \"timeline\": {\n    \"bucket_s\": %u,\n    \"max_points\": %u,\n",
 		t->bucket_s, LS_TIMELINE_POINTS);
-	fputs("    \"columns\": [\"second\", \"samples\", \"overruns\", \"min\", \"avg\", \"max\"],\n",
+	fputs("    \"columns\": [\"second\", \"samples\", \"overruns\", \"min\", \"avg\", \"max\", \"temp_c\", \"cpu_mhz\", \"throttled\"],\n",
 	      f);
 	fputs("    \"points\": [", f);
 	for (i = 0; i < t->n; i++) {
@@ -188,10 +207,11 @@ static void json_timeline(FILE *f, const struct ls_timeline *t)
 			(unsigned long long)pt->second, (unsigned long long)pt->samples,
 			(unsigned long long)pt->overruns);
 		if (pt->samples)
-			fprintf(f, "%.3f, %.3f, %.3f]", ls_us(pt->min_ns),
+			fprintf(f, "%.3f, %.3f, %.3f", ls_us(pt->min_ns),
 				ls_us((double)pt->sum_ns / (double)pt->samples), ls_us(pt->max_ns));
 		else
-			fputs("null, null, null]", f);
+			fputs("null, null, null", f);
+		json_point_heat(f, pt);
 	}
 	fputs(t->n ? "\n    ]\n  },\n" : "]\n  },\n", f);
 }
@@ -247,6 +267,7 @@ int ls_write_json(FILE *f, const struct ls_report *r)
 	if (r->monitor && r->monitor->cells)
 		json_monitor(f, r);
 	json_stress(f, &r->stress);
+	ls_heat_write_json(f, r);
 	if (r->timeline)
 		json_timeline(f, r->timeline);
 	fputs("  \"total\": {\n", f);

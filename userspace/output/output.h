@@ -67,6 +67,11 @@ void ls_gpio_print_summary(FILE *f, const struct ls_report *r);
 void ls_gpio_write_plot(FILE *f, const struct ls_report *r);
 void ls_gpio_write_json(FILE *f, const struct ls_report *r);
 
+/* heat_print.c: heat and clock over the run. */
+void ls_heat_print_summary(FILE *f, const struct ls_report *r);
+void ls_heat_write_plot(FILE *f, const struct ls_report *r);
+void ls_heat_write_json(FILE *f, const struct ls_report *r);
+
 /* latmon_print.c: what a run with a latmon monitor adds. */
 void ls_latmon_print_summary(FILE *f, const struct ls_report *r);
 void ls_latmon_write_plot(FILE *f, const struct ls_report *r);

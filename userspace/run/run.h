@@ -38,6 +38,7 @@ struct ls_sink {
 /* sinks.c: the sinks of every run that prints and keeps its seconds. */
 void ls_timeline_second(struct run *run, void *priv, const struct latscope_bulk *b);
 void ls_console_second(struct run *run, void *priv, const struct latscope_bulk *b);
+void ls_heat_second(struct run *run, void *priv, const struct latscope_bulk *b);
 
 /**
  * struct ls_link_ops - the other board of a measurement, as the engine

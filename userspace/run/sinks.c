@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * latscope CLI: the sinks every front-end that prints a run installs.
- * The timeline keeps each second for the plot and the JSON; the console
- * prints latmus's RTT/RTH/RTD lines and makes its checks on each second:
- * -A, -b and figures that cannot be true end the run.
+ * The timeline keeps each second for the plot and the JSON, and heat and
+ * clock beside it; the console prints latmus's RTT/RTH/RTD lines and makes
+ * its checks on each second: -A, -b and figures that cannot be true end
+ * the run.
  */
 #include <string.h>
 
@@ -15,6 +16,20 @@ void ls_timeline_second(struct run *run, void *priv, const struct latscope_bulk 
 	(void)priv;
 	pthread_mutex_lock(&run->tl_lock);
 	ls_timeline_add(run->timeline, b);
+	pthread_mutex_unlock(&run->tl_lock);
+}
+
+/*
+ * This second's heat and clock (@priv: where to read them, a struct
+ * ls_heat_src), beside its latency: plug it after ls_timeline_second().
+ */
+void ls_heat_second(struct run *run, void *priv, const struct latscope_bulk *b)
+{
+	struct ls_heat_sample s;
+
+	ls_heat_read(priv, &s);
+	pthread_mutex_lock(&run->tl_lock);
+	ls_timeline_heat(run->timeline, b->second, &s);
 	pthread_mutex_unlock(&run->tl_lock);
 }
 

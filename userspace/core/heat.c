@@ -1,0 +1,225 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * latscope CLI: heat and clock, read once a second beside the latency: a
+ * thermal zone's temperature, the measured CPU's clock as cpufreq last set
+ * it, and a Raspberry Pi's throttling flags as its firmware reports them.
+ * Where each file is, is found once (ls_heat_find()) under a sysfs root
+ * that tests replace with a tree of their own; a board without one of
+ * them just has no such figure.
+ *
+ * What a read costs: scaling_cur_freq is a value the kernel keeps (not
+ * cpuinfo_cur_freq, which may ask the CPU itself); a zone's temp runs its
+ * driver (a register on most SoCs, an MSR read on a CPU of the package
+ * for x86_pkg_temp, firmware for ACPI zones); get_throttled asks the Pi's
+ * firmware through its mailbox. The logger reads them, off the measured
+ * CPUs; --thermal-zone none leaves the temperature out.
+ */
+#include <dirent.h>
+#include <glob.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "core/core.h"
+
+/* The first line of a small file; -1 if it cannot be read. */
+static int read_first_line(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "r");
+	int ret = -1;
+
+	if (!f)
+		return -1;
+	if (fgets(buf, (int)len, f)) {
+		buf[strcspn(buf, "\n")] = '\0';
+		ret = 0;
+	}
+	fclose(f);
+	return ret;
+}
+
+/* A whole number in a sysfs file, in @base; -1 if there is none. */
+static int read_number(const char *path, int base, long long *out)
+{
+	char buf[64], *end;
+
+	if (read_first_line(path, buf, sizeof(buf)) || !buf[0])
+		return -1;
+	*out = strtoll(buf, &end, base);
+	return *end ? -1 : 0;
+}
+
+/* Zone @n's temp file into @h if it reads as a number: 0, or -1. */
+static int use_zone(struct ls_heat_src *h, const char *sysfs, int n)
+{
+	char path[sizeof(h->temp)], type[32] = "";
+	long long v;
+
+	snprintf(path, sizeof(path), "%s/class/thermal/thermal_zone%d/type", sysfs, n);
+	read_first_line(path, type, sizeof(type));
+	snprintf(path, sizeof(path), "%s/class/thermal/thermal_zone%d/temp", sysfs, n);
+	if (read_number(path, 10, &v))
+		return -1;
+	snprintf(h->temp, sizeof(h->temp), "%s", path);
+	snprintf(h->zone, sizeof(h->zone), "thermal_zone%d", n);
+	snprintf(h->zone_type, sizeof(h->zone_type), "%s", type[0] ? type : "unknown");
+	return 0;
+}
+
+/* The zones under @sysfs, by number: how many were put in @zones. */
+static int list_zones(const char *sysfs, int *zones, int max)
+{
+	char path[256];
+	struct dirent *d;
+	DIR *dir;
+	int n = 0, z;
+
+	snprintf(path, sizeof(path), "%s/class/thermal", sysfs);
+	dir = opendir(path);
+	if (!dir)
+		return 0;
+	while ((d = readdir(dir)) && n < max) {
+		char *end;
+
+		if (strncmp(d->d_name, "thermal_zone", 12) || !d->d_name[12])
+			continue;
+		z = (int)strtol(d->d_name + 12, &end, 10);
+		if (!*end && z >= 0)
+			zones[n++] = z;
+	}
+	closedir(dir);
+	/* readdir()'s order is the file system's: sort, a handful at most. */
+	for (int i = 1; i < n; i++)
+		for (int j = i; j > 0 && zones[j - 1] > zones[j]; j--) {
+			z = zones[j];
+			zones[j] = zones[j - 1];
+			zones[j - 1] = z;
+		}
+	return n;
+}
+
+/*
+ * By default, the first zone whose type names the CPU or the SoC
+ * ("cpu-thermal" on a Pi), else the lowest-numbered one that reads.
+ */
+static void find_zone(struct ls_heat_src *h, const char *sysfs)
+{
+	int zones[64], n = list_zones(sysfs, zones, 64), i;
+	char path[256], type[32];
+
+	for (i = 0; i < n; i++) {
+		snprintf(path, sizeof(path), "%s/class/thermal/thermal_zone%d/type", sysfs,
+			 zones[i]);
+		if (!read_first_line(path, type, sizeof(type)) &&
+		    (strstr(type, "cpu") || strstr(type, "soc")) && !use_zone(h, sysfs, zones[i]))
+			return;
+	}
+	for (i = 0; i < n; i++)
+		if (!use_zone(h, sysfs, zones[i]))
+			return;
+}
+
+/* The firmware's get_throttled, where a Raspberry Pi kernel puts it. */
+static void find_throttle(struct ls_heat_src *h, const char *sysfs)
+{
+	static const char *const where[] = {
+		"devices/platform/soc/soc:firmware/get_throttled",
+		"devices/platform/*/soc:firmware/get_throttled",
+		"devices/platform/*firmware*/get_throttled",
+	};
+	char pattern[256];
+	long long v;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(where); i++) {
+		glob_t g;
+
+		snprintf(pattern, sizeof(pattern), "%s/%s", sysfs, where[i]);
+		if (glob(pattern, 0, NULL, &g))
+			continue;
+		if (g.gl_pathc && strlen(g.gl_pathv[0]) < sizeof(h->throttle) &&
+		    !read_number(g.gl_pathv[0], 16, &v))
+			snprintf(h->throttle, sizeof(h->throttle), "%s", g.gl_pathv[0]);
+		globfree(&g);
+		if (h->throttle[0])
+			return;
+	}
+}
+
+int ls_heat_find(struct ls_heat_src *h, const char *sysfs, int cpu, int zone,
+		 char *err, size_t errlen)
+{
+	char path[256];
+	struct stat st;
+	long long v;
+
+	memset(h, 0, sizeof(*h));
+	h->cpu = cpu;
+	if (strlen(sysfs) > 64 || stat(sysfs, &st) || !S_ISDIR(st.st_mode)) {
+		ls_fail(err, errlen, "sysfs root '%.64s': not a directory (LATSCOPE_SYSFS)", sysfs);
+		return -1;
+	}
+	if (zone >= 0 && use_zone(h, sysfs, zone)) {
+		int zones[16], n = list_zones(sysfs, zones, 16), i, at;
+
+		at = snprintf(path, sizeof(path), "%s", n ? "" : "none");
+		for (i = 0; i < n && at < (int)sizeof(path) - 12; i++)
+			at += snprintf(path + at, sizeof(path) - at, "%s%d", i ? " " : "", zones[i]);
+		ls_fail(err, errlen,
+			"--thermal-zone %d: %s/class/thermal/thermal_zone%d/temp cannot be read (zones here: %s)",
+			zone, sysfs, zone, path);
+		return -1;
+	}
+	if (zone == LS_ZONE_AUTO)
+		find_zone(h, sysfs);
+	snprintf(path, sizeof(path), "%s/devices/system/cpu/cpu%d/cpufreq/scaling_cur_freq",
+		 sysfs, cpu);
+	if (!read_number(path, 10, &v))
+		snprintf(h->freq, sizeof(h->freq), "%s", path);
+	find_throttle(h, sysfs);
+	return 0;
+}
+
+void ls_heat_read(const struct ls_heat_src *h, struct ls_heat_sample *s)
+{
+	long long v;
+
+	memset(s, 0, sizeof(*s));
+	if (h->temp[0] && !read_number(h->temp, 10, &v) && v > -300000 && v < 1000000) {
+		s->has_temp = true;
+		s->temp_mc = (int)v;
+	}
+	if (h->freq[0] && !read_number(h->freq, 10, &v) && v > 0 && v < 100000000) {
+		s->has_freq = true;
+		s->freq_khz = (unsigned int)v;
+	}
+	if (h->throttle[0] && !read_number(h->throttle, 16, &v) && v >= 0 && v <= 0xffffffffLL) {
+		s->has_throttle = true;
+		s->throttle = (unsigned int)v;
+	}
+}
+
+/* The flags' meanings, bits 0-3 (now) or 16-19 (since boot) shifted down. */
+static const char *const throttle_names[LS_THROTTLE_BITS] = {
+	"under-voltage", "ARM frequency capped", "throttled", "soft temperature limit",
+};
+
+void ls_throttle_names(unsigned int flags, char *buf, size_t len)
+{
+	size_t at = 0;
+	int i;
+
+	buf[0] = '\0';
+	for (i = 0; i < LS_THROTTLE_BITS && at < len; i++)
+		if (flags & (1u << i))
+			at += snprintf(buf + at, len - at, "%s%s", at ? ", " : "",
+				       throttle_names[i]);
+	if (!at)
+		snprintf(buf, len, "none");
+}
+
+const char *ls_throttle_name(int bit)
+{
+	return bit >= 0 && bit < LS_THROTTLE_BITS ? throttle_names[bit] : "?";
+}
