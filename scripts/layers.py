@@ -35,6 +35,7 @@ from collections import defaultdict
 LAYERS = [
     # folder    what it holds
     ("cli",     "option parsing, main; the only place that exits"),
+    ("cost",    "the cost suite: workloads timed, plain and while latscope measures"),
     ("latmon",  "latmon client and monitor, plugged into run by a link ops table"),
     ("run",     "engine: sessions, threads, logger and sinks, signals, stress, checkpoint"),
     ("output",  "small JSON writer, printers of a finished report to a FILE *"),

@@ -109,7 +109,7 @@ add_test_programs() {
 	# the load tools of --stress (tests/vm/stress_test.sh), each with the
 	# libraries it links; and a user that is not root.
 	mkdir -p "$root/usr/bin"
-	for tool in /usr/bin/cyclictest /usr/bin/hackbench /usr/bin/stress-ng /usr/bin/ping; do
+	for tool in /usr/bin/cyclictest /usr/bin/hackbench /usr/bin/stress-ng /usr/bin/ping /usr/bin/iperf3; do
 		cp "$tool" "$root/usr/bin/"
 		ldd "$tool" | awk '/=>/ { print $3 } /^\t\// { print $1 }' |
 		while read -r lib; do

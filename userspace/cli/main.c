@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cost/cost.h"
 #include "latmon/latmon.h"
 #include "output/output.h"
 #include "run/run.h"
@@ -47,6 +48,58 @@ static int first_measured_cpu(const struct ls_params *p, const struct ls_sysinfo
 	if (p->cpus_all)
 		return 0;
 	return ls_first_cpu(&p->cpus, ls_default_cpu(&sys->isolated));
+}
+
+/* "run.json" -> "run-latency.json": the measuring run's file beside the suite's. */
+static void latency_path(const char *json, char *buf, size_t len)
+{
+	size_t n = strlen(json);
+
+	if (n > 5 && !strcmp(json + n - 5, ".json"))
+		n -= 5;
+	snprintf(buf, len, "%.*s-latency.json", (int)n, json);
+}
+
+/* --cost: the suite, its table, its JSON. */
+static int run_cost(const struct ls_params *p, const struct ls_sysinfo *sys,
+		    const struct ls_heat_src *heat)
+{
+	struct ls_cost_report *r = calloc(1, sizeof(*r));
+	char err[512] = "";
+	int ret;
+
+	if (!r) {
+		fprintf(stderr, "latscope: out of memory\n");
+		return LS_EXIT_RUNTIME;
+	}
+	r->params = p;
+	r->sys = sys;
+	r->heat = heat;
+	r->measured_cpu = first_measured_cpu(p, sys);
+	if (p->json_path && strcmp(p->json_path, "-")) {
+		latency_path(p->json_path, r->latency_json, sizeof(r->latency_json));
+		if (ls_check_output(r->latency_json, p->force, err, sizeof(err))) {
+			fprintf(stderr, "latscope: %s\n", err);
+			free(r);
+			return LS_EXIT_SETUP;
+		}
+	}
+	ret = ls_cost_suite(p, r, err, sizeof(err));
+	if (err[0])
+		fprintf(stderr, "latscope: %s\n", err);
+	r->exit_code = ret;
+	ls_cost_print(stdout, r);
+	fflush(stdout);
+	if (p->json_path && ls_cost_write_file(p->json_path, r, err, sizeof(err))) {
+		fprintf(stderr, "latscope: %s; it follows on standard output instead\n", err);
+		printf("=== latscope: %s could not be written, its content follows ===\n",
+		       p->json_path);
+		ls_cost_write_json(stdout, r);
+		printf("=== latscope: end of %s ===\n", p->json_path);
+		ret = ret ? ret : LS_EXIT_RUNTIME;
+	}
+	free(r);
+	return ret;
 }
 
 int main(int argc, char **argv)
@@ -100,6 +153,8 @@ int main(int argc, char **argv)
 		return LS_EXIT_SETUP;
 	}
 	report.heat = &heat;
+	if (p.cost)
+		return run_cost(&p, &sys, &heat);
 	src = ls_source_of(&p);
 	if (src->prepare && src->prepare(&p, err, sizeof(err))) {
 		fprintf(stderr, "latscope: %s\n", err);

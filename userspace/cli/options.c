@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cost/cost.h"
 #include "core/latmon_wire.h"
 #include "run/run.h"
 
@@ -30,6 +31,8 @@ void ls_params_init(struct ls_params *p)
 	p->verbosity = 1;
 	p->lines = 21;
 	p->thermal_zone = LS_ZONE_AUTO;
+	p->cost_repeat = 5;
+	p->cost_scale = 100;
 	CPU_ZERO(&p->cpus);
 }
 
@@ -404,6 +407,33 @@ static int thermal_zone_value(struct opt_call *call)
 	return 0;
 }
 
+/* --cost-only a,b: workloads of the cost suite, each named once. */
+static int cost_only_value(struct opt_call *call)
+{
+	char names[160], word[64];
+	const char *at = call->arg;
+	size_t n;
+
+	if (!call->arg[0])
+		goto bad;
+	for (;; at += n + 1) {
+		n = strcspn(at, ",");
+		snprintf(word, sizeof(word), "%.*s", (int)(n < sizeof(word) ? n : sizeof(word) - 1), at);
+		if (!n || n >= sizeof(word) || !ls_workload(word))
+			goto bad;
+		if (!at[n])
+			break;
+	}
+	call->p->cost_only = call->arg;
+	call->p->cost = true;
+	return 0;
+bad:
+	ls_workload_names(names, sizeof(names));
+	ls_fail(call->err, call->errlen, "--cost-only '%.40s%s': give workloads from: %s",
+		call->arg, strlen(call->arg) > 40 ? "..." : "", names);
+	return -1;
+}
+
 /* ---- the option table ---- */
 
 #define FIELD(f)		.field = offsetof(struct ls_params, f), \
@@ -470,6 +500,14 @@ static const struct opt opts[] = {
 	  .hint = "%llu to %llu" },
 	{ "stress", 0, required_argument, HANDLER(stress_value), .word = "a preset" },
 	{ "stress-cmd", 0, required_argument, HANDLER(stress_cmd_value), .word = "a command" },
+	{ "cost", 0, no_argument, SET(cost, true) },
+	{ "cost-repeat", 0, required_argument, NUMBER(cost_repeat, 1, LS_COST_MAX_REPEAT),
+	  .hint = "%llu to %llu runs" },
+	{ "cost-scale", 0, required_argument, NUMBER(cost_scale, 1, 10000),
+	  .hint = "percent of the default work, %llu to %llu" },
+	{ "cost-only", 0, required_argument, HANDLER(cost_only_value),
+	  .word = "workloads, e.g. queens-1,fsync" },
+	{ "cost-dir", 0, required_argument, TEXT(cost_dir), .word = "a directory" },
 	{ "thermal-zone", 0, required_argument, HANDLER(thermal_zone_value),
 	  .word = "a zone number, or none" },
 	{ "checkpoint", 0, required_argument, HANDLER(checkpoint_value),
@@ -732,6 +770,17 @@ static int check_together(struct ls_params *p, char *err, size_t errlen)
 	}
 	if (p->irq_thread_prio && p->source != LATSCOPE_SRC_GPIO) {
 		ls_fail(err, errlen, "--irq-prio applies to GPIO mode (-I, -O or --gpio-dt)");
+		return -1;
+	}
+	if (!p->cost && (p->cost_repeat != 5 || p->cost_scale != 100 || p->cost_dir)) {
+		ls_fail(err, errlen, "--cost-repeat, --cost-scale and --cost-dir belong to --cost");
+		return -1;
+	}
+	if (p->cost && (p->source != LATSCOPE_SRC_TIMER || p->context == LS_CTX_GPIOD ||
+			p->latmon_host[0] || p->monitor || p->timeout_s || p->plot_path ||
+			p->stress || p->stress_cmd || p->checkpoint_s || p->cpus_all ||
+			CPU_COUNT(&p->cpus) > 1 || p->abort_us || p->breaktrace_us)) {
+		ls_fail(err, errlen, "--cost measures with the timer on one CPU while its workloads run, until they end: -i/-k/-u, -c, -p, -P, --json and --cost-* only");
 		return -1;
 	}
 	if (p->plot_path && p->json_path && !strcmp(p->plot_path, "-") &&

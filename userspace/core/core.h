@@ -106,6 +106,11 @@ struct ls_params {
 	const char *stress_cmd;		/* --stress-cmd */
 	unsigned long long checkpoint_s;	/* --checkpoint, 0: none */
 	int thermal_zone;		/* --thermal-zone N, LS_ZONE_AUTO or _NONE */
+	bool cost;			/* --cost: the cost suite instead of a run */
+	unsigned int cost_repeat;	/* --cost-repeat: runs of each workload */
+	unsigned int cost_scale;	/* --cost-scale: percent of the default work */
+	const char *cost_only;		/* --cost-only: workloads, NULL: all */
+	const char *cost_dir;		/* --cost-dir: fsync's file, NULL: . */
 	unsigned int period_us;
 	int priority;
 	cpu_set_t cpus;			/* measured CPUs; empty: default */
@@ -131,6 +136,8 @@ __u64 ls_now_ns(void);
 int ls_ms_until(__u64 deadline_ns);
 int ls_parse_uint(const char *s, unsigned long long min,
 		  unsigned long long max, unsigned long long *out);
+bool ls_in_path(const char *name);
+bool ls_word_in_list(const char *list, const char *word);
 
 /* allow.c */
 int ls_allow_parse(const char *s, struct ls_allow *allow, char *err, size_t errlen);
@@ -314,6 +321,58 @@ void ls_heat_read(const struct ls_heat_src *h, struct ls_heat_sample *s);
 void ls_throttle_names(unsigned int flags, char *buf, size_t len);
 const char *ls_throttle_name(int bit);
 
+/* queens.c: the cost suite's CPU work. */
+#define LS_QUEENS_MAX		16
+
+unsigned long long ls_queens(unsigned int n);
+unsigned long long ls_queens_known(unsigned int n);
+
+/* cost.c: a workload's running times, summed up. */
+struct ls_cost_stat {
+	unsigned int n;
+	double mean, stddev, min, max;	/* seconds; stddev of a sample (n - 1) */
+};
+
+void ls_cost_stat(const double *t, unsigned int n, struct ls_cost_stat *out);
+double ls_cost_change(const struct ls_cost_stat *base, const struct ls_cost_stat *other);
+
+/* The cost suite's result (cost/ runs it, output/cost_print.c prints it). */
+#define LS_COST_PLAIN		0	/* nothing else runs */
+#define LS_COST_MEASURED	1	/* while latscope measures on one CPU */
+#define LS_COST_VARIANTS	2
+#define LS_COST_MAX_REPEAT	100
+#define LS_COST_MAX_WORKLOADS	8
+
+struct ls_cost_result {
+	const char *name;		/* "queens-1" */
+	char what[160];			/* the fixed work, in words */
+	char skipped[160];		/* why it did not run; "": it ran */
+	char check[160];		/* what its output showed */
+	char failed[LS_COST_VARIANTS][200];	/* a run that failed, or its check */
+	double t[LS_COST_VARIANTS][LS_COST_MAX_REPEAT];	/* seconds, each run */
+	struct ls_cost_stat stat[LS_COST_VARIANTS];	/* of the runs made */
+	struct ls_heat_total heat[LS_COST_VARIANTS];	/* during them */
+};
+
+struct ls_cost_report {
+	const struct ls_params *params;
+	const struct ls_sysinfo *sys;
+	const struct ls_heat_src *heat;
+	time_t started, ended;
+	unsigned int repeat, scale;
+	int nr;
+	struct ls_cost_result w[LS_COST_MAX_WORKLOADS];
+	bool variant_ran[LS_COST_VARIANTS];
+	int measured_cpu;
+	char latency_json[4200];	/* the measuring run's --json, "": none */
+	char latency_rts[256];		/* its RTS| line, "": none came */
+	int latency_exit;		/* its exit status, -1: not run */
+	bool interrupted;		/* a signal ended the suite early */
+	int exit_code;
+};
+
+void ls_heat_total_add(struct ls_heat_total *h, const struct ls_heat_sample *s,
+		       unsigned char *heat, unsigned char *throttled);
 void ls_timeline_init(struct ls_timeline *t);
 void ls_timeline_add(struct ls_timeline *t, const struct latscope_bulk *b);
 void ls_timeline_heat(struct ls_timeline *t, __u64 second, const struct ls_heat_sample *s);

@@ -86,49 +86,61 @@ void ls_timeline_add(struct ls_timeline *t, const struct latscope_bulk *b)
 }
 
 /*
- * One second's heat, after that second's ls_timeline_add() (a second
- * without a point only counts in the run's figures). Throttling seen in a
- * second: the flags set now, and the since-boot flags that were not set
- * at the sample before (it came and went between two samples); those set
- * at the first sample came before the run.
+ * One sample into a run's heat figures; @heat and @throttled get what it
+ * had and the throttling it saw: the flags set now, and the since-boot
+ * flags that were not set at the sample before (it came and went between
+ * two samples); those set at the first sample came before the run.
  */
-void ls_timeline_heat(struct ls_timeline *t, __u64 second, const struct ls_heat_sample *s)
+void ls_heat_total_add(struct ls_heat_total *h, const struct ls_heat_sample *s,
+		       unsigned char *heat, unsigned char *throttled)
 {
-	struct ls_heat_total *h = &t->heat;
 	const unsigned int mask = (1u << LS_THROTTLE_BITS) - 1;
-	unsigned char heat = 0, throttled = 0;
-	struct ls_point *last = t->n ? &t->pt[t->n - 1] : NULL;
 
+	*heat = 0;
+	*throttled = 0;
 	if (s->has_temp) {
 		if (!(h->heat & LS_HEAT_TEMP) || s->temp_mc < h->temp_min_mc)
 			h->temp_min_mc = s->temp_mc;
 		if (!(h->heat & LS_HEAT_TEMP) || s->temp_mc > h->temp_max_mc)
 			h->temp_max_mc = s->temp_mc;
-		heat |= LS_HEAT_TEMP;
+		*heat |= LS_HEAT_TEMP;
 	}
 	if (s->has_freq) {
 		if (!(h->heat & LS_HEAT_FREQ) || s->freq_khz < h->freq_min_khz)
 			h->freq_min_khz = s->freq_khz;
 		if (!(h->heat & LS_HEAT_FREQ) || s->freq_khz > h->freq_max_khz)
 			h->freq_max_khz = s->freq_khz;
-		heat |= LS_HEAT_FREQ;
+		*heat |= LS_HEAT_FREQ;
 	}
 	if (s->has_throttle) {
 		unsigned int since = (s->throttle >> LS_THROTTLE_SINCE) & mask;
 
-		throttled = s->throttle & mask;
+		*throttled = s->throttle & mask;
 		if (h->heat & LS_HEAT_THROTTLE)
-			throttled |= since & ~h->since;
+			*throttled |= since & ~h->since;
 		else
 			h->before = since;
 		h->since = since;
-		if (throttled)
+		if (*throttled)
 			h->throttled_s++;
-		h->throttled |= throttled;
-		heat |= LS_HEAT_THROTTLE;
+		h->throttled |= *throttled;
+		*heat |= LS_HEAT_THROTTLE;
 	}
-	h->heat |= heat;
+	h->heat |= *heat;
 	h->seconds++;
+}
+
+/*
+ * One second's heat, after that second's ls_timeline_add(): into the
+ * run's figures, and into the second's point (a second without a point
+ * only counts in the run's figures).
+ */
+void ls_timeline_heat(struct ls_timeline *t, __u64 second, const struct ls_heat_sample *s)
+{
+	struct ls_point *last = t->n ? &t->pt[t->n - 1] : NULL;
+	unsigned char heat, throttled;
+
+	ls_heat_total_add(&t->heat, s, &heat, &throttled);
 	if (last && last->second == second - second % t->bucket_s)
 		merge_heat(last, heat, s->temp_mc, s->freq_khz, throttled);
 }

@@ -7,7 +7,10 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
+#include <string.h>
+#include <stdio.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "core/core.h"
 
@@ -52,4 +55,35 @@ int ls_parse_uint(const char *s, unsigned long long min,
 		return -EINVAL;
 	*out = v;
 	return 0;
+}
+
+/* Whether @name is an executable in $PATH (an empty entry is "."). */
+bool ls_in_path(const char *name)
+{
+	const char *p = getenv("PATH");
+	char file[4200];
+	size_t len;
+
+	for (p = p ? p : "/usr/bin:/bin"; ; p += len + 1) {
+		len = strcspn(p, ":");
+		snprintf(file, sizeof(file), "%.*s/%s", len ? (int)len : 1, len ? p : ".", name);
+		if (!access(file, X_OK))
+			return true;
+		if (!p[len])
+			return false;
+	}
+}
+
+/* Whether @word is one of the comma-separated words of @list. */
+bool ls_word_in_list(const char *list, const char *word)
+{
+	size_t len = strlen(word), n;
+
+	for (;; list += n + 1) {
+		n = strcspn(list, ",");
+		if (n == len && !strncmp(list, word, len))
+			return true;
+		if (!list[n])
+			return false;
+	}
 }

@@ -6,6 +6,7 @@
  * (a VM) prints no HOT| line, and its JSON says null.
  */
 #include <stdio.h>
+#include <string.h>
 
 #include "output/output.h"
 
@@ -88,19 +89,14 @@ static void json_flags(FILE *f, unsigned int flags)
 }
 
 /*
- * "heat": where each figure was read and its range over the run; null
- * where the board has none. Temperatures in °C, clocks in MHz.
+ * Heat as a JSON object: where each figure was read and its range; null
+ * where the board has none. Temperatures in °C, clocks in MHz. @in is
+ * the indent of its keys.
  */
-void ls_heat_write_json(FILE *f, const struct ls_report *r)
+void ls_heat_json_value(FILE *f, const struct ls_heat_src *src, const struct ls_heat_total *h,
+			const char *in)
 {
-	const struct ls_heat_src *src = r->heat;
-	const struct ls_heat_total *h = r->timeline ? &r->timeline->heat : NULL;
-
-	if (!src || !h) {
-		fputs("  \"heat\": null,\n", f);
-		return;
-	}
-	fprintf(f, "  \"heat\": {\n    \"samples\": %llu,\n    \"temperature\": ", h->seconds);
+	fprintf(f, "{\n%s\"samples\": %llu,\n%s\"temperature\": ", in, h->seconds, in);
 	if (h->heat & LS_HEAT_TEMP) {
 		fputs("{ ", f);
 		ls_json_key_string(f, "", "zone", src->zone, ", ");
@@ -110,13 +106,13 @@ void ls_heat_write_json(FILE *f, const struct ls_report *r)
 	} else {
 		fputs("null,\n", f);
 	}
-	fputs("    \"clock\": ", f);
+	fprintf(f, "%s\"clock\": ", in);
 	if (h->heat & LS_HEAT_FREQ)
 		fprintf(f, "{ \"cpu\": %d, \"min_mhz\": %.3f, \"max_mhz\": %.3f },\n", src->cpu,
 			h->freq_min_khz / 1000.0, h->freq_max_khz / 1000.0);
 	else
 		fputs("null,\n", f);
-	fputs("    \"throttling\": ", f);
+	fprintf(f, "%s\"throttling\": ", in);
 	if (h->heat & LS_HEAT_THROTTLE) {
 		fputs("{ ", f);
 		ls_json_key_string(f, "", "source", src->throttle, ", ");
@@ -128,5 +124,17 @@ void ls_heat_write_json(FILE *f, const struct ls_report *r)
 	} else {
 		fputs("null\n", f);
 	}
-	fputs("  },\n", f);
+	fprintf(f, "%.*s}", (int)(strlen(in) >= 2 ? strlen(in) - 2 : 0), in);
+}
+
+/* "heat" of a run: its heat figures, or null where nothing was set up. */
+void ls_heat_write_json(FILE *f, const struct ls_report *r)
+{
+	if (!r->heat || !r->timeline) {
+		fputs("  \"heat\": null,\n", f);
+		return;
+	}
+	fputs("  \"heat\": ", f);
+	ls_heat_json_value(f, r->heat, &r->timeline->heat, "    ");
+	fputs(",\n", f);
 }

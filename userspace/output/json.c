@@ -10,7 +10,7 @@
 
 #include "output/output.h"
 
-static void json_time(FILE *f, const char *key, time_t t)
+void ls_json_time(FILE *f, const char *key, time_t t)
 {
 	char buf[64];
 	struct tm tm;
@@ -18,6 +18,23 @@ static void json_time(FILE *f, const char *key, time_t t)
 	gmtime_r(&t, &tm);
 	strftime(buf, sizeof(buf), "%a, %d %b %Y %H:%M:%S +0000", &tm);
 	ls_json_key_string(f, "  ", key, buf, ",\n");
+}
+
+/* "sysinfo": the system, as every JSON document of latscope's says it. */
+void ls_json_sysinfo(FILE *f, const struct ls_sysinfo *si)
+{
+	fputs("  \"sysinfo\": {\n", f);
+	ls_json_key_string(f, "    ", "sysname", si->sysname, ",\n");
+	ls_json_key_string(f, "    ", "nodename", si->nodename, ",\n");
+	ls_json_key_string(f, "    ", "release", si->release, ",\n");
+	ls_json_key_string(f, "    ", "version", si->version, ",\n");
+	ls_json_key_string(f, "    ", "machine", si->machine, ",\n");
+	fprintf(f, "    \"realtime\": %d,\n", si->realtime ? 1 : 0);
+	ls_json_key_string(f, "    ", "preemption", si->preemption, ",\n");
+	ls_json_key_string(f, "    ", "clocksource", si->clocksource, ",\n");
+	ls_json_key_string(f, "    ", "governor", si->governor, ",\n");
+	ls_json_key_string(f, "    ", "cmdline", si->proc_cmdline, "\n");
+	fputs("  },\n", f);
 }
 
 /* The non-empty tail buckets: [from, to, count], in microseconds. */
@@ -227,23 +244,12 @@ int ls_write_json(FILE *f, const struct ls_report *r)
 	fputs("{\n  \"file_version\": 1,\n", f);
 	ls_json_key_string(f, "  ", "cmdline", p->cmdline, ",\n");
 	ls_json_key_string(f, "  ", "latscope_version", LS_VERSION, ",\n");
-	json_time(f, "start_time", r->started);
-	json_time(f, "end_time", r->ended);
+	ls_json_time(f, "start_time", r->started);
+	ls_json_time(f, "end_time", r->ended);
 	fprintf(f, "  \"return_code\": %d,\n", r->exit_code);
 	/* true: a --checkpoint copy, written while the run went on. */
 	fprintf(f, "  \"checkpoint\": %s,\n", r->checkpoint ? "true" : "false");
-	fputs("  \"sysinfo\": {\n", f);
-	ls_json_key_string(f, "    ", "sysname", si->sysname, ",\n");
-	ls_json_key_string(f, "    ", "nodename", si->nodename, ",\n");
-	ls_json_key_string(f, "    ", "release", si->release, ",\n");
-	ls_json_key_string(f, "    ", "version", si->version, ",\n");
-	ls_json_key_string(f, "    ", "machine", si->machine, ",\n");
-	fprintf(f, "    \"realtime\": %d,\n", si->realtime ? 1 : 0);
-	ls_json_key_string(f, "    ", "preemption", si->preemption, ",\n");
-	ls_json_key_string(f, "    ", "clocksource", si->clocksource, ",\n");
-	ls_json_key_string(f, "    ", "governor", si->governor, ",\n");
-	ls_json_key_string(f, "    ", "cmdline", si->proc_cmdline, "\n");
-	fputs("  },\n", f);
+	ls_json_sysinfo(f, si);
 	fprintf(f, "  \"num_threads\": %d,\n", r->nr_cpus);
 	fprintf(f, "  \"resolution_in_ns\": %u,\n", LATSCOPE_DEFAULT_CELL_NS);
 	fputs("  \"settings\": {\n", f);

@@ -49,15 +49,28 @@ static int chmod_as_created(const char *path)
 	return chmod(path, 0666 & ~mask);
 }
 
-int ls_write_output(const char *path, int (*write)(FILE *, const struct ls_report *),
-		    const struct ls_report *r, char *err, size_t errlen)
+/* What one file holds: a writer and the report it writes. */
+struct content {
+	int (*report)(FILE *f, const struct ls_report *r);
+	const struct ls_report *r;
+	int (*cost)(FILE *f, const struct ls_cost_report *c);
+	const struct ls_cost_report *c;
+};
+
+static int write_content(FILE *f, const struct content *c)
+{
+	return c->report ? c->report(f, c->r) : c->cost(f, c->c);
+}
+
+/* Writes @c to @path whole, through a temporary and rename(); "-": stdout. */
+static int write_whole(const char *path, const struct content *c, char *err, size_t errlen)
 {
 	char tmp[4200];
 	FILE *f;
 	int fd, ret;
 
 	if (!strcmp(path, "-")) {
-		ret = write(stdout, r);
+		ret = write_content(stdout, c);
 		fflush(stdout);
 		return ret;
 	}
@@ -74,7 +87,7 @@ int ls_write_output(const char *path, int (*write)(FILE *, const struct ls_repor
 		snprintf(err, errlen, "cannot write %s: %s", tmp, strerror(errno));
 		return -1;
 	}
-	ret = write(f, r);
+	ret = write_content(f, c);
 	if (fflush(f) || fsync(fd))
 		ret = -1;
 	if (fclose(f))
@@ -87,6 +100,22 @@ int ls_write_output(const char *path, int (*write)(FILE *, const struct ls_repor
 		return -1;
 	}
 	return 0;
+}
+
+int ls_write_output(const char *path, int (*write)(FILE *, const struct ls_report *),
+		    const struct ls_report *r, char *err, size_t errlen)
+{
+	const struct content c = { .report = write, .r = r };
+
+	return write_whole(path, &c, err, errlen);
+}
+
+int ls_cost_write_file(const char *path, const struct ls_cost_report *r, char *err,
+		       size_t errlen)
+{
+	const struct content c = { .cost = ls_cost_write_json, .c = r };
+
+	return write_whole(path, &c, err, errlen);
 }
 
 /*

@@ -71,6 +71,18 @@ void ls_gpio_write_json(FILE *f, const struct ls_report *r);
 void ls_heat_print_summary(FILE *f, const struct ls_report *r);
 void ls_heat_write_plot(FILE *f, const struct ls_report *r);
 void ls_heat_write_json(FILE *f, const struct ls_report *r);
+void ls_heat_json_value(FILE *f, const struct ls_heat_src *src, const struct ls_heat_total *h,
+			const char *in);
+
+/* cost_print.c: the cost suite's table and JSON. */
+void ls_cost_print(FILE *f, const struct ls_cost_report *r);
+int ls_cost_write_json(FILE *f, const struct ls_cost_report *r);
+int ls_cost_write_file(const char *path, const struct ls_cost_report *r, char *err,
+		       size_t errlen);
+
+/* json.c: what every JSON document of latscope's has. */
+void ls_json_sysinfo(FILE *f, const struct ls_sysinfo *si);
+void ls_json_time(FILE *f, const char *key, time_t t);
 
 /* latmon_print.c: what a run with a latmon monitor adds. */
 void ls_latmon_print_summary(FILE *f, const struct ls_report *r);

@@ -99,23 +99,6 @@ static const struct ls_tool *find_tool(const char *name)
 	return NULL;
 }
 
-/* Whether @name is an executable in $PATH (an empty entry is "."). */
-static bool in_path(const char *name)
-{
-	const char *p = getenv("PATH");
-	char file[4200];
-	size_t len;
-
-	for (p = p ? p : "/usr/bin:/bin"; ; p += len + 1) {
-		len = strcspn(p, ":");
-		snprintf(file, sizeof(file), "%.*s/%s", len ? (int)len : 1, len ? p : ".", name);
-		if (!access(file, X_OK))
-			return true;
-		if (!p[len])
-			return false;
-	}
-}
-
 /* The first line @cmd prints, or "unknown". */
 static void tool_version(const char *cmd, char *buf, size_t len)
 {
@@ -185,7 +168,7 @@ int ls_stress_prepare(const struct ls_params *p, int ncpus, struct ls_stress *st
 	for (i = 0; i < LS_STRESS_MAX && pr->tools[i]; i++) {
 		const struct ls_tool *t = find_tool(pr->tools[i]);
 
-		if (!in_path(t->name)) {
+		if (!ls_in_path(t->name)) {
 			snprintf(err, errlen, "--stress %s needs %s, which is not in PATH: install %s",
 				 pr->name, t->name, t->package);
 			return -1;

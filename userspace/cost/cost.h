@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * latscope CLI, cost: the cost suite (--cost), a front-end of its own:
+ * fixed amounts of work, timed, repeated, plain and again while latscope
+ * measures on one CPU (a child latscope run), heat and clock read
+ * meanwhile. Below it: run/ (signals, threads), output/ and core/
+ * (docs/design/layers.md); the result is a struct ls_cost_report that
+ * output/cost_print.c prints.
+ */
+#ifndef LATSCOPE_COST_H
+#define LATSCOPE_COST_H
+
+#include <signal.h>
+#include <sys/types.h>
+
+#include "run/run.h"
+
+/* command.c: a program and what it printed, in a memfd. */
+struct ls_cmd {
+	pid_t pid;			/* 0 once reaped, -1: not started */
+	int status;			/* its wait status once reaped */
+	int fd;				/* its stdout and stderr */
+};
+
+int ls_cmd_start(struct ls_cmd *c, char *const argv[], const sigset_t *mask);
+int ls_cmd_wait(struct ls_cmd *c, int timeout_ms);
+void ls_cmd_stop(struct ls_cmd *c, int sig, int grace_ms);
+void ls_cmd_output(const struct ls_cmd *c, char *buf, size_t len);
+void ls_cmd_close(struct ls_cmd *c);
+int ls_cmd_run(char *const argv[], const sigset_t *mask, char *out, size_t outlen,
+	       char *err, size_t errlen);
+const char *ls_last_line(char *text);
+
+/* What every workload is given. */
+struct ls_cost_ctx {
+	unsigned int scale;		/* --cost-scale: percent of the default work */
+	int ncpus;			/* online: queens-all's threads */
+	const char *dir;		/* --cost-dir: fsync's file */
+	const sigset_t *mask;		/* the children's signal mask */
+};
+
+/* A workload's own state between prepare, its runs and finish. */
+struct ls_wl_state {
+	unsigned long long amount;	/* its unit of work, by the scale */
+	int fd;				/* fsync's file */
+	char path[4200];
+	struct ls_cmd server;		/* iperf3's */
+};
+
+/**
+ * struct ls_workload - one fixed amount of work (workloads.c)
+ * @name: as options, output and JSON name it
+ * @prepare: sets @s->amount and says the work in @what; -1 with why in
+ *	@why when it cannot run here (a tool missing): it is skipped
+ * @run: the work, timed by the caller: 0 with what its output showed in
+ *	@check, or -1 with why in @err
+ * @finish: gives back what @prepare took; may be NULL
+ */
+struct ls_workload {
+	const char *name;
+	int (*prepare)(const struct ls_cost_ctx *c, struct ls_wl_state *s, char *what,
+		       size_t whatlen, char *why, size_t whylen);
+	int (*run)(const struct ls_cost_ctx *c, struct ls_wl_state *s, char *check,
+		   size_t checklen, char *err, size_t errlen);
+	void (*finish)(struct ls_wl_state *s);
+};
+
+extern const struct ls_workload ls_workloads[];
+extern const int ls_nr_workloads;
+const struct ls_workload *ls_workload(const char *name);
+void ls_workload_names(char *buf, size_t len);
+
+/* suite.c */
+int ls_cost_suite(const struct ls_params *p, struct ls_cost_report *r, char *err,
+		  size_t errlen);
+
+#endif /* LATSCOPE_COST_H */

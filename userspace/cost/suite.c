@@ -1,0 +1,264 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * latscope CLI, cost suite: every workload --cost-repeat times plain, then
+ * as many times again while a child latscope measures at the run's period
+ * on one CPU (the cost of being measured), each run timed on
+ * CLOCK_MONOTONIC, heat and clock read every second by a thread of its
+ * own. Ctrl-C, SIGTERM or SIGHUP end it between two runs: what was timed
+ * is kept. The workloads run in the same order in both variants, so a
+ * board that warms up over the suite warms up both (the heat figures of
+ * each workload and variant say how much).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cost/cost.h"
+
+/* The thread that reads heat and clock each second into the current slot. */
+struct heat_reader {
+	const struct ls_heat_src *src;
+	pthread_mutex_t lock;
+	pthread_cond_t wake;
+	struct ls_heat_total *slot;	/* NULL: between runs */
+	bool stop;
+	pthread_t t;
+};
+
+static void *heat_thread(void *arg)
+{
+	struct heat_reader *h = arg;
+	unsigned char heat, throttled;
+	struct ls_heat_sample s;
+	struct timespec at;
+
+	clock_gettime(CLOCK_MONOTONIC, &at);
+	pthread_mutex_lock(&h->lock);
+	while (!h->stop) {
+		at.tv_sec++;
+		while (!h->stop && pthread_cond_timedwait(&h->wake, &h->lock, &at) != ETIMEDOUT)
+			;
+		if (h->stop || !h->slot)
+			continue;
+		ls_heat_read(h->src, &s);
+		ls_heat_total_add(h->slot, &s, &heat, &throttled);
+	}
+	pthread_mutex_unlock(&h->lock);
+	return NULL;
+}
+
+static void heat_slot(struct heat_reader *h, struct ls_heat_total *slot)
+{
+	pthread_mutex_lock(&h->lock);
+	h->slot = slot;
+	pthread_mutex_unlock(&h->lock);
+}
+
+/* Whether a signal that ends the suite came; it stays pending for the end. */
+static bool stop_asked(void)
+{
+	sigset_t pending;
+
+	sigpending(&pending);
+	return sigismember(&pending, SIGINT) || sigismember(&pending, SIGTERM) ||
+	       sigismember(&pending, SIGHUP);
+}
+
+static double now_s(void)
+{
+	return (double)ls_now_ns() / 1e9;
+}
+
+/*
+ * The measuring latscope: this program at the run's context, period,
+ * priority and CPU, until stopped; 0 once it prints its first second,
+ * else -1 with why in @err.
+ */
+static int start_measuring(const struct ls_params *p, struct ls_cost_report *r,
+			   const sigset_t *mask, struct ls_cmd *m, char *err, size_t errlen)
+{
+	static const char *const ctx_flag[] = {
+		[LATSCOPE_CTX_IRQ] = "-i", [LATSCOPE_CTX_KERNEL] = "-k",
+		[LATSCOPE_CTX_USER] = "-u",
+	};
+	char cpu[16], period[16], prio[16], out[2048];
+	char *argv[] = { "/proc/self/exe", (char *)ctx_flag[p->context], "-c", cpu, "-p", period,
+			 "-P", prio, "--thermal-zone", "none", r->latency_json[0] ? "--json" : NULL,
+			 r->latency_json, "--force", NULL };
+	int ret, i;
+
+	snprintf(cpu, sizeof(cpu), "%d", r->measured_cpu);
+	snprintf(period, sizeof(period), "%u", p->period_us);
+	snprintf(prio, sizeof(prio), "%d", p->priority);
+	ret = ls_cmd_start(m, argv, mask);
+	if (ret) {
+		ls_fail(err, errlen, "cannot start the measuring latscope: %s", strerror(-ret));
+		return -1;
+	}
+	/* Measuring (its first RTD| line), or gone: 60 s at most. */
+	for (i = 0; i < 6000; i++) {
+		ls_cmd_output(m, out, sizeof(out));
+		if (strstr(out, "RTD|"))
+			return 0;
+		if (!ls_cmd_wait(m, 10))
+			break;
+	}
+	ls_cmd_output(m, out, sizeof(out));
+	ls_fail(err, errlen, "the measuring latscope (%s -c %d) did not measure: %.200s",
+		ctx_flag[p->context], r->measured_cpu, ls_last_line(out));
+	ls_cmd_close(m);
+	return -1;
+}
+
+/* Stops it as Ctrl-C would: its files written, its RTS| line kept. */
+static void stop_measuring(struct ls_cost_report *r, struct ls_cmd *m)
+{
+	char out[8192], *rts;
+
+	ls_cmd_stop(m, SIGTERM, 30000);
+	r->latency_exit = WIFEXITED(m->status) ? WEXITSTATUS(m->status) : 128 +
+			  (WIFSIGNALED(m->status) ? WTERMSIG(m->status) : 0);
+	ls_cmd_output(m, out, sizeof(out));
+	rts = strstr(out, "RTS|");
+	if (rts)
+		snprintf(r->latency_rts, sizeof(r->latency_rts), "%.*s", (int)strcspn(rts, "\n"),
+			 rts);
+	ls_cmd_close(m);
+}
+
+/* One pass of every workload that runs; false if the suite must stop. */
+static bool one_pass(const struct ls_cost_ctx *c, struct ls_cost_report *r,
+		     struct ls_wl_state *st, const struct ls_workload **wl, int variant,
+		     unsigned int rep, struct heat_reader *h, struct ls_cmd *measuring)
+{
+	int i;
+
+	for (i = 0; i < r->nr; i++) {
+		struct ls_cost_result *w = &r->w[i];
+		char err[200] = "";
+		double t0;
+
+		if (w->skipped[0] || w->failed[variant][0])
+			continue;
+		if (stop_asked())
+			return false;
+		if (measuring && !ls_cmd_wait(measuring, 0)) {
+			snprintf(w->failed[variant], sizeof(w->failed[variant]),
+				 "the measuring latscope ended during the suite");
+			return false;
+		}
+		heat_slot(h, &w->heat[variant]);
+		t0 = now_s();
+		if (wl[i]->run(c, &st[i], w->check, sizeof(w->check), err, sizeof(err)))
+			snprintf(w->failed[variant], sizeof(w->failed[variant]), "run %u: %s",
+				 rep + 1, err);
+		else
+			w->t[variant][w->stat[variant].n++] = now_s() - t0;
+		heat_slot(h, NULL);
+	}
+	return true;
+}
+
+static void all_passes(const struct ls_cost_ctx *c, struct ls_cost_report *r,
+		       struct ls_wl_state *st, const struct ls_workload **wl, int variant,
+		       struct heat_reader *h, struct ls_cmd *measuring)
+{
+	unsigned int rep;
+
+	r->variant_ran[variant] = true;
+	for (rep = 0; rep < r->repeat; rep++)
+		if (!one_pass(c, r, st, wl, variant, rep, h, measuring)) {
+			r->interrupted = stop_asked();
+			break;
+		}
+}
+
+/* The workloads --cost-only names (all without it), prepared: how many. */
+static int prepare_all(const struct ls_params *p, const struct ls_cost_ctx *c,
+		       struct ls_cost_report *r, struct ls_wl_state *st,
+		       const struct ls_workload **wl)
+{
+	int i, n = 0;
+
+	for (i = 0; i < ls_nr_workloads; i++) {
+		const struct ls_workload *w = &ls_workloads[i];
+		struct ls_cost_result *res = &r->w[n];
+
+		if (p->cost_only && !ls_word_in_list(p->cost_only, w->name))
+			continue;
+		memset(&st[n], 0, sizeof(st[n]));
+		st[n].fd = -1;
+		st[n].server.pid = -1;
+		st[n].server.fd = -1;
+		res->name = w->name;
+		wl[n] = w;
+		w->prepare(c, &st[n], res->what, sizeof(res->what), res->skipped,
+			   sizeof(res->skipped));
+		n++;
+	}
+	return n;
+}
+
+int ls_cost_suite(const struct ls_params *p, struct ls_cost_report *r, char *err,
+		  size_t errlen)
+{
+	static struct ls_wl_state st[LS_COST_MAX_WORKLOADS];
+	const struct ls_workload *wl[LS_COST_MAX_WORKLOADS];
+	struct heat_reader h = { .src = r->heat };
+	sigset_t signals, old;
+	struct ls_cost_ctx c = {
+		.scale = p->cost_scale, .ncpus = (int)sysconf(_SC_NPROCESSORS_ONLN),
+		.dir = p->cost_dir ? p->cost_dir : ".", .mask = &old,
+	};
+	pthread_condattr_t attr;
+	struct ls_cmd measuring;
+	int i, ret = LS_EXIT_OK;
+
+	r->repeat = p->cost_repeat;
+	r->scale = p->cost_scale;
+	r->latency_exit = -1;
+	r->started = time(NULL);
+	ls_block_signals(&signals, &old);
+	pthread_mutex_init(&h.lock, NULL);
+	pthread_condattr_init(&attr);
+	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);	/* heat_thread()'s clock */
+	pthread_cond_init(&h.wake, &attr);
+	pthread_condattr_destroy(&attr);
+	if (pthread_create(&h.t, NULL, heat_thread, &h)) {
+		ls_fail(err, errlen, "cannot start the heat reader thread");
+		ls_unblock_signals(&signals, &old);
+		return LS_EXIT_RUNTIME;
+	}
+	r->nr = prepare_all(p, &c, r, st, wl);
+	all_passes(&c, r, st, wl, LS_COST_PLAIN, &h, NULL);
+	if (!r->interrupted) {
+		if (start_measuring(p, r, &old, &measuring, err, errlen)) {
+			ret = LS_EXIT_SETUP;
+		} else {
+			all_passes(&c, r, st, wl, LS_COST_MEASURED, &h, &measuring);
+			stop_measuring(r, &measuring);
+		}
+	}
+	for (i = 0; i < r->nr; i++) {
+		if (wl[i]->finish && !r->w[i].skipped[0])
+			wl[i]->finish(&st[i]);
+		ls_cost_stat(r->w[i].t[LS_COST_PLAIN], r->w[i].stat[LS_COST_PLAIN].n,
+			     &r->w[i].stat[LS_COST_PLAIN]);
+		ls_cost_stat(r->w[i].t[LS_COST_MEASURED], r->w[i].stat[LS_COST_MEASURED].n,
+			     &r->w[i].stat[LS_COST_MEASURED]);
+		if (r->w[i].failed[LS_COST_PLAIN][0] || r->w[i].failed[LS_COST_MEASURED][0])
+			ret = ret ? ret : LS_EXIT_RUNTIME;
+	}
+	pthread_mutex_lock(&h.lock);
+	h.stop = true;
+	pthread_cond_signal(&h.wake);
+	pthread_mutex_unlock(&h.lock);
+	pthread_join(h.t, NULL);
+	ls_unblock_signals(&signals, &old);
+	r->ended = time(NULL);
+	return ret;
+}

@@ -1,0 +1,161 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * latscope CLI: what the cost suite (--cost) prints: one COST| line per
+ * workload with its mean running time and spread plain and while measured,
+ * and how much slower measured is; and the JSON document of it all.
+ */
+#include <math.h>
+#include <stdio.h>
+
+#include "output/output.h"
+
+static const char *const variant_name[LS_COST_VARIANTS] = { "plain", "measured" };
+
+/* "0.612 s ±0.004 (5 runs)", or why there is none. */
+static void cell(char *buf, size_t len, const struct ls_cost_result *w, int v,
+		 bool ran)
+{
+	const struct ls_cost_stat *st = &w->stat[v];
+
+	if (!ran)
+		snprintf(buf, len, "not run");
+	else if (!st->n)
+		snprintf(buf, len, "no run");
+	else
+		snprintf(buf, len, "%.3f s ±%.3f (%u run%s)", st->mean, st->stddev, st->n,
+			 st->n == 1 ? "" : "s");
+}
+
+void ls_cost_print(FILE *f, const struct ls_cost_report *r)
+{
+	const struct ls_params *p = r->params;
+	char a[64], b[64], names[128];
+	int i, v;
+
+	fprintf(f, "COST| %-11s %-28s %-28s %s\n", "workload", "plain", "measured", "change");
+	for (i = 0; i < r->nr; i++) {
+		const struct ls_cost_result *w = &r->w[i];
+		double change = ls_cost_change(&w->stat[LS_COST_PLAIN],
+					       &w->stat[LS_COST_MEASURED]);
+
+		if (w->skipped[0]) {
+			fprintf(f, "COST| %-11s skipped: %s\n", w->name, w->skipped);
+			continue;
+		}
+		cell(a, sizeof(a), w, LS_COST_PLAIN, r->variant_ran[LS_COST_PLAIN]);
+		cell(b, sizeof(b), w, LS_COST_MEASURED, r->variant_ran[LS_COST_MEASURED]);
+		if (isnan(change))
+			fprintf(f, "COST| %-11s %-28s %-28s -\n", w->name, a, b);
+		else
+			fprintf(f, "COST| %-11s %-28s %-28s %+.1f %%\n", w->name, a, b, change);
+		for (v = 0; v < LS_COST_VARIANTS; v++) {
+			if (w->failed[v][0])
+				fprintf(f, "COST| %-11s FAILED %s: %s\n", w->name, variant_name[v],
+					w->failed[v]);
+			if (w->heat[v].throttled) {
+				ls_throttle_names(w->heat[v].throttled, names, sizeof(names));
+				fprintf(f, "COST| %-11s THROTTLED %s: %s\n", w->name,
+					variant_name[v], names);
+			}
+		}
+	}
+	fprintf(f, "COST| measured: %s context on CPU%d, %u us period, priority %d%s%s\n",
+		ls_run_context(p), r->measured_cpu, p->period_us, p->priority,
+		r->latency_rts[0] ? "; its " : "", r->latency_rts[0] ? r->latency_rts : "");
+	if (r->interrupted)
+		fprintf(f, "COST| interrupted: the figures are of the runs made before the signal\n");
+}
+
+/* One variant of a workload: its runs, their figures, its heat. */
+static void json_variant(FILE *f, const struct ls_cost_report *r,
+			 const struct ls_cost_result *w, int v)
+{
+	const struct ls_cost_stat *st = &w->stat[v];
+	unsigned int i;
+
+	fprintf(f, "      \"%s\": {\n        \"runs\": [", variant_name[v]);
+	for (i = 0; i < st->n; i++)
+		fprintf(f, "%s%.6f", i ? ", " : "", w->t[v][i]);
+	fputs("],\n", f);
+	if (st->n)
+		fprintf(f, "        \"mean\": %.6f, \"stddev\": %.6f, \"min\": %.6f, \"max\": %.6f,\n",
+			st->mean, st->stddev, st->min, st->max);
+	else
+		fputs("        \"mean\": null, \"stddev\": null, \"min\": null, \"max\": null,\n", f);
+	fputs("        \"failed\": ", f);
+	if (w->failed[v][0])
+		ls_json_string(f, w->failed[v]);
+	else
+		fputs("null", f);
+	fputs(",\n        \"heat\": ", f);
+	if (r->heat)
+		ls_heat_json_value(f, r->heat, &w->heat[v], "          ");
+	else
+		fputs("null", f);
+	fputs("\n      },\n", f);
+}
+
+static void json_workload(FILE *f, const struct ls_cost_report *r,
+			  const struct ls_cost_result *w, bool last)
+{
+	double change = ls_cost_change(&w->stat[LS_COST_PLAIN], &w->stat[LS_COST_MEASURED]);
+	int v;
+
+	fputs("    {\n", f);
+	ls_json_key_string(f, "      ", "name", w->name, ",\n");
+	ls_json_key_string(f, "      ", "what", w->what, ",\n");
+	fputs("      \"skipped\": ", f);
+	if (w->skipped[0])
+		ls_json_string(f, w->skipped);
+	else
+		fputs("null", f);
+	fputs(",\n", f);
+	ls_json_key_string(f, "      ", "check", w->check, ",\n");
+	for (v = 0; v < LS_COST_VARIANTS; v++)
+		json_variant(f, r, w, v);
+	if (isnan(change))
+		fputs("      \"change_percent\": null\n", f);
+	else
+		fprintf(f, "      \"change_percent\": %.3f\n", change);
+	fprintf(f, "    }%s\n", last ? "" : ",");
+}
+
+/*
+ * The suite as JSON: "kind": "cost", the system as a latency run's JSON
+ * says it (so a report labels both alike), the settings, the measuring
+ * run, and each workload's runs in seconds.
+ */
+int ls_cost_write_json(FILE *f, const struct ls_cost_report *r)
+{
+	const struct ls_params *p = r->params;
+	int i;
+
+	fputs("{\n  \"file_version\": 1,\n  \"kind\": \"cost\",\n", f);
+	ls_json_key_string(f, "  ", "cmdline", p->cmdline, ",\n");
+	ls_json_key_string(f, "  ", "latscope_version", LS_VERSION, ",\n");
+	ls_json_time(f, "start_time", r->started);
+	ls_json_time(f, "end_time", r->ended);
+	fprintf(f, "  \"return_code\": %d,\n  \"interrupted\": %s,\n", r->exit_code,
+		r->interrupted ? "true" : "false");
+	ls_json_sysinfo(f, r->sys);
+	fprintf(f, "  \"settings\": {\n    \"repeat\": %u,\n    \"scale_percent\": %u,\n",
+		r->repeat, r->scale);
+	fputs("    \"measured\": { ", f);
+	ls_json_key_string(f, "", "context", ls_run_context(p), ", ");
+	fprintf(f, "\"cpu\": %d, \"period_us\": %u, \"priority\": %d }\n  },\n", r->measured_cpu,
+		p->period_us, p->priority);
+	fputs("  \"measuring_run\": {\n", f);
+	fputs("    \"json\": ", f);
+	if (r->latency_json[0])
+		ls_json_string(f, r->latency_json);
+	else
+		fputs("null", f);
+	fputs(",\n", f);
+	ls_json_key_string(f, "    ", "rts", r->latency_rts, ",\n");
+	fprintf(f, "    \"exit_code\": %d\n  },\n", r->latency_exit);
+	fputs("  \"workloads\": [\n", f);
+	for (i = 0; i < r->nr; i++)
+		json_workload(f, r, &r->w[i], i + 1 == r->nr);
+	fputs("  ]\n}\n", f);
+	return ferror(f) ? -1 : 0;
+}
