@@ -24,7 +24,7 @@ build() { # out, api
 	fi
 	# shellcheck disable=SC2086 # the libraries are words
 	cc -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -Werror -pthread -DLS_TEST_GPIOD_API="$2" \
-		-I"$top/userspace" -I"$top/driver/include/uapi" "$top"/tests/unit/{unit,test_core,test_heat,test_output,test_run,test_cli}.c \
+		-I"$top/userspace" -I"$top/driver/include/uapi" "$top"/tests/unit/{unit,test_core,test_heat,test_cost,test_output,test_run,test_cli}.c \
 		"$top/userspace/liblatscope-cli.a" ${libs#* } -o "$1"
 }
 status=0
@@ -36,7 +36,7 @@ sed 's/^/libgpiod 2.x: /' "$out/v2.log"
 build "$out/test_cli" 1 || status=1
 "$out/test_cli" "$out/report.json" "$top/userspace/latscope.1" "$out" || status=1
 
-python3 - "$out/report.json" "$top/tests/lib" "$out/heat.json" <<'PY' || status=1
+python3 - "$out/report.json" "$top/tests/lib" "$out/heat.json" "$out/cost.json" <<'PY' || status=1
 import json, sys
 
 sys.path.insert(0, sys.argv[2])
@@ -78,6 +78,28 @@ check(heat == {"samples": 2,
                               "during_run": ["soft temperature limit"], "seconds": 1,
                               "before_run": []}},
       "heat: a throttled run's heat object", heat)
+# test_cost.c's suite
+with open(sys.argv[4]) as f:
+    cost = json.load(f)
+check(cost["kind"] == "cost" and cost["sysinfo"]["release"] == "6.12.0-test" and
+      cost["settings"] == {"repeat": 2, "scale_percent": 100,
+                           "measured": {"context": "user", "cpu": 2, "period_us": 1000,
+                                        "priority": 90}} and
+      cost["measuring_run"] == {"json": "x-latency.json", "rts": "RTS| test", "exit_code": 0},
+      "cost: header, settings, measuring run", {k: cost.get(k) for k in ("kind", "settings")})
+q, fs, ip = cost["workloads"]
+check(q["name"] == "queens-1" and q["what"] == 'N-queens "12"' and q["skipped"] is None and
+      q["plain"]["runs"] == [1.0, 3.0] and q["plain"]["mean"] == 2.0 and
+      abs(q["plain"]["stddev"] - 2 ** 0.5) < 1e-6 and q["measured"]["mean"] == 2.5 and
+      q["change_percent"] == 25.0 and q["measured"]["heat"]["temperature"]["max_c"] == 70.0,
+      "cost: a workload's runs, figures, change and heat", q)
+check(fs["measured"] == {"runs": [], "mean": None, "stddev": None, "min": None, "max": None,
+                         "failed": "run 1: disk full",
+                         "heat": {"samples": 0, "temperature": None, "clock": None,
+                                  "throttling": None}} and fs["change_percent"] is None,
+      "cost: a variant that failed", fs["measured"])
+check(ip["skipped"] == "iperf3 not found" and ip["plain"]["runs"] == [],
+      "cost: a skipped workload", ip)
 check(doc["total"]["samples"] == 200, "total samples")
 check(doc["total"]["percentiles"]["99"] == 6.0, "total 99th percentile")
 # the sample past the histogram (50 us) is in the tail: its bucket, clipped

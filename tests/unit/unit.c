@@ -83,6 +83,8 @@ int main(int argc, char **argv)
 		test_irq_thread(argv[3]);
 	if (argc > 3)
 		test_heat(argv[3]);
+	if (argc > 3)
+		test_cost(argv[3]);
 	printf("cli unit: %d passed, %d failed\n", passed, failed);
 	return failed ? 1 : 0;
 }

@@ -33,6 +33,9 @@ void test_timeline(void);
 void test_latmon_frames(void);
 void test_allow(void);
 
+/* test_cost.c */
+void test_cost(const char *dir);
+
 /* test_heat.c */
 void test_heat(const char *dir);
 

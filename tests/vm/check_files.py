@@ -42,6 +42,31 @@ def check_tail(name, what, block):
           f"{name}: {what} percentile ranges", ranges)
 
 
+def check_cost(name, doc, files):
+    """A cost suite's JSON: every workload ran both ways, each run timed,
+    the figures add up, and the measuring run's JSON is beside it."""
+    names = [w["name"] for w in doc["workloads"]]
+    check(names == ["queens-1", "queens-all", "hackbench", "switch", "fork", "fsync",
+                    "iperf3"], f"{name}: the seven workloads", names)
+    for w in doc["workloads"]:
+        for v in ("plain", "measured"):
+            runs = w[v]["runs"]
+            check(w["skipped"] is None and w[v]["failed"] is None and len(runs) == 2 and
+                  all(t > 0 for t in runs) and
+                  abs(w[v]["mean"] - sum(runs) / len(runs)) < 1e-5 and
+                  w[v]["min"] == min(runs) and w[v]["max"] == max(runs),
+                  f"{name}: {w['name']} {v}: two runs, their figures", w[v])
+        check(w["check"] != "" and abs(w["change_percent"] - 100 * (
+              w["measured"]["mean"] - w["plain"]["mean"]) / w["plain"]["mean"]) < 0.01,
+              f"{name}: {w['name']}: checked, its change", (w["check"], w["change_percent"]))
+    lat = files / os.path.basename(doc["measuring_run"]["json"] or "none")
+    check(doc["measuring_run"]["exit_code"] == 0 and lat.exists() and
+          doc["measuring_run"]["rts"].startswith("RTS|") and
+          doc["settings"]["measured"] == {"context": "kernel", "cpu": 1, "period_us": 1000,
+                                          "priority": 90},
+          f"{name}: the measuring run", doc["measuring_run"])
+
+
 files = pathlib.Path(sys.argv[1])
 jsons = sorted(files.glob("*.json"))
 plots = sorted(files.glob("*.plot"))
@@ -54,6 +79,9 @@ for path in jsons:
         doc = json.loads(path.read_text())
     except ValueError as e:
         check(False, f"{path.name} parses", e)
+        continue
+    if doc.get("kind") == "cost":     # the cost suite's (cli_test.sh)
+        check_cost(path.name, doc, files)
         continue
     check(all(k in doc for k in ("file_version", "sysinfo", "num_threads", "thread")),
           f"{path.name}: rt-tests keys")

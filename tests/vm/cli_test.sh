@@ -65,6 +65,43 @@ LATSCOPE_SYSFS=$fs latscope -k -c 1 -T 1 --thermal-zone 4 >zone4.out 2>&1
 expect_rc "heat: --thermal-zone 4, not there: refused" $? 3
 has "heat: the refusal names the zones there" zone4.out 'thermal_zone4/temp cannot be read (zones here: 0)'
 
+# The cost suite at 2 % of its work, twice each way: every workload runs
+# and checks its own output, measured by a kernel-context run on CPU1.
+no_tool_left() { # name
+	left=$(pidof latscope hackbench stress-ng iperf3)
+	if [ -n "$left" ]; then nok "$1: nothing left running" "$left"; else ok "$1: nothing left running"; fi
+	if ls /tmp/latscope-cost.* >/dev/null 2>&1; then nok "$1: fsync's file removed" "$(ls /tmp)"; else ok "$1: fsync's file removed"; fi
+}
+latscope --cost -k -c 1 --cost-scale 2 --cost-repeat 2 --cost-dir /tmp --json cost-kernel.json >cost.out 2>&1
+expect_rc "cost: the suite at 2 %" $? 0
+for w in queens-1 queens-all hackbench switch fork fsync iperf3; do
+	has "cost: $w ran both ways" cost.out "^COST| $w  *[0-9.]* s sd [0-9.]* (2 runs)  *[0-9.]* s sd [0-9.]* (2 runs)  *[-+][0-9.]* %$"
+done
+if grep -qE 'FAILED|skipped|THROTTLED' cost.out; then nok "cost: nothing failed or skipped" "$(cat cost.out)"; else ok "cost: nothing failed or skipped"; fi
+has "cost: the measuring run's figures" cost.out '^COST| measured: kernel context on CPU1, 1000 us period, priority 90; its RTS|'
+no_tool_left "cost"
+dump cost-kernel.json cost-kernel.json
+dump cost-kernel-latency.json cost-kernel-latency.json
+cat cost.out
+
+# Ctrl-C (SIGINT to the suite) while measured: ends after the run under
+# way, prints and writes what was timed, leaves nothing.
+measuring() { grep -qs thermal-zone /proc/[0-9]*/cmdline; }
+latscope --cost -k -c 1 --cost-scale 10 --cost-repeat 100 --cost-dir /tmp --cost-only queens-1,fsync \
+	--json cost-int.json >cost-int.out 2>&1 &
+pid=$!
+wait_until 300 measuring || nok "cost: measuring" "$(cat cost-int.out)"
+kill -INT $pid
+wait $pid
+expect_rc "cost: SIGINT ends it" $? 0
+has "cost: SIGINT said" cost-int.out '^COST| interrupted: the figures are of the runs made before the signal$'
+if grep -q '"interrupted": true' cost-int.json && [ -s cost-int-latency.json ]; then
+	ok "cost: SIGINT: both files written"
+else
+	nok "cost: SIGINT: both files written" "$(head -c 300 cost-int.json)"
+fi
+no_tool_left "cost after SIGINT"
+
 latscope -k --cpus 0,1 -T 2 -g two.plot >two.out 2>&1
 expect_rc "two CPUs" $? 0
 has "two CPUs: RTT names both" two.out 'CPU0-1-noisol)'

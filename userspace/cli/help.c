@@ -53,6 +53,7 @@ static const char main_page[] =
 "  --help=gpiod     the application's answer on libgpiod, no driver: --gpiod\n"
 "  --help=latmon    timed by a latmon monitor on another board: -z, -Z\n"
 "  --help=monitor   be the latmon monitor of another board: --monitor\n"
+"  --help=cost      what being measured costs other work: --cost\n"
 "  --help=report    compare runs: latscope-report\n"
 "\n"
 "PCT| gives the 99 to 99.9999th percentiles in us: N is the upper edge of a\n"
@@ -153,6 +154,25 @@ static const char monitor_page[] =
 "\n"
 "  latscope --monitor --pulse-out gpiochip0,23 --ack-in gpiochip0,22\n";
 
+static const char cost_page[] =
+"latscope --cost: the price of being measured. Runs fixed amounts of work,\n"
+"each timed --cost-repeat times, plainly, then as many times again while a\n"
+"latscope run measures at the period (-p) on one CPU (-c) in the context\n"
+"asked (-i, -k, -u); prints the mean, spread and change of each, COST|.\n"
+"Workloads: queens-1, queens-all (N-queens counted, one thread, one per\n"
+"CPU), hackbench, switch and fork (stress-ng), fsync (4 KiB writes, each\n"
+"synced), iperf3 (loopback); a missing tool skips its workload.\n"
+"\n"
+"     --cost               run the suite instead of a measurement\n"
+"     --cost-repeat=<n>    runs of each workload, each way, 1 to 100 [=5]\n"
+"     --cost-scale=<pct>   the work of each run, percent of the default [=100]\n"
+"     --cost-only=<list>   these workloads only, e.g. queens-1,fsync\n"
+"     --cost-dir=<dir>     where fsync writes [=.]\n"
+"     --json=<file>        the suite as JSON; the measuring run's own JSON\n"
+"                          goes beside it, <file>-latency.json\n"
+"\n"
+"  latscope --cost -c 3 --json rt-cost.json       (on each kernel)\n";
+
 static const char report_page[] =
 "latscope-report: tables and plots that compare latscope runs, from their\n"
 "JSON files (latscope --json).\n"
@@ -172,6 +192,7 @@ static const struct {
 	{ "gpiod", gpiod_page },
 	{ "latmon", latmon_page },
 	{ "monitor", monitor_page },
+	{ "cost", cost_page },
 	{ "report", report_page },
 };
 
@@ -192,6 +213,8 @@ static const char *page_of(const struct ls_params *p)
 {
 	if (p->monitor)
 		return "monitor";
+	if (p->cost)
+		return "cost";
 	if (p->context == LS_CTX_GPIOD && p->context_given)
 		return "gpiod";
 	if (p->latmon_host[0] || p->inband)

@@ -735,6 +735,17 @@ static int check_together(struct ls_params *p, char *err, size_t errlen)
 {
 	const struct ls_source *src;
 
+	if (!p->cost && (p->cost_repeat != 5 || p->cost_scale != 100 || p->cost_dir)) {
+		ls_fail(err, errlen, "--cost-repeat, --cost-scale and --cost-dir belong to --cost");
+		return -1;
+	}
+	if (p->cost && (p->source != LATSCOPE_SRC_TIMER || p->context == LS_CTX_GPIOD ||
+			p->latmon_host[0] || p->monitor || p->timeout_s || p->plot_path ||
+			p->stress || p->stress_cmd || p->checkpoint_s || p->cpus_all ||
+			CPU_COUNT(&p->cpus) > 1 || p->abort_us || p->breaktrace_us)) {
+		ls_fail(err, errlen, "--cost measures with the timer on one CPU while its workloads run, until they end: -i/-k/-u, -c, -p, -P, --json and --cost-* only");
+		return -1;
+	}
 	default_context(p);
 	src = ls_source_of(p);
 	if (src->check && src->check(p, err, errlen))
@@ -772,17 +783,6 @@ static int check_together(struct ls_params *p, char *err, size_t errlen)
 		ls_fail(err, errlen, "--irq-prio applies to GPIO mode (-I, -O or --gpio-dt)");
 		return -1;
 	}
-	if (!p->cost && (p->cost_repeat != 5 || p->cost_scale != 100 || p->cost_dir)) {
-		ls_fail(err, errlen, "--cost-repeat, --cost-scale and --cost-dir belong to --cost");
-		return -1;
-	}
-	if (p->cost && (p->source != LATSCOPE_SRC_TIMER || p->context == LS_CTX_GPIOD ||
-			p->latmon_host[0] || p->monitor || p->timeout_s || p->plot_path ||
-			p->stress || p->stress_cmd || p->checkpoint_s || p->cpus_all ||
-			CPU_COUNT(&p->cpus) > 1 || p->abort_us || p->breaktrace_us)) {
-		ls_fail(err, errlen, "--cost measures with the timer on one CPU while its workloads run, until they end: -i/-k/-u, -c, -p, -P, --json and --cost-* only");
-		return -1;
-	}
 	if (p->plot_path && p->json_path && !strcmp(p->plot_path, "-") &&
 	    !strcmp(p->json_path, "-")) {
 		ls_fail(err, errlen, "--plot - and --json - cannot both go to stdout");
@@ -811,7 +811,7 @@ enum ls_parse ls_parse_args(int argc, char **argv, struct ls_params *p,
 		}
 		if (o->kind == OPT_ENDS && o->value == LS_PARSE_HELP && optarg &&
 		    !ls_help_topic(optarg)) {
-			ls_fail(err, errlen, "--help=%.40s: the pages are gpio, gpiod, latmon, monitor, report and all",
+			ls_fail(err, errlen, "--help=%.40s: the pages are gpio, gpiod, latmon, monitor, cost, report and all",
 				optarg);
 			return LS_PARSE_ERROR;
 		}

@@ -11,7 +11,7 @@
 
 static const char *const variant_name[LS_COST_VARIANTS] = { "plain", "measured" };
 
-/* "0.612 s ±0.004 (5 runs)", or why there is none. */
+/* "0.612 s sd 0.004 (5 runs)", or why there is none. */
 static void cell(char *buf, size_t len, const struct ls_cost_result *w, int v,
 		 bool ran)
 {
@@ -22,7 +22,7 @@ static void cell(char *buf, size_t len, const struct ls_cost_result *w, int v,
 	else if (!st->n)
 		snprintf(buf, len, "no run");
 	else
-		snprintf(buf, len, "%.3f s ±%.3f (%u run%s)", st->mean, st->stddev, st->n,
+		snprintf(buf, len, "%.3f s sd %.3f (%u run%s)", st->mean, st->stddev, st->n,
 			 st->n == 1 ? "" : "s");
 }
 
