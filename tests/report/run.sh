@@ -4,8 +4,12 @@
 # tail bucket; tail.json: p99.9 to p99.9999 in four tail buckets of both
 # CPUs merged), and the kernel-context runs of the 6.12 and 6.12-rt VMs
 # (TCG, emulated; files without a tail, bounded by the maximum past the
-# histogram). Also a file whose tail does not add up to its overflow.
-# Ends with "report: N passed, N failed".
+# histogram). Hand-made too: merge-a.json and merge-b.json, two runs of
+# one setup that merge into one row worked out by hand in check_report.py;
+# merge-irq.json, merge-a.json in the irq context, refused under one label
+# with it; heat.json, a board that heats, slows to 600 MHz and is
+# throttled in 2 of its 4 seconds. Also a file whose tail does not add up
+# to its overflow. Ends with "report: N passed, N failed".
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 work=$(mktemp -d)
