@@ -72,6 +72,7 @@ no_tool_left() { # name
 	if [ -n "$left" ]; then nok "$1: nothing left running" "$left"; else ok "$1: nothing left running"; fi
 	if ls /tmp/latscope-cost.* >/dev/null 2>&1; then nok "$1: fsync's file removed" "$(ls /tmp)"; else ok "$1: fsync's file removed"; fi
 }
+ip link set lo up 2>/dev/null || ifconfig lo 127.0.0.1 up	# iperf3's loopback
 latscope --cost -k -c 1 --cost-scale 2 --cost-repeat 2 --cost-dir /tmp --json cost-kernel.json >cost.out 2>&1
 expect_rc "cost: the suite at 2 %" $? 0
 for w in queens-1 queens-all hackbench switch fork fsync iperf3; do

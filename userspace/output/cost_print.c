@@ -75,10 +75,10 @@ static void json_variant(FILE *f, const struct ls_cost_report *r,
 
 	fprintf(f, "      \"%s\": {\n        \"runs\": [", variant_name[v]);
 	for (i = 0; i < st->n; i++)
-		fprintf(f, "%s%.6f", i ? ", " : "", w->t[v][i]);
+		fprintf(f, "%s%.9f", i ? ", " : "", w->t[v][i]);
 	fputs("],\n", f);
 	if (st->n)
-		fprintf(f, "        \"mean\": %.6f, \"stddev\": %.6f, \"min\": %.6f, \"max\": %.6f,\n",
+		fprintf(f, "        \"mean\": %.9f, \"stddev\": %.9f, \"min\": %.9f, \"max\": %.9f,\n",
 			st->mean, st->stddev, st->min, st->max);
 	else
 		fputs("        \"mean\": null, \"stddev\": null, \"min\": null, \"max\": null,\n", f);
