@@ -57,6 +57,8 @@ check(sum(t0["histogram"].values()) == 99 and t0["histogram"]["1"] == 90,
 check(t0["latency"]["overflow"] == 1, "overflow count")
 check(abs(t0["avg"] - (90 * 1.5 + 9 * 5.5 + 50) / 100) < 1e-3, "avg", t0["avg"])
 check(doc["checkpoint"] is False, "checkpoint key", doc.get("checkpoint"))
+check(doc["settings"]["scenario"] == "N:N" and doc["settings"]["threads"] == 2 and
+      doc["settings"]["cpus"] == 2, "scenario in the settings", doc["settings"])
 check(doc["stress"] == {"name": "none", "cpus": "", "commands": [], "tools": {}},
       "stress without a load", doc.get("stress"))
 tl = doc["timeline"]

@@ -36,6 +36,8 @@ void test_options(void)
 	check(parse("--cpus all", &p, err) == LS_PARSE_RUN && p.cpus_all, "--cpus all", "%s", err);
 	check(p.thermal_zone == LS_ZONE_AUTO, "--thermal-zone: by default, found", "%d",
 	      p.thermal_zone);
+	check(parse("-k --cpus 0,1 --threads 6", &p, err) == LS_PARSE_RUN && p.threads == 6,
+	      "--threads 6", "%s", err);
 	check(parse("--thermal-zone 3", &p, err) == LS_PARSE_RUN && p.thermal_zone == 3,
 	      "--thermal-zone 3", "%s", err);
 	check(parse("--thermal-zone none", &p, err) == LS_PARSE_RUN &&
@@ -65,6 +67,11 @@ void test_options(void)
 		{ "--quiet=1", "option '--quiet' takes no value" },
 		{ "--force=yes", "option '--force' takes no value" },
 		{ "--thermal-zone x", "--thermal-zone 'x': give a zone number" },
+		{ "--threads 0", "'0' for --threads" },
+		{ "--threads 1025", "'1025' for --threads" },
+		{ "--threads 4 -I a,1 -O a,2", "--threads 4: responders of the timer" },
+		{ "--threads 4 --gpiod -I a,1 -O a,2", "--threads 4: responders of the timer" },
+		{ "--threads 4 --cost", "--threads 4: responders of the timer" },
 		{ "--thermal-zone -1", "--thermal-zone '-1'" },
 		{ "--thermal-zone 10000", "--thermal-zone '10000'" },
 	};

@@ -190,6 +190,38 @@ void test_plot_rows_add_up(void)
 }
 
 /* No sample at all (a miswired GPIO board): the GPIO| lines still say why. */
+/* 1:1, N:N and M:N, as the summary, the plot and the JSON name them. */
+void test_scenarios(void)
+{
+	struct ls_params p;
+	struct ls_sysinfo si;
+	struct ls_cpu_result cpu[2];
+	static struct sample_bufs b;
+	struct ls_report r;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	sample_report(&r, &p, &si, cpu, &b);
+	check(!strcmp(ls_scenario(&r), "N:N") && ls_report_cpus(&r) == 2,
+	      "scenario: two responders on two CPUs", "%s", ls_scenario(&r));
+	cpu[1].cpu = cpu[0].cpu;	/* both on CPU1: M:N */
+	check(!strcmp(ls_scenario(&r), "M:N") && ls_report_cpus(&r) == 1,
+	      "scenario: two responders on one CPU", "%s", ls_scenario(&r));
+	f = open_memstream(&buf, &len);
+	ls_print_summary(f, &r);
+	ls_write_plot(f, &r);
+	fclose(f);
+	check(buf && strstr(buf, "CPU| M:N: 2 responders on 1 CPUs, each its own session, one priority\n") &&
+	      strstr(buf, "CPU| thread 1 on CPU1-noisol: ") &&
+	      strstr(buf, "# scenario: M:N, 2 responders on 1 CPU\n") &&
+	      strstr(buf, "# columns: latency (us), sample count thread0@CPU1 thread1@CPU1\n"),
+	      "scenario: M:N in the summary and the plot", "\n%s", buf ? buf : "");
+	free(buf);
+	r.nr_cpus = 1;
+	check(!strcmp(ls_scenario(&r), "1:1"), "scenario: one responder", "%s", ls_scenario(&r));
+}
+
 void test_summary_no_sample(void)
 {
 	struct ls_params p;

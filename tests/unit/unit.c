@@ -67,6 +67,7 @@ int main(int argc, char **argv)
 	test_plot();
 	test_plot_rows_add_up();
 	test_summary_no_sample();
+	test_scenarios();
 	test_driver_check();
 	test_gpio_edge_used();
 	test_timeline();

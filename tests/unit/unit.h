@@ -44,6 +44,7 @@ void test_lines(void);
 void test_plot(void);
 void test_plot_rows_add_up(void);
 void test_summary_no_sample(void);
+void test_scenarios(void);
 void test_gpio_edge_used(void);
 void test_json(const char *path);
 

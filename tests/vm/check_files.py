@@ -169,6 +169,12 @@ for path in jsons:
         check(heat["temperature"] is None and heat["clock"] is None and
               heat["throttling"] is None and all(p[6:] == [None] * 3 for p in points),
               f"{path.name}: no heat in the VM", heat)
+    if path.stem.startswith("mn-"):     # --threads 6 on CPUs 0-1 (cli_test.sh)
+        check(doc["settings"]["scenario"] == "M:N" and doc["settings"]["threads"] == 6 and
+              [t["cpu"] for t in threads.values()] == [0, 1, 0, 1, 0, 1] and
+              all(t["cycles"] > 0 for t in threads.values()),
+              f"{path.name}: six threads, three a CPU, each with its samples",
+              (doc["settings"], [(t["cpu"], t["cycles"]) for t in threads.values()]))
     context = doc["settings"]["context"]
     check(context.removeprefix("gpio-") in path.stem or context == "user" or
           context == "inband-gpio" and "gpiod" in path.stem,

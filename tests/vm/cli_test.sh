@@ -103,6 +103,23 @@ else
 fi
 no_tool_left "cost after SIGINT"
 
+# M:N: six kernel-thread responders dealt over two CPUs, three on each.
+latscope -k --cpus 0,1 --threads 6 -T 2 -g mn.plot --json mn-kernel.json >mn.out 2>&1
+expect_rc "M:N: six threads on two CPUs" $? 0
+has "M:N: said" mn.out '^CPU| M:N: 6 responders on 2 CPUs, each its own session, one priority$'
+if [ "$(grep -c '^CPU| thread [0-5] on CPU[01]' mn.out)" = 6 ]; then
+	ok "M:N: a CPU line per thread"
+else
+	nok "M:N: a CPU line per thread" "$(cat mn.out)"
+fi
+has "M:N: a plot column per thread" mn.plot '^# columns: latency (us), sample count thread0@CPU0 thread1@CPU1 thread2@CPU0 thread3@CPU1 thread4@CPU0 thread5@CPU1$'
+has "M:N: the plot names the scenario" mn.plot '^# scenario: M:N, 6 responders on 2 CPUs$'
+dump mn.plot mn.plot
+dump mn-kernel.json mn-kernel.json
+latscope -k --cpus 0,1 --threads 1 -T 1 >mn1.out 2>&1
+expect_rc "M:N: fewer threads than CPUs refused" $? 3
+has "M:N: the refusal says why" mn1.out 'threads 1 on 2 CPUs (0-1): give at least one thread per CPU'
+
 latscope -k --cpus 0,1 -T 2 -g two.plot >two.out 2>&1
 expect_rc "two CPUs" $? 0
 has "two CPUs: RTT names both" two.out 'CPU0-1-noisol)'

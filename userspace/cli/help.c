@@ -24,6 +24,8 @@ static const char main_page[] =
 "  -P --priority=<prio>     responder SCHED_FIFO priority, 1 to 99 [=90]\n"
 "  -c --cpu=<n>             measure on CPU n [=first isolated, else last online]\n"
 "     --cpus=<list>|all     measure on several CPUs at once, e.g. 1,3-5\n"
+"     --threads=<n>        n responders dealt over the CPUs in turn, each its\n"
+"                          own session (M:N when n exceeds them) [=one per CPU]\n"
 "     --stress=<preset>    run a load during the run, off the measured CPUs:\n"
 "                          none, grinder, neighbour or classic (man latscope)\n"
 "     --stress-cmd=<cmd>   run 'sh -c <cmd>' as the load instead\n"

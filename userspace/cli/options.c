@@ -500,6 +500,7 @@ static const struct opt opts[] = {
 	  .hint = "%llu to %llu" },
 	{ "stress", 0, required_argument, HANDLER(stress_value), .word = "a preset" },
 	{ "stress-cmd", 0, required_argument, HANDLER(stress_cmd_value), .word = "a command" },
+	{ "threads", 0, required_argument, NUMBER(threads, 1, 1024), .hint = "%llu to %llu" },
 	{ "cost", 0, no_argument, SET(cost, true) },
 	{ "cost-repeat", 0, required_argument, NUMBER(cost_repeat, 1, LS_COST_MAX_REPEAT),
 	  .hint = "%llu to %llu runs" },
@@ -744,6 +745,12 @@ static int check_together(struct ls_params *p, char *err, size_t errlen)
 			p->stress || p->stress_cmd || p->checkpoint_s || p->cpus_all ||
 			CPU_COUNT(&p->cpus) > 1 || p->abort_us || p->breaktrace_us)) {
 		ls_fail(err, errlen, "--cost measures with the timer on one CPU while its workloads run, until they end: -i/-k/-u, -c, -p, -P, --json and --cost-* only");
+		return -1;
+	}
+	if (p->threads && (p->source != LATSCOPE_SRC_TIMER || p->context == LS_CTX_GPIOD ||
+			   p->latmon_host[0] || p->monitor || p->cost)) {
+		ls_fail(err, errlen, "--threads %u: responders of the timer (-i, -k, -u) only, not with GPIO, --gpiod, -z, --monitor or --cost",
+			p->threads);
 		return -1;
 	}
 	default_context(p);

@@ -106,6 +106,7 @@ struct ls_params {
 	const char *stress_cmd;		/* --stress-cmd */
 	unsigned long long checkpoint_s;	/* --checkpoint, 0: none */
 	int thermal_zone;		/* --thermal-zone N, LS_ZONE_AUTO or _NONE */
+	unsigned int threads;		/* --threads: responders, 0: one per CPU */
 	bool cost;			/* --cost: the cost suite instead of a run */
 	unsigned int cost_repeat;	/* --cost-repeat: runs of each workload */
 	unsigned int cost_scale;	/* --cost-scale: percent of the default work */
@@ -419,6 +420,10 @@ struct ls_report {
 	int exit_code;
 	bool checkpoint;		/* written while the run goes on */
 };
+
+/* How the responders sit on the CPUs: "1:1", "N:N" or "M:N". */
+const char *ls_scenario(const struct ls_report *r);
+int ls_report_cpus(const struct ls_report *r);
 
 /* stats.c: views of a report's histograms. */
 void ls_total_hist(const struct ls_report *r, struct ls_hist *h);

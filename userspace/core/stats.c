@@ -227,3 +227,28 @@ bool ls_local_part(const struct ls_report *r, char *buf, size_t len)
 		 ls_us(wake.avg), ls_us(wake.max), (unsigned long long)loc.samples);
 	return true;
 }
+
+/* The CPUs the report's responders ran on. */
+int ls_report_cpus(const struct ls_report *r)
+{
+	cpu_set_t set;
+	int i;
+
+	CPU_ZERO(&set);
+	for (i = 0; i < r->nr_cpus; i++)
+		CPU_SET(r->cpu[i].cpu, &set);
+	return CPU_COUNT(&set);
+}
+
+/*
+ * "1:1" one responder on one CPU, "N:N" one on each of several, "M:N"
+ * more responders than CPUs (--threads), each its own session.
+ */
+const char *ls_scenario(const struct ls_report *r)
+{
+	int cpus = ls_report_cpus(r);
+
+	if (r->nr_cpus > cpus)
+		return "M:N";
+	return r->nr_cpus > 1 ? "N:N" : "1:1";
+}

@@ -124,14 +124,20 @@ void ls_print_summary(FILE *f, const struct ls_report *r)
 				ls_us(irq.min), ls_us(irq.avg), ls_us(irq.max),
 				ls_context_name(p->context), ls_us(sum.avg - irq.avg));
 	}
+	if (r->nr_cpus > ls_report_cpus(r))
+		fprintf(f, "CPU| M:N: %d responders on %d CPUs, each its own session, one priority\n",
+			r->nr_cpus, ls_report_cpus(r));
 	if (r->nr_cpus > 1 || p->verbosity > 1) {
 		for (i = 0; i < r->nr_cpus; i++) {
 			const struct latscope_stats *st = &r->cpu[i].res.latency;
+			char who[32] = "";
 
+			if (r->nr_cpus > ls_report_cpus(r))
+				snprintf(who, sizeof(who), "thread %d on ", i);
 			ls_cpu_hist(&r->cpu[i], false, &h);
 			ls_summarize(st, &h, &sum);
-			fprintf(f, "CPU| CPU%d%s: min %.3f avg %.3f max %.3f us, %llu samples, %llu overruns\n",
-				r->cpu[i].cpu, r->cpu[i].isolated ? "" : "-noisol",
+			fprintf(f, "CPU| %sCPU%d%s: min %.3f avg %.3f max %.3f us, %llu samples, %llu overruns\n",
+				who, r->cpu[i].cpu, r->cpu[i].isolated ? "" : "-noisol",
 				ls_us(sum.min), ls_us(sum.avg), ls_us(sum.max),
 				(unsigned long long)st->samples,
 				(unsigned long long)r->cpu[i].res.overruns);

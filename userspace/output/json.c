@@ -258,6 +258,8 @@ int ls_write_json(FILE *f, const struct ls_report *r)
 		ls_period_us(p), ls_responder_priority(p));
 	fprintf(f, "    \"histogram_cells\": %u,\n    \"timeout_s\": %llu,\n",
 		p->hist_cells, p->timeout_s);
+	fprintf(f, "    \"threads\": %d,\n    \"cpus\": %d,\n", r->nr_cpus, ls_report_cpus(r));
+	ls_json_key_string(f, "    ", "scenario", ls_scenario(r), ",\n");
 	fprintf(f, "    \"c_state_restricted\": %s\n  },\n",
 		r->c_state_restricted ? "true" : "false");
 	fprintf(f, "  \"duration_s\": %llu,\n  \"duration_ns\": %llu,\n",

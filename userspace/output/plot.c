@@ -89,6 +89,8 @@ static void header(FILE *f, const struct ls_report *r,
 
 	/* What latmus does not say. */
 	fprintf(f, "# measured CPUs: %s\n", cpus);
+	fprintf(f, "# scenario: %s, %d responder%s on %d CPU%s\n", ls_scenario(r), r->nr_cpus,
+		r->nr_cpus == 1 ? "" : "s", ls_report_cpus(r), ls_report_cpus(r) == 1 ? "" : "s");
 	fprintf(f, "# preemption model: %s\n", si->preemption);
 	fprintf(f, "# cpufreq governor: %s\n", si->governor);
 	ls_heat_write_plot(f, r);
@@ -107,9 +109,12 @@ static void header(FILE *f, const struct ls_report *r,
 	fprintf(f, "# rows -1 and %u+: the samples below 0 us, and at %u us and more\n",
 		p->hist_cells, p->hist_cells);
 	fprintf(f, "# columns: latency (us), sample count");
-	if (r->nr_cpus > 1)
-		for (i = 0; i < r->nr_cpus; i++)
+	for (i = 0; r->nr_cpus > 1 && i < r->nr_cpus; i++) {
+		if (r->nr_cpus > ls_report_cpus(r))
+			fprintf(f, " thread%d@CPU%d", i, r->cpu[i].cpu);
+		else
 			fprintf(f, " CPU%d", r->cpu[i].cpu);
+	}
 	fputc('\n', f);
 }
 

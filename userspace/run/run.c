@@ -76,6 +76,11 @@ static int plan(struct run *run, struct ls_report *r, char *err, size_t errlen)
 	if (ls_pick_cpus(p, r->sys, &run->measured, err, errlen))
 		return -1;
 	ls_format_cpu_list(&run->measured, run->cpu_list, sizeof(run->cpu_list));
+	if (p->threads && (int)p->threads < CPU_COUNT(&run->measured)) {
+		ls_fail(err, errlen, "--threads %u on %d CPUs (%s): give at least one thread per CPU, or fewer CPUs",
+			p->threads, CPU_COUNT(&run->measured), run->cpu_list);
+		return -1;
+	}
 	ls_cpus_off(&run->measured, &run->others, &run->load);
 	nr_load = CPU_COUNT(&run->load);
 	if (ls_stress_prepare(p, nr_load ? nr_load : 1, &r->stress, err, errlen))
@@ -109,31 +114,32 @@ static void init_session(struct cpu_run *c, int cpu, const struct ls_sysinfo *si
 }
 
 /*
- * One cpu_run per measured CPU, with no session yet, then the one-board
- * monitor's, on a CPU the logger has if there is one.
+ * One cpu_run per responder, with no session yet: one per measured CPU,
+ * or --threads of them dealt over the measured CPUs in turn (M:N); then
+ * the one-board monitor's, on a CPU the logger has if there is one.
  */
 static int alloc_cpu_runs(struct run *run, const struct ls_sysinfo *si)
 {
 	const struct ls_params *p = run->p;
 	bool one_board = ls_one_board(p);
-	int c, i = 0;
+	int cpu[CPU_SETSIZE], ncpus = 0, c, i;
 
-	run->nr_threads = CPU_COUNT(&run->measured);
+	for (c = 0; c < CPU_SETSIZE; c++)
+		if (CPU_ISSET(c, &run->measured))
+			cpu[ncpus++] = c;
+	run->nr_threads = p->threads ? (int)p->threads : ncpus;
 	run->nr = run->nr_threads + one_board;
 	run->cpus = calloc(run->nr, sizeof(*run->cpus));
 	if (!run->cpus)
 		return -1;
-	for (c = 0; c < CPU_SETSIZE; c++) {
-		if (!CPU_ISSET(c, &run->measured))
-			continue;
-		init_session(&run->cpus[i], c, si);
+	for (i = 0; i < run->nr_threads; i++) {
+		init_session(&run->cpus[i], cpu[i % ncpus], si);
 		run->cpus[i].ops = p->context == LS_CTX_GPIOD ? &ls_gpiod_session :
 				   &ls_driver_session;
 		run->cpus[i].p = p;
 		run->cpus[i].role = p->latmon_host[0] || one_board ? LS_ROLE_LOCAL :
 				    LS_ROLE_MEASURES;
 		run->all_isolated &= run->cpus[i].isolated;
-		i++;
 	}
 	if (one_board) {
 		struct cpu_run *m = &run->cpus[i];
