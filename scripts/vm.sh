@@ -157,7 +157,7 @@ boot() {
 	timeout $((720 + ${LATSCOPE_FUZZ_SECONDS:-60})) \
 		qemu-system-x86_64 -accel tcg -cpu qemu64,+rdrand -smp 2 -m 1024 \
 		-nographic -no-reboot -kernel "$vmlinuz" -initrd "$work/initrd.gz" \
-		-append "console=ttyS0 panic=-1 quiet random.trust_cpu=on lsmode=$mode lssecs=${LATSCOPE_COMPARE_SECONDS:-60} $fuzz$tests" \
+		-append "console=ttyS0 panic=-1 quiet random.trust_cpu=on lsmode=$mode lssecs=${LATSCOPE_COMPARE_SECONDS:-60} lscost=${LATSCOPE_COMPARE_COST_SCALE:-10} $fuzz$tests" \
 		>"$log" 2>&1 || true
 }
 boot
