@@ -86,7 +86,7 @@ with open(sys.argv[4]) as f:
 check(cost["kind"] == "cost" and cost["sysinfo"]["release"] == "6.12.0-test" and
       cost["settings"] == {"repeat": 2, "scale_percent": 100,
                            "measured": {"context": "user", "cpu": 2, "period_us": 1000,
-                                        "priority": 90}} and
+                                        "priority": 90}, "load": None} and
       cost["measuring_run"] == {"json": "x-latency.json", "rts": "RTS| test", "exit_code": 0},
       "cost: header, settings, measuring run", {k: cost.get(k) for k in ("kind", "settings")})
 q, fs, ip = cost["workloads"]
@@ -100,6 +100,8 @@ check(fs["measured"] == {"runs": [], "mean": None, "stddev": None, "min": None, 
                          "heat": {"samples": 0, "temperature": None, "clock": None,
                                   "throttling": None}} and fs["change_percent"] is None,
       "cost: a variant that failed", fs["measured"])
+check(q["loaded"] is None and q["loaded_change_percent"] is None,
+      "cost: no load, no loaded variant", q.get("loaded"))
 check(ip["skipped"] == "iperf3 not found" and ip["plain"]["runs"] == [],
       "cost: a skipped workload", ip)
 check(doc["total"]["samples"] == 200, "total samples")

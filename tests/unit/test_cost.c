@@ -68,6 +68,8 @@ static void test_cost_options(void)
 		    &p, err) == LS_PARSE_RUN && p.cost_repeat == 3 && p.cost_scale == 10 &&
 	      !strcmp(p.cost_dir, "/tmp") && p.context == LATSCOPE_CTX_KERNEL,
 	      "cost: its options", "%s", err);
+	check(parse("--cost --stress grinder", &p, err) == LS_PARSE_RUN && p.cost &&
+	      !strcmp(p.stress, "grinder"), "cost: --stress adds the loaded runs", "%s", err);
 	check(parse("--cost-only fsync,queens-1", &p, err) == LS_PARSE_RUN && p.cost &&
 	      !strcmp(p.cost_only, "fsync,queens-1"), "cost: --cost-only is --cost", "%s", err);
 
@@ -82,7 +84,6 @@ static void test_cost_options(void)
 		{ "--cost -T 10", "--cost measures with the timer on one CPU" },
 		{ "--cost --cpus 0,1", "--cost measures" },
 		{ "--cost -g x.plot", "--cost measures" },
-		{ "--cost --stress grinder", "--cost measures" },
 		{ "--cost -z host", "--cost measures" },
 		{ "--cost --gpiod -I a,1 -O a,2", "--cost measures" },
 	};
@@ -148,6 +149,24 @@ static void test_cost_output(const char *dir)
 	      strstr(buf, "COST| measured: user context on CPU2, 1000 us period, priority 90; its RTS| test\n"),
 	      "cost: the table", "\n%s", buf ? buf : "");
 	free(buf);
+
+	/* With a load: two more columns, and what the load was. */
+	r.variant_ran[LS_COST_LOADED] = true;
+	snprintf(r.load.name, sizeof(r.load.name), "grinder");
+	snprintf(r.load.cpus, sizeof(r.load.cpus), "0-3");
+	r.w[0].t[2][0] = 4.0;
+	ls_cost_stat(r.w[0].t[2], 1, &r.w[0].stat[2]);
+	buf = NULL;
+	f = open_memstream(&buf, &len);
+	ls_cost_print(f, &r);
+	fclose(f);
+	check(buf && strstr(buf, "COST| workload    plain                        measured                     change   loaded                       change\n") &&
+	      strstr(buf, "COST| queens-1    2.000 s sd 1.414 (2 runs)    2.500 s sd 0.000 (2 runs)    +25.0 %  4.000 s sd 0.000 (1 run)     +100.0 %\n") &&
+	      strstr(buf, "COST| fsync       0.500 s sd 0.000 (1 run)     no run                       -        no run                       -\n") &&
+	      strstr(buf, "COST| loaded: while the load 'grinder' ran on CPU0-3, nothing measured\n"),
+	      "cost: the table with a load", "\n%s", buf ? buf : "");
+	free(buf);
+	r.variant_ran[LS_COST_LOADED] = false;
 
 	snprintf(path, sizeof(path), "%s/cost.json", dir);
 	check(!ls_cost_write_file(path, &r, err, sizeof(err)), "cost: cost.json written", "%s", err);

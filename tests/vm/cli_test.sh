@@ -85,6 +85,16 @@ dump cost-kernel.json cost-kernel.json
 dump cost-kernel-latency.json cost-kernel-latency.json
 cat cost.out
 
+# With --stress: a third pass while the load runs, which then stops.
+latscope --cost -k -c 1 --cost-scale 2 --cost-repeat 2 --cost-dir /tmp --cost-only queens-all,fsync \
+	--stress grinder >cost-load.out 2>&1
+expect_rc "cost: under the grinder load" $? 0
+has "cost: loaded runs" cost-load.out '^COST| queens-all .* (2 runs) .* (2 runs) .* %  *[0-9.]* s sd [0-9.]* (2 runs)  *[-+][0-9.]* %$'
+has "cost: the load named" cost-load.out "^COST| loaded: while the load 'grinder' ran on CPU0-1, nothing measured$"
+left=$(pidof hackbench dd)
+if [ -z "$left" ]; then ok "cost: the load stopped"; else nok "cost: the load stopped" "$left"; fi
+no_tool_left "cost under load"
+
 # Ctrl-C (SIGINT to the suite) while measured: ends after the run under
 # way, prints and writes what was timed, leaves nothing.
 measuring() { grep -qs thermal-zone /proc/[0-9]*/cmdline; }

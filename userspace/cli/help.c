@@ -172,6 +172,7 @@ static const char cost_page[] =
 "     --cost-dir=<dir>     where fsync writes [=.]\n"
 "     --json=<file>        the suite as JSON; the measuring run's own JSON\n"
 "                          goes beside it, <file>-latency.json\n"
+"     --stress=<preset>    a third pass while this load runs, nothing measured\n"
 "\n"
 "  latscope --cost -c 3 --json rt-cost.json       (on each kernel)\n";
 

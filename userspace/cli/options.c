@@ -742,9 +742,9 @@ static int check_together(struct ls_params *p, char *err, size_t errlen)
 	}
 	if (p->cost && (p->source != LATSCOPE_SRC_TIMER || p->context == LS_CTX_GPIOD ||
 			p->latmon_host[0] || p->monitor || p->timeout_s || p->plot_path ||
-			p->stress || p->stress_cmd || p->checkpoint_s || p->cpus_all ||
+			p->checkpoint_s || p->cpus_all ||
 			CPU_COUNT(&p->cpus) > 1 || p->abort_us || p->breaktrace_us)) {
-		ls_fail(err, errlen, "--cost measures with the timer on one CPU while its workloads run, until they end: -i/-k/-u, -c, -p, -P, --json and --cost-* only");
+		ls_fail(err, errlen, "--cost measures with the timer on one CPU while its workloads run, until they end: -i/-k/-u, -c, -p, -P, --json, --stress and --cost-* only");
 		return -1;
 	}
 	if (p->threads && (p->source != LATSCOPE_SRC_TIMER || p->context == LS_CTX_GPIOD ||

@@ -340,7 +340,8 @@ double ls_cost_change(const struct ls_cost_stat *base, const struct ls_cost_stat
 /* The cost suite's result (cost/ runs it, output/cost_print.c prints it). */
 #define LS_COST_PLAIN		0	/* nothing else runs */
 #define LS_COST_MEASURED	1	/* while latscope measures on one CPU */
-#define LS_COST_VARIANTS	2
+#define LS_COST_LOADED		2	/* while --stress's load runs */
+#define LS_COST_VARIANTS	3
 #define LS_COST_MAX_REPEAT	100
 #define LS_COST_MAX_WORKLOADS	8
 
@@ -364,6 +365,7 @@ struct ls_cost_report {
 	int nr;
 	struct ls_cost_result w[LS_COST_MAX_WORKLOADS];
 	bool variant_ran[LS_COST_VARIANTS];
+	struct ls_stress load;		/* --stress's, for LS_COST_LOADED */
 	int measured_cpu;
 	char latency_json[4200];	/* the measuring run's --json, "": none */
 	char latency_rts[256];		/* its RTS| line, "": none came */

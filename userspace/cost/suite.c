@@ -2,7 +2,8 @@
 /*
  * latscope CLI, cost suite: every workload --cost-repeat times plain, then
  * as many times again while a child latscope measures at the run's period
- * on one CPU (the cost of being measured), each run timed on
+ * on one CPU (the cost of being measured), and with --stress as many
+ * times again while the load runs (nothing measures), each run timed on
  * CLOCK_MONOTONIC, heat and clock read every second by a thread of its
  * own. Ctrl-C, SIGTERM or SIGHUP end it between two runs: what was timed
  * is kept. The workloads run in the same order in both variants, so a
@@ -10,6 +11,7 @@
  * each workload and variant say how much).
  */
 #include <errno.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -177,6 +179,29 @@ static void all_passes(const struct ls_cost_ctx *c, struct ls_cost_report *r,
 		}
 }
 
+/*
+ * The last pass, while --stress's load runs on every CPU this process
+ * may use. Last: stopping the load signals every process this one
+ * started, so nothing of the suite's may be needed after it.
+ */
+static int under_load(const struct ls_params *p, const struct ls_cost_ctx *c,
+		      struct ls_cost_report *r, struct ls_wl_state *st,
+		      const struct ls_workload **wl, struct heat_reader *h, char *err,
+		      size_t errlen)
+{
+	cpu_set_t cpus;
+
+	if (sched_getaffinity(0, sizeof(cpus), &cpus))
+		CPU_ZERO(&cpus);
+	if (ls_stress_prepare(p, CPU_COUNT(&cpus) ? CPU_COUNT(&cpus) : 1, &r->load, err,
+			      errlen) ||
+	    ls_stress_start(&r->load, &cpus, err, errlen))
+		return -1;
+	all_passes(c, r, st, wl, LS_COST_LOADED, h, NULL);
+	ls_stress_stop(&r->load);
+	return 0;
+}
+
 /* The workloads --cost-only names (all without it), prepared: how many. */
 static int prepare_all(const struct ls_params *p, const struct ls_cost_ctx *c,
 		       struct ls_cost_report *r, struct ls_wl_state *st,
@@ -216,7 +241,7 @@ int ls_cost_suite(const struct ls_params *p, struct ls_cost_report *r, char *err
 	};
 	pthread_condattr_t attr;
 	struct ls_cmd measuring;
-	int i, ret = LS_EXIT_OK;
+	int i, v, ret = LS_EXIT_OK;
 
 	r->repeat = p->cost_repeat;
 	r->scale = p->cost_scale;
@@ -243,15 +268,17 @@ int ls_cost_suite(const struct ls_params *p, struct ls_cost_report *r, char *err
 			stop_measuring(r, &measuring);
 		}
 	}
+	if (!r->interrupted && !ret && (p->stress || p->stress_cmd) &&
+	    under_load(p, &c, r, st, wl, &h, err, errlen))
+		ret = LS_EXIT_SETUP;
 	for (i = 0; i < r->nr; i++) {
 		if (wl[i]->finish && !r->w[i].skipped[0])
 			wl[i]->finish(&st[i]);
-		ls_cost_stat(r->w[i].t[LS_COST_PLAIN], r->w[i].stat[LS_COST_PLAIN].n,
-			     &r->w[i].stat[LS_COST_PLAIN]);
-		ls_cost_stat(r->w[i].t[LS_COST_MEASURED], r->w[i].stat[LS_COST_MEASURED].n,
-			     &r->w[i].stat[LS_COST_MEASURED]);
-		if (r->w[i].failed[LS_COST_PLAIN][0] || r->w[i].failed[LS_COST_MEASURED][0])
-			ret = ret ? ret : LS_EXIT_RUNTIME;
+		for (v = 0; v < LS_COST_VARIANTS; v++) {
+			ls_cost_stat(r->w[i].t[v], r->w[i].stat[v].n, &r->w[i].stat[v]);
+			if (r->w[i].failed[v][0])
+				ret = ret ? ret : LS_EXIT_RUNTIME;
+		}
 	}
 	pthread_mutex_lock(&h.lock);
 	h.stop = true;

@@ -9,7 +9,7 @@
 
 #include "output/output.h"
 
-static const char *const variant_name[LS_COST_VARIANTS] = { "plain", "measured" };
+static const char *const variant_name[LS_COST_VARIANTS] = { "plain", "measured", "loaded" };
 
 /* "0.612 s sd 0.004 (5 runs)", or why there is none. */
 static void cell(char *buf, size_t len, const struct ls_cost_result *w, int v,
@@ -26,13 +26,28 @@ static void cell(char *buf, size_t len, const struct ls_cost_result *w, int v,
 			 st->n == 1 ? "" : "s");
 }
 
+/* "+4.6 %", or "-" without both figures. */
+static void percent(char *buf, size_t len, double change)
+{
+	if (isnan(change))
+		snprintf(buf, len, "-");
+	else
+		snprintf(buf, len, "%+.1f %%", change);
+}
+
 void ls_cost_print(FILE *f, const struct ls_cost_report *r)
 {
 	const struct ls_params *p = r->params;
-	char a[64], b[64], names[128];
+	char a[64], b[64], names[128], pct[16];
 	int i, v;
 
-	fprintf(f, "COST| %-11s %-28s %-28s %s\n", "workload", "plain", "measured", "change");
+	bool loaded = r->variant_ran[LS_COST_LOADED];
+
+	fprintf(f, "COST| %-11s %-28s %-28s %-*s", "workload", "plain", "measured",
+		loaded ? 8 : 0, "change");
+	if (loaded)
+		fprintf(f, " %-28s %s", "loaded", "change");
+	fputc('\n', f);
 	for (i = 0; i < r->nr; i++) {
 		const struct ls_cost_result *w = &r->w[i];
 		double change = ls_cost_change(&w->stat[LS_COST_PLAIN],
@@ -44,10 +59,15 @@ void ls_cost_print(FILE *f, const struct ls_cost_report *r)
 		}
 		cell(a, sizeof(a), w, LS_COST_PLAIN, r->variant_ran[LS_COST_PLAIN]);
 		cell(b, sizeof(b), w, LS_COST_MEASURED, r->variant_ran[LS_COST_MEASURED]);
-		if (isnan(change))
-			fprintf(f, "COST| %-11s %-28s %-28s -\n", w->name, a, b);
-		else
-			fprintf(f, "COST| %-11s %-28s %-28s %+.1f %%\n", w->name, a, b, change);
+		percent(pct, sizeof(pct), change);
+		fprintf(f, "COST| %-11s %-28s %-28s %-*s", w->name, a, b, loaded ? 8 : 0, pct);
+		if (loaded) {
+			cell(a, sizeof(a), w, LS_COST_LOADED, true);
+			percent(pct, sizeof(pct), ls_cost_change(&w->stat[LS_COST_PLAIN],
+								 &w->stat[LS_COST_LOADED]));
+			fprintf(f, " %-28s %s", a, pct);
+		}
+		fputc('\n', f);
 		for (v = 0; v < LS_COST_VARIANTS; v++) {
 			if (w->failed[v][0])
 				fprintf(f, "COST| %-11s FAILED %s: %s\n", w->name, variant_name[v],
@@ -62,6 +82,9 @@ void ls_cost_print(FILE *f, const struct ls_cost_report *r)
 	fprintf(f, "COST| measured: %s context on CPU%d, %u us period, priority %d%s%s\n",
 		ls_run_context(p), r->measured_cpu, p->period_us, p->priority,
 		r->latency_rts[0] ? "; its " : "", r->latency_rts[0] ? r->latency_rts : "");
+	if (loaded)
+		fprintf(f, "COST| loaded: while the load '%s' ran on CPU%s, nothing measured\n",
+			r->load.name, r->load.cpus);
 	if (r->interrupted)
 		fprintf(f, "COST| interrupted: the figures are of the runs made before the signal\n");
 }
@@ -73,6 +96,10 @@ static void json_variant(FILE *f, const struct ls_cost_report *r,
 	const struct ls_cost_stat *st = &w->stat[v];
 	unsigned int i;
 
+	if (!r->variant_ran[v] && v == LS_COST_LOADED) {
+		fprintf(f, "      \"%s\": null,\n", variant_name[v]);
+		return;
+	}
 	fprintf(f, "      \"%s\": {\n        \"runs\": [", variant_name[v]);
 	for (i = 0; i < st->n; i++)
 		fprintf(f, "%s%.9f", i ? ", " : "", w->t[v][i]);
@@ -95,6 +122,14 @@ static void json_variant(FILE *f, const struct ls_cost_report *r,
 	fputs("\n      },\n", f);
 }
 
+static void json_percent(FILE *f, const char *key, double change, const char *end)
+{
+	if (isnan(change))
+		fprintf(f, "      \"%s\": null%s\n", key, end);
+	else
+		fprintf(f, "      \"%s\": %.3f%s\n", key, change, end);
+}
+
 static void json_workload(FILE *f, const struct ls_cost_report *r,
 			  const struct ls_cost_result *w, bool last)
 {
@@ -113,10 +148,9 @@ static void json_workload(FILE *f, const struct ls_cost_report *r,
 	ls_json_key_string(f, "      ", "check", w->check, ",\n");
 	for (v = 0; v < LS_COST_VARIANTS; v++)
 		json_variant(f, r, w, v);
-	if (isnan(change))
-		fputs("      \"change_percent\": null\n", f);
-	else
-		fprintf(f, "      \"change_percent\": %.3f\n", change);
+	json_percent(f, "change_percent", change, ",");
+	json_percent(f, "loaded_change_percent", !r->variant_ran[LS_COST_LOADED] ? NAN :
+		     ls_cost_change(&w->stat[LS_COST_PLAIN], &w->stat[LS_COST_LOADED]), "");
 	fprintf(f, "    }%s\n", last ? "" : ",");
 }
 
@@ -142,8 +176,24 @@ int ls_cost_write_json(FILE *f, const struct ls_cost_report *r)
 		r->repeat, r->scale);
 	fputs("    \"measured\": { ", f);
 	ls_json_key_string(f, "", "context", ls_run_context(p), ", ");
-	fprintf(f, "\"cpu\": %d, \"period_us\": %u, \"priority\": %d }\n  },\n", r->measured_cpu,
+	fprintf(f, "\"cpu\": %d, \"period_us\": %u, \"priority\": %d },\n", r->measured_cpu,
 		p->period_us, p->priority);
+	fputs("    \"load\": ", f);
+	if (r->variant_ran[LS_COST_LOADED]) {
+		int i;
+
+		fputs("{ ", f);
+		ls_json_key_string(f, "", "name", r->load.name, ", ");
+		ls_json_key_string(f, "", "cpus", r->load.cpus, ", ");
+		fputs("\"commands\": [", f);
+		for (i = 0; i < r->load.ncmds; i++) {
+			fputs(i ? ", " : "", f);
+			ls_json_string(f, r->load.cmd[i]);
+		}
+		fputs("] }\n  },\n", f);
+	} else {
+		fputs("null\n  },\n", f);
+	}
 	fputs("  \"measuring_run\": {\n", f);
 	fputs("    \"json\": ", f);
 	if (r->latency_json[0])
