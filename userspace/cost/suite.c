@@ -194,8 +194,10 @@ static int under_load(const struct ls_params *p, const struct ls_cost_ctx *c,
 	if (sched_getaffinity(0, sizeof(cpus), &cpus))
 		CPU_ZERO(&cpus);
 	if (ls_stress_prepare(p, CPU_COUNT(&cpus) ? CPU_COUNT(&cpus) : 1, &r->load, err,
-			      errlen) ||
-	    ls_stress_start(&r->load, &cpus, err, errlen))
+			      errlen))
+		return -1;
+	ls_format_cpu_list(&cpus, r->load.cpus, sizeof(r->load.cpus));
+	if (ls_stress_start(&r->load, &cpus, err, errlen))
 		return -1;
 	all_passes(c, r, st, wl, LS_COST_LOADED, h, NULL);
 	ls_stress_stop(&r->load);
