@@ -5,7 +5,6 @@
  * flag set mid-run, and what output/heat_print.c prints of it (the JSON
  * is parsed back by tests/unit/run.sh).
  */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,44 +13,20 @@
 #include "output/output.h"
 #include "unit.h"
 
-/* Writes @text to @root/@rel, making its directories. */
-static void put(const char *root, const char *rel, const char *text)
-{
-	char path[512];
-	char *slash;
-	FILE *f;
-
-	if (mkdir(root, 0755) && errno != EEXIST)
-		check(false, "heat: fake tree", "mkdir %s: %s", root, strerror(errno));
-	snprintf(path, sizeof(path), "%s/%s", root, rel);
-	for (slash = strchr(path + strlen(root) + 1, '/'); slash; slash = strchr(slash + 1, '/')) {
-		*slash = '\0';
-		if (mkdir(path, 0755) && errno != EEXIST)
-			check(false, "heat: fake tree", "mkdir %s: %s", path, strerror(errno));
-		*slash = '/';
-	}
-	f = fopen(path, "w");
-	check(f != NULL, "heat: fake tree", "cannot write %s", path);
-	if (f) {
-		fputs(text, f);
-		fclose(f);
-	}
-}
-
 /* A board: an ACPI zone 0, the CPU's zone 2, CPU1's clock, a Pi's flags. */
 static void board(const char *sys, const char *throttle_dir)
 {
 	char rel[256];
 
-	put(sys, "class/thermal/thermal_zone0/type", "acpitz\n");
-	put(sys, "class/thermal/thermal_zone0/temp", "27800\n");
-	put(sys, "class/thermal/thermal_zone2/type", "cpu-thermal\n");
-	put(sys, "class/thermal/thermal_zone2/temp", "51234\n");
-	put(sys, "class/thermal/thermal_zone10/type", "soc-thermal\n");
-	put(sys, "class/thermal/thermal_zone10/temp", "notanumber\n");
-	put(sys, "devices/system/cpu/cpu1/cpufreq/scaling_cur_freq", "1500000\n");
+	put_file(sys, "class/thermal/thermal_zone0/type", "acpitz\n");
+	put_file(sys, "class/thermal/thermal_zone0/temp", "27800\n");
+	put_file(sys, "class/thermal/thermal_zone2/type", "cpu-thermal\n");
+	put_file(sys, "class/thermal/thermal_zone2/temp", "51234\n");
+	put_file(sys, "class/thermal/thermal_zone10/type", "soc-thermal\n");
+	put_file(sys, "class/thermal/thermal_zone10/temp", "notanumber\n");
+	put_file(sys, "devices/system/cpu/cpu1/cpufreq/scaling_cur_freq", "1500000\n");
 	snprintf(rel, sizeof(rel), "%s/get_throttled", throttle_dir);
-	put(sys, rel, "0\n");
+	put_file(sys, rel, "0\n");
 }
 
 /* One second: its latency, then its heat read from the tree, as the sinks do. */
@@ -128,17 +103,17 @@ static void test_heat_timeline(const char *dir)
 	check(!ls_heat_find(&h, sys, 1, LS_ZONE_AUTO, err, sizeof(err)), "heat: the tree", "%s",
 	      err);
 	ls_timeline_init(&t);
-	put(sys, fw, "10000\n");	/* under-voltage before the run, not now */
+	put_file(sys, fw, "10000\n");	/* under-voltage before the run, not now */
 	tick(&t, &h, 0);
-	put(sys, "class/thermal/thermal_zone2/temp", "60500\n");
+	put_file(sys, "class/thermal/thermal_zone2/temp", "60500\n");
 	tick(&t, &h, 1);
 	tick(&t, &h, 2);
-	put(sys, fw, "50005\n");	/* under-voltage and throttled now */
-	put(sys, "devices/system/cpu/cpu1/cpufreq/scaling_cur_freq", "600000\n");
+	put_file(sys, fw, "50005\n");	/* under-voltage and throttled now */
+	put_file(sys, "devices/system/cpu/cpu1/cpufreq/scaling_cur_freq", "600000\n");
 	tick(&t, &h, 3);
-	put(sys, fw, "50000\n");	/* over; nothing new since */
+	put_file(sys, fw, "50000\n");	/* over; nothing new since */
 	tick(&t, &h, 4);
-	put(sys, fw, "70000\n");	/* capped and back between two samples */
+	put_file(sys, fw, "70000\n");	/* capped and back between two samples */
 	tick(&t, &h, 5);
 
 	check(tot->seconds == 6 && tot->heat == (LS_HEAT_TEMP | LS_HEAT_FREQ | LS_HEAT_THROTTLE),

@@ -59,25 +59,6 @@ void test_gpiod_compat(void)
 	check(strstr(err, strerror(EIO)) != NULL, "other errors by name", "%s", err);
 }
 
-/* Writes @text to @dir/@name, making its directories. */
-static void put_file(const char *dir, const char *name, const char *text)
-{
-	char path[512], *slash;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	for (slash = strchr(path + 1, '/'); slash; slash = strchr(slash + 1, '/')) {
-		*slash = '\0';
-		mkdir(path, 0755);
-		*slash = '/';
-	}
-	f = fopen(path, "w");
-	if (f) {
-		fputs(text, f);
-		fclose(f);
-	}
-}
-
 /* The IRQ thread of a line, found in a /proc built for the test. */
 void test_irq_thread(const char *dir)
 {

@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli/cli.h"
 #include "unit.h"
@@ -48,6 +49,25 @@ enum ls_parse parse(const char *line, struct ls_params *p, char *err)
 	ls_params_init(p);
 	err[0] = '\0';
 	return ls_parse_args(argc, argv, p, err, 256);
+}
+
+void put_file(const char *dir, const char *name, const char *text)
+{
+	char path[512], *slash;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	for (slash = strchr(path + 1, '/'); slash; slash = strchr(slash + 1, '/')) {
+		*slash = '\0';
+		mkdir(path, 0755);
+		*slash = '/';
+	}
+	f = fopen(path, "w");
+	check(f != NULL, "a test's file written", "%s", path);
+	if (f) {
+		fputs(text, f);
+		fclose(f);
+	}
 }
 
 int main(int argc, char **argv)

@@ -14,6 +14,8 @@
 __attribute__((format(printf, 3, 4)))
 void check(bool ok, const char *name, const char *fmt, ...);
 void check_str(const char *got, const char *want, const char *name);
+/* Writes @text to @dir/@name, making its directories. */
+void put_file(const char *dir, const char *name, const char *text);
 /* Parses a command line given as one string. */
 enum ls_parse parse(const char *line, struct ls_params *p, char *err);
 /* 100 samples: 90 in cell 1, 9 in cell 5, 1 past the histogram at 50 us. */

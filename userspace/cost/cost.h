@@ -39,8 +39,11 @@ struct ls_cost_ctx {
 	const sigset_t *mask;		/* the children's signal mask */
 };
 
+struct ls_workload;
+
 /* A workload's own state between prepare, its runs and finish. */
 struct ls_wl_state {
+	const struct ls_workload *wl;	/* its row */
 	unsigned long long amount;	/* its unit of work, by the scale */
 	int fd;				/* fsync's file */
 	char path[4200];
@@ -55,6 +58,8 @@ struct ls_wl_state {
  * @run: the work, timed by the caller: 0 with what its output showed in
  *	@check, or -1 with why in @err
  * @finish: gives back what @prepare took; may be NULL
+ * @arg: what a row shared by several workloads runs (stress-ng's stressor)
+ * @at100: its amount of work at --cost-scale 100
  */
 struct ls_workload {
 	const char *name;
@@ -63,6 +68,8 @@ struct ls_workload {
 	int (*run)(const struct ls_cost_ctx *c, struct ls_wl_state *s, char *check,
 		   size_t checklen, char *err, size_t errlen);
 	void (*finish)(struct ls_wl_state *s);
+	const char *arg;
+	unsigned long long at100;
 };
 
 extern const struct ls_workload ls_workloads[];

@@ -218,6 +218,7 @@ static int prepare_all(const struct ls_params *p, const struct ls_cost_ctx *c,
 		if (p->cost_only && !ls_word_in_list(p->cost_only, w->name))
 			continue;
 		memset(&st[n], 0, sizeof(st[n]));
+		st[n].wl = w;
 		st[n].fd = -1;
 		st[n].server.pid = -1;
 		st[n].server.fd = -1;

@@ -43,7 +43,7 @@ static int queens_prepare(const struct ls_cost_ctx *c, struct ls_wl_state *s, ch
 {
 	(void)why;
 	(void)whylen;
-	s->amount = scaled(c, 20);
+	s->amount = scaled(c, s->wl->at100);
 	snprintf(what, whatlen, "N-queens %d counted %llu times, one thread", QUEENS_N,
 		 s->amount);
 	return 0;
@@ -79,7 +79,7 @@ static int queens_all_prepare(const struct ls_cost_ctx *c, struct ls_wl_state *s
 {
 	(void)why;
 	(void)whylen;
-	s->amount = scaled(c, 20);
+	s->amount = scaled(c, s->wl->at100);
 	snprintf(what, whatlen, "N-queens %d counted %llu times by each of %d threads, one per CPU",
 		 QUEENS_N, s->amount, c->ncpus);
 	return 0;
@@ -134,7 +134,7 @@ static int queens_all_run(const struct ls_cost_ctx *c, struct ls_wl_state *s, ch
 static int hackbench_prepare(const struct ls_cost_ctx *c, struct ls_wl_state *s, char *what,
 			     size_t whatlen, char *why, size_t whylen)
 {
-	s->amount = scaled(c, 500);
+	s->amount = scaled(c, s->wl->at100);
 	snprintf(what, whatlen, "hackbench -g 10 -l %llu (10 groups of 20 processes)",
 		 s->amount);
 	return missing("hackbench", "rt-tests", why, whylen);
@@ -175,19 +175,21 @@ static unsigned long long bogo_ops(const char *out, const char *stressor)
 	return 0;
 }
 
-static int stress_ng_prepare(const char *stressor, unsigned long long at100,
-			     const struct ls_cost_ctx *c, struct ls_wl_state *s, char *what,
+/* --STRESSOR 1 --STRESSOR-ops N, as the row's arg and amount say. */
+static int stress_ng_prepare(const struct ls_cost_ctx *c, struct ls_wl_state *s, char *what,
 			     size_t whatlen, char *why, size_t whylen)
 {
-	s->amount = scaled(c, at100);
+	const char *stressor = s->wl->arg;
+
+	s->amount = scaled(c, s->wl->at100);
 	snprintf(what, whatlen, "stress-ng --%s 1 --%s-ops %llu", stressor, stressor, s->amount);
 	return missing("stress-ng", "stress-ng", why, whylen);
 }
 
-static int stress_ng_run(const char *stressor, const struct ls_cost_ctx *c,
-			 struct ls_wl_state *s, char *check, size_t checklen, char *err,
-			 size_t errlen)
+static int stress_ng_run(const struct ls_cost_ctx *c, struct ls_wl_state *s, char *check,
+			 size_t checklen, char *err, size_t errlen)
 {
+	const char *stressor = s->wl->arg;
 	char opt[32], optops[40], ops[32], out[8192];
 	char *argv[] = { "stress-ng", opt, "1", optops, ops, "--metrics-brief", NULL };
 	unsigned long long done;
@@ -207,36 +209,12 @@ static int stress_ng_run(const char *stressor, const struct ls_cost_ctx *c,
 	return 0;
 }
 
-static int switch_prepare(const struct ls_cost_ctx *c, struct ls_wl_state *s, char *what,
-			  size_t whatlen, char *why, size_t whylen)
-{
-	return stress_ng_prepare("switch", 100000, c, s, what, whatlen, why, whylen);
-}
-
-static int switch_run(const struct ls_cost_ctx *c, struct ls_wl_state *s, char *check,
-		      size_t checklen, char *err, size_t errlen)
-{
-	return stress_ng_run("switch", c, s, check, checklen, err, errlen);
-}
-
-static int fork_prepare(const struct ls_cost_ctx *c, struct ls_wl_state *s, char *what,
-			size_t whatlen, char *why, size_t whylen)
-{
-	return stress_ng_prepare("fork", 2000, c, s, what, whatlen, why, whylen);
-}
-
-static int fork_run(const struct ls_cost_ctx *c, struct ls_wl_state *s, char *check,
-		    size_t checklen, char *err, size_t errlen)
-{
-	return stress_ng_run("fork", c, s, check, checklen, err, errlen);
-}
-
 /* ---- file writes, each made durable with fsync() ---- */
 
 static int fsync_prepare(const struct ls_cost_ctx *c, struct ls_wl_state *s, char *what,
 			 size_t whatlen, char *why, size_t whylen)
 {
-	s->amount = scaled(c, 1000);
+	s->amount = scaled(c, s->wl->at100);
 	snprintf(s->path, sizeof(s->path), "%s/latscope-cost.XXXXXX", c->dir);
 	s->fd = mkstemp(s->path);
 	if (s->fd < 0) {
@@ -292,7 +270,7 @@ static int iperf_prepare(const struct ls_cost_ctx *c, struct ls_wl_state *s, cha
 	char out[1024];
 	int i, ret;
 
-	s->amount = scaled(c, 1000);
+	s->amount = scaled(c, s->wl->at100);
 	snprintf(what, whatlen, "iperf3 -n %lluM over loopback (127.0.0.1:%s)", s->amount,
 		 IPERF_PORT);
 	if (missing("iperf3", "iperf3", why, whylen))
@@ -346,13 +324,18 @@ static void iperf_finish(struct ls_wl_state *s)
 }
 
 const struct ls_workload ls_workloads[] = {
-	{ "queens-1", queens_prepare, queens_run, NULL },
-	{ "queens-all", queens_all_prepare, queens_all_run, NULL },
-	{ "hackbench", hackbench_prepare, hackbench_run, NULL },
-	{ "switch", switch_prepare, switch_run, NULL },
-	{ "fork", fork_prepare, fork_run, NULL },
-	{ "fsync", fsync_prepare, fsync_run, fsync_finish },
-	{ "iperf3", iperf_prepare, iperf_run, iperf_finish },
+	{ .name = "queens-1", .prepare = queens_prepare, .run = queens_run, .at100 = 20 },
+	{ .name = "queens-all", .prepare = queens_all_prepare, .run = queens_all_run,
+	  .at100 = 20 },
+	{ .name = "hackbench", .prepare = hackbench_prepare, .run = hackbench_run, .at100 = 500 },
+	{ .name = "switch", .prepare = stress_ng_prepare, .run = stress_ng_run, .arg = "switch",
+	  .at100 = 100000 },
+	{ .name = "fork", .prepare = stress_ng_prepare, .run = stress_ng_run, .arg = "fork",
+	  .at100 = 2000 },
+	{ .name = "fsync", .prepare = fsync_prepare, .run = fsync_run, .finish = fsync_finish,
+	  .at100 = 1000 },
+	{ .name = "iperf3", .prepare = iperf_prepare, .run = iperf_run, .finish = iperf_finish,
+	  .at100 = 1000 },
 };
 const int ls_nr_workloads = ARRAY_SIZE(ls_workloads);
 
