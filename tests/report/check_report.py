@@ -19,14 +19,29 @@ files cannot be merged, the report refuses.
 
 Then what must be refused: files that are not results or do not add up,
 files of one label that differ in context or histogram cells, one run
-given twice, documents of another kind (the cost suite's, which are left
-out of the checks above).
+given twice.
 
-usage: check_report.py LATSCOPE-REPORT WORKDIR RUN.json...
+The cost suite's files (kind "cost") among them: with --no-merge a row
+per file, every cell of cost.md's plain, measured and cost tables equal
+to one computed here from the file's runs (and to the file's own mean,
+stddev and change_percent); merged, a row per label whose cells come from
+the runs of its files together (statistics' mean and stdev), and the
+runs --json-out lists are theirs in order; files of one label that are
+not one setup refused; for the hand-made fixtures the cells worked out
+by hand below, the merged row in either order and not a mean of means.
+Then: a report of latency runs only makes no cost output, one of cost
+files only no latency output (and says so), a mixed one both with
+--label in order across the kinds; a suite interrupted while measured;
+and the cost refusals (another scale, other work, another measured CPU,
+one suite twice, a mean that is not its runs', no workloads, another
+kind of document).
+
+usage: check_report.py LATSCOPE-REPORT WORKDIR FILE.json...
 """
 import json
 import math
 import os
+import statistics
 import struct
 import subprocess
 import sys
@@ -262,8 +277,12 @@ def report(tool, out, args):
 
 
 def check_png(path):
-    with open(path, "rb") as f:
-        head = f.read(24)
+    try:
+        with open(path, "rb") as f:
+            head = f.read(24)
+    except OSError as e:
+        check(False, f"{os.path.basename(path)} is a 1000x600 PNG", e)
+        return
     ok = head[:8] == b"\x89PNG\r\n\x1a\n" and head[12:16] == b"IHDR"
     size = struct.unpack(">II", head[16:24]) if ok else None
     check(ok and size == (1000, 600), f"{os.path.basename(path)} is a 1000x600 PNG", size)
@@ -272,7 +291,7 @@ def check_png(path):
 def check_svg(path, title):
     try:
         root = ET.parse(path).getroot()
-    except ET.ParseError as e:
+    except (ET.ParseError, OSError) as e:
         check(False, f"{os.path.basename(path)} parses as XML", e)
         return
     text = " ".join(root.itertext()) + open(path).read()
@@ -499,29 +518,553 @@ def check_refusals(tool, work, runs):
               (run.returncode, run.stderr.strip()))
 
 
-def check_other_kinds(tool, work, others):
-    """Documents of another kind (the cost suite's) are refused, named."""
-    for i, path in enumerate(others):
-        none = os.path.join(work, f"not-made-kind-{i}")
-        run = report(tool, none, [path])
-        check(run.returncode == 2 and os.path.basename(path) in run.stderr and
-              "not a latency run" in run.stderr and not os.path.exists(none),
-              f"refuses {os.path.basename(path)}, of kind {load(path)['kind']}",
+# ---- the cost suite's files (latscope --cost --json) ----
+
+WORKLOADS = ("queens-1", "queens-all", "hackbench", "switch", "fork", "fsync", "iperf3")
+VARIANTS = ("plain", "measured")
+COST_TABLES = {"plain": "Running time, plain (s)", "measured": "Running time while measured (s)",
+               "cost": "Cost of being measured (%)"}
+COST_TITLE = "Running time relative to the first kernel's plain run (= 1.0)"
+COST_OUTPUTS = ("cost.txt", "cost.md", "cost.png", "cost.svg")
+LATENCY_OUTPUTS = ("table.txt", "table.md", "tail.png", "tail.svg", "cdf.png", "cdf.svg",
+                   "timeline.png", "timeline.svg", "histogram.png", "histogram.svg",
+                   "heat.png", "heat.svg")
+# The hand-made cost fixtures, every cell worked out by hand. A cell is the
+# mean in s ± the sample stddev (n - 1) (% against the first row's mean);
+# the cost table (measured mean - plain mean) / plain mean in %.
+#
+# cost-mainline.json (6.12.0-cost-fixture, the first row):
+#   queens-1  plain 1.0 1.2 1.4: mean 1.2, sd sqrt((.04 + 0 + .04) / 2) = 0.2
+#             measured 1.3 1.3 1.6: 1.4, sd sqrt((.01 + .01 + .04) / 2) = 0.173
+#             cost (1.4 - 1.2) / 1.2 = +16.7 %
+#   hackbench plain 0.5 0.7 0.6: 0.6, sd sqrt(.02 / 2) = 0.1; measured 0.6 x 3:
+#             0.6, sd 0; cost +0.0 %
+#   switch    not in the file: -
+#   fsync     plain 0.100 0.104 0.102: 0.102, sd 0.002; measured failed at
+#             run 2 ("disk full", one run kept): failed
+#   iperf3    skipped ("iperf3 not found")
+# cost-rt.json (6.12.0-cost-fixture-rt), against the first row:
+#   queens-1  plain 1.5 1.5 1.8: 1.6, sd sqrt((.01 + .01 + .04) / 2) = 0.173,
+#             (1.6 - 1.2) / 1.2 = +33.3 %; measured 1.6 1.8 2.0: 1.8, sd 0.2,
+#             (1.8 - 1.4) / 1.4 = +28.6 %; cost (1.8 - 1.6) / 1.6 = +12.5 %
+#   hackbench plain 0.45 x 3: 0.45, sd 0, -25.0 %; measured 0.48 0.52 0.50:
+#             0.5, sd 0.02, (0.5 - 0.6) / 0.6 = -16.7 %; cost 0.05 / 0.45 = +11.1 %
+#             (throttled in its plain runs: a note says so)
+#   switch    plain 0.3 x 3, measured 0.33 x 3: no base (the first row has
+#             none); cost +10.0 %
+#   fsync     plain 0.2 0.3 0.25: 0.25, sd sqrt(.005 / 2) = 0.05,
+#             (0.25 - 0.102) / 0.102 = +145.1 %; measured 0.25 0.35 0.30: 0.3,
+#             sd 0.05, no base (the first failed); cost +20.0 %
+#   iperf3    plain 0.9 1.1 1.0: 1.0, sd 0.1, measured 1.0 1.2 1.1: 1.1, sd
+#             0.1, no base (the first skipped); cost +10.0 %
+# cost-rt-2.json, one run each: queens-1 2.2 / 2.4, hackbench 0.45 / 0.58,
+#   switch 0.3 / 0.33, fsync 0.25 / 0.30, iperf3 skipped. Alone (--no-merge):
+#   queens-1 2.200 ±- ((2.2 - 1.2) / 1.2 = +83.3 %), 2.400 ±- (+71.4 %).
+# cost-rt.json + cost-rt-2.json (one label), the runs together:
+#   queens-1  plain 1.5 1.5 1.8 2.2: 7.0 / 4 = 1.75 (the files' means average
+#             to 1.9), sd sqrt((.0625 + .0625 + .0025 + .2025) / 3) = 0.332,
+#             (1.75 - 1.2) / 1.2 = +45.8 %; measured 1.6 1.8 2.0 2.4: 1.95
+#             (means: 2.1), sd sqrt((.1225 + .0225 + .0025 + .2025) / 3) =
+#             0.342, (1.95 - 1.4) / 1.4 = +39.3 %; cost 0.2 / 1.75 = +11.4 %
+#   hackbench plain 0.45 x 4: -25.0 %; measured 0.48 0.52 0.50 0.58: 0.52
+#             (means: 0.54), sd sqrt((.0016 + 0 + .0004 + .0036) / 3) = 0.043,
+#             (0.52 - 0.6) / 0.6 = -13.3 %; cost 0.07 / 0.45 = +15.6 %
+#   switch    0.3 x 4, 0.33 x 4: +10.0 %
+#   fsync     plain 0.2 0.3 0.25 0.25: 0.25, sd sqrt(.005 / 3) = 0.041;
+#             measured 0.25 0.35 0.30 0.30: 0.3, sd 0.041; +20.0 %
+#   iperf3    cost-rt.json's runs only (skipped in cost-rt-2.json: a note)
+#   runs      3 (iperf3) to 4: "3..4"
+# cost-scale.json: cost-mainline.json's label at 50 % of the work: refused.
+COST_HAND = {
+    "files": ("cost-mainline.json", "cost-rt.json"),
+    "plain": [
+        {"runs": "3", "queens-1": "1.200 ±0.200 (base)", "hackbench": "0.600 ±0.100 (base)",
+         "switch": "-", "fsync": "0.102 ±0.002 (base)", "iperf3": "skipped"},
+        {"runs": "3", "queens-1": "1.600 ±0.173 (+33.3 %)",
+         "hackbench": "0.450 ±0.000 (-25.0 %)", "switch": "0.300 ±0.000 (no base)",
+         "fsync": "0.250 ±0.050 (+145.1 %)", "iperf3": "1.000 ±0.100 (no base)"}],
+    "measured": [
+        {"runs": "3", "queens-1": "1.400 ±0.173 (base)", "hackbench": "0.600 ±0.000 (base)",
+         "switch": "-", "fsync": "failed", "iperf3": "skipped"},
+        {"runs": "3", "queens-1": "1.800 ±0.200 (+28.6 %)",
+         "hackbench": "0.500 ±0.020 (-16.7 %)", "switch": "0.330 ±0.000 (no base)",
+         "fsync": "0.300 ±0.050 (no base)", "iperf3": "1.100 ±0.100 (no base)"}],
+    "cost": [
+        {"queens-1": "+16.7 %", "hackbench": "+0.0 %", "switch": "-", "fsync": "failed",
+         "iperf3": "skipped"},
+        {"queens-1": "+12.5 %", "hackbench": "+11.1 %", "switch": "+10.0 %",
+         "fsync": "+20.0 %", "iperf3": "+10.0 %"}],
+}
+COST_ALONE_HAND = {"file": "cost-rt-2.json",
+                   "plain": {"runs": "1", "queens-1": "2.200 ±- (+83.3 %)"},
+                   "measured": {"runs": "1", "queens-1": "2.400 ±- (+71.4 %)"}}
+COST_MERGED_HAND = {
+    "files": ("cost-mainline.json", "cost-rt.json", "cost-rt-2.json"),
+    "plain": {"runs": "3..4", "queens-1": "1.750 ±0.332 (+45.8 %)",
+              "hackbench": "0.450 ±0.000 (-25.0 %)", "switch": "0.300 ±0.000 (no base)",
+              "fsync": "0.250 ±0.041 (+145.1 %)", "iperf3": "1.000 ±0.100 (no base)"},
+    "measured": {"runs": "3..4", "queens-1": "1.950 ±0.342 (+39.3 %)",
+                 "hackbench": "0.520 ±0.043 (-13.3 %)", "switch": "0.330 ±0.000 (no base)",
+                 "fsync": "0.300 ±0.041 (no base)", "iperf3": "1.100 ±0.100 (no base)"},
+    "cost": {"queens-1": "+11.4 %", "hackbench": "+15.6 %", "switch": "+10.0 %",
+             "fsync": "+20.0 %", "iperf3": "+10.0 %"},
+    # The files' own means, averaged: what a mean of means would show.
+    "mean of means": {("queens-1", "plain"): "1.900", ("queens-1", "measured"): "2.100",
+                      ("hackbench", "measured"): "0.540"},
+}
+
+
+def is_cost(doc):
+    return doc.get("kind") == "cost"
+
+
+def cost_label(doc):
+    """A cost file's default label: kernel, preemption, how it was measured."""
+    si, m = doc["sysinfo"], doc["settings"]["measured"]
+    return f'{si["release"]} ({si["preemption"] or "?"}, {m["context"]} every {m["period_us"]} µs)'
+
+
+def cost_names(groups):
+    seen = []
+    for docs in groups:
+        for d in docs:
+            seen += [w["name"] for w in d["workloads"] if w["name"] not in seen]
+    return [n for n in WORKLOADS if n in seen] + [n for n in seen if n not in WORKLOADS]
+
+
+def cost_cell(docs, name, variant):
+    """(state, runs, what) of workload @name's variant in the files @docs
+    together: the runs of every file that ran it."""
+    have = [w for d in docs for w in d["workloads"] if w["name"] == name]
+    if not have:
+        return "-", [], None
+    ran = [w for w in have if w["skipped"] is None]
+    if not ran:
+        return "skipped", [], None
+    if any(w[variant]["failed"] is not None for w in ran):
+        return "failed", [], ran[0]["what"]
+    runs = [t for w in ran for t in w[variant]["runs"]]
+    return ("ok" if runs else "not run"), runs, ran[0]["what"]
+
+
+def cost_mean(docs, name, variant):
+    """(mean, stddev or None) of an "ok" cell: the file's own if one file
+    ran the workload, else of all the runs together (statistics')."""
+    ran = [w for d in docs for w in d["workloads"] if w["name"] == name and w["skipped"] is None]
+    if len(ran) == 1:
+        s = ran[0][variant]
+        return s["mean"], s["stddev"] if len(s["runs"]) > 1 else None
+    runs = cost_cell(docs, name, variant)[1]
+    return statistics.fmean(runs), statistics.stdev(runs) if len(runs) > 1 else None
+
+
+def signed(x):
+    return f"{round(x, 1) + 0.0:+.1f} %"
+
+
+def expected_cost(groups):
+    """{table: [{column: cell}]} of cost.md for the rows @groups (each a
+    list of docs), computed from the files' runs with statistics."""
+    names = cost_names(groups)
+    want = {"plain": [], "measured": [], "cost": []}
+    for i, docs in enumerate(groups):
+        for v in VARIANTS:
+            row, counts = {}, set()
+            for n in names:
+                state, runs, what = cost_cell(docs, n, v)
+                if state != "ok":
+                    row[n] = state
+                    continue
+                counts.add(len(runs))
+                mean, sd = cost_mean(docs, n, v)
+                sd = "-" if sd is None else f"{sd:.3f}"
+                b_state, _, b_what = cost_cell(groups[0], n, v)
+                base = cost_mean(groups[0], n, v)[0] if b_state == "ok" else None
+                if i == 0:
+                    vs = "base"
+                elif not base:
+                    vs = "no base"
+                elif b_what != what:
+                    vs = "other work"
+                else:
+                    vs = signed((mean - base) / base * 100)
+                row[n] = f"{mean:.3f} ±{sd} ({vs})"
+            counts = sorted(counts)
+            row["runs"] = ("-" if not counts else str(counts[0]) if len(counts) == 1
+                           else f"{counts[0]}..{counts[-1]}")
+            want[v].append(row)
+        row = {}
+        for n in names:
+            ps, ms = (cost_cell(docs, n, v)[0] for v in VARIANTS)
+            ran = [w for d in docs for w in d["workloads"]
+                   if w["name"] == n and w["skipped"] is None]
+            if ps == ms == "ok" and len(ran) == 1:
+                row[n] = signed(ran[0]["change_percent"])    # the file's own
+            elif ps == ms == "ok" and cost_mean(docs, n, "plain")[0]:
+                p, m = (cost_mean(docs, n, v)[0] for v in VARIANTS)
+                row[n] = signed((m - p) / p * 100)
+            else:
+                row[n] = next(s for s in ("-", "skipped", "failed", "not run", "ok")
+                              if s in (ps, ms))
+        want["cost"].append(row)
+    return want
+
+
+def read_cost(out):
+    """cost.md's tables as {title: ([{heading: cell}], notes)}."""
+    tables, title = {}, None
+    with open(os.path.join(out, "cost.md"), encoding="utf-8") as f:
+        for line in f.read().splitlines():
+            if line.startswith("## "):
+                title = line[3:]
+                tables[title] = ([], [])
+            elif title and line.startswith("| "):
+                tables[title][0].append([c.strip() for c in line.strip().strip("|").split(" | ")])
+            elif title and line.startswith("- "):
+                tables[title][1].append(line[2:])
+    return {t: ([dict(zip(cells[0], r)) for r in cells[1:]], notes)
+            for t, (cells, notes) in tables.items()}
+
+
+def cost_rows(tables, kind):
+    return tables.get(COST_TABLES[kind], ([], []))[0]
+
+
+def cost_notes(tables):
+    return [n for _, notes in tables.values() for n in notes]
+
+
+def check_cost_table(out, groups, what):
+    """Every cell of cost.md's three tables against expected_cost(@groups);
+    returns the tables read."""
+    tables = read_cost(out)
+    want = expected_cost(groups)
+    for kind in want:
+        rows = cost_rows(tables, kind)
+        check(len(rows) == len(groups), f"{what}: {COST_TABLES[kind]}: a row per kernel",
+              (len(rows), len(groups)))
+        for docs, row, w in zip(groups, rows, want[kind]):
+            names = [os.path.basename(d["_path"]) for d in docs]
+            check(not differences(row, w), f"{what}: {names}: every cell of {COST_TABLES[kind]}",
+                  differences(row, w))
+    with open(os.path.join(out, "cost.txt"), encoding="utf-8") as f:
+        txt = f.read()
+    check(all(c in txt for kind in want for row in cost_rows(tables, kind) for c in row.values()),
+          f"{what}: cost.txt has the same figures")
+    return tables
+
+
+def load_cost_docs(paths):
+    docs = []
+    for p in paths:
+        d = load(p)
+        d["_path"] = p
+        docs.append(d)
+    return docs
+
+
+def cost_key(doc):
+    """What the default label is made of."""
+    m = doc["settings"]["measured"]
+    return (doc["sysinfo"]["release"], doc["sysinfo"]["preemption"] or "?", m["context"],
+            m["period_us"])
+
+
+def cost_mergeable(docs):
+    """Whether cost files of one label can be one row: one scale and CPU
+    and priority, each workload that both ran of one work, no suite twice."""
+    first = docs[0]
+    for d in docs[1:]:
+        if (d["settings"]["scale_percent"] != first["settings"]["scale_percent"] or
+                d["settings"]["measured"] != first["settings"]["measured"]):
+            return False
+        for w in d["workloads"]:
+            for o in first["workloads"]:
+                if (o["name"] == w["name"] and o["skipped"] is None and w["skipped"] is None
+                        and o["what"] != w["what"]):
+                    return False
+    ids = [os.path.realpath(d["_path"]) for d in docs]
+    ids += [(d["sysinfo"]["nodename"], d["start_time"], d.get("cmdline"))
+            for d in docs if "start_time" in d]
+    return len(set(ids)) == len(ids)
+
+
+def check_cost_apart(tool, work, costs):
+    """--no-merge: a row per cost file, each cell computed from its runs and
+    equal to the file's own mean, stddev and change where it has them."""
+    out = os.path.join(work, "cost-apart")
+    run = report(tool, out, ["--no-merge"] + costs)
+    check(run.returncode == 0, "cost --no-merge: runs", run.stderr.strip())
+    if run.returncode:
+        return
+    check_images(out, {"cost": COST_TITLE})
+    docs = load_cost_docs(costs)
+    tables = check_cost_table(out, [[d] for d in docs], "cost --no-merge")
+    for d, plain, measured, cost in zip(docs, *(cost_rows(tables, k)
+                                               for k in ("plain", "measured", "cost"))):
+        name = os.path.basename(d["_path"])
+        for w in d["workloads"]:
+            for v, row in zip(VARIANTS, (plain, measured)):
+                s = w[v]
+                if row[w["name"]][0].isdigit():
+                    # The CLI's own figures, as the file has them.
+                    want = f'{s["mean"]:.3f} ±' + (f'{s["stddev"]:.3f}' if len(s["runs"]) > 1
+                                                   else "-")
+                    check(row[w["name"]].startswith(want + " "),
+                          f"{name}: {w['name']} {v}: the file's own mean and stddev",
+                          (row[w["name"]], want))
+            if w["change_percent"] is not None and cost[w["name"]].endswith(" %"):
+                check(abs(float(cost[w["name"]].split()[0]) - w["change_percent"]) <= 0.051,
+                      f"{name}: {w['name']}: the file's own change_percent",
+                      (cost[w["name"]], w["change_percent"]))
+    names = {os.path.basename(p): p for p in costs}
+    if all(n in names for n in COST_HAND["files"]):
+        out = os.path.join(work, "cost-hand")
+        run = report(tool, out, [names[n] for n in COST_HAND["files"]])
+        check(run.returncode == 0, "cost hand: runs", run.stderr.strip())
+        if run.returncode:
+            return
+        tables = read_cost(out)
+        for kind in ("plain", "measured", "cost"):
+            got = cost_rows(tables, kind)
+            want = COST_HAND[kind]
+            check(len(got) == 2 and all(not differences(g, w) for g, w in zip(got, want)),
+                  f"cost-mainline + cost-rt: {COST_TABLES[kind]} worked out by hand",
+                  [differences(g, w) for g, w in zip(got, want)])
+        notes = cost_notes(tables)
+        for said in ("fsync failed in its runs while measured: run 2: disk full",
+                     "iperf3 skipped: iperf3 not found",
+                     "hackbench throttled in its plain runs (ARM frequency capped): its "
+                     "figures are of a slowed board"):
+            check(any(said in n for n in notes), f"cost hand: a note says {said!r}", notes)
+    if COST_ALONE_HAND["file"] in names:
+        got = {k: next((r for r in cost_rows(read_cost(os.path.join(work, "cost-apart")), k)
+                        if r["kernel"].endswith(f"[{COST_ALONE_HAND['file']}]")), {})
+               for k in VARIANTS}
+        for v in VARIANTS:
+            check(not differences(got[v], COST_ALONE_HAND[v]),
+                  f"{COST_ALONE_HAND['file']}: a single run's cell ({v}) by hand",
+                  differences(got[v], COST_ALONE_HAND[v]))
+
+
+def check_cost_merged(tool, work, costs):
+    """The default: cost files of one label are one row, their runs together
+    (or refused, each such group on its own)."""
+    docs = load_cost_docs(costs)
+    groups = {}
+    for d in docs:
+        groups.setdefault(cost_key(d), []).append(d)
+    groups = list(groups.values())
+    good = [g for g in groups if cost_mergeable(g)]
+    for i, g in enumerate(g for g in groups if g not in good):
+        none = os.path.join(work, f"not-made-cost-{i}")
+        run = report(tool, none, [d["_path"] for d in g])
+        check(run.returncode == 2 and all(os.path.basename(d["_path"]) in run.stderr for d in g)
+              and not os.path.exists(none),
+              f"cost merged: refuses {[os.path.basename(d['_path']) for d in g]}, one label "
+              "but not one setup", (run.returncode, run.stderr.strip()))
+    if not good:
+        return
+    out, jout = os.path.join(work, "cost-merged"), os.path.join(work, "cost-merged.json")
+    paths = [d["_path"] for d in docs if any(d in g for g in good)]
+    run = report(tool, out, ["--json-out", jout] + paths)
+    check(run.returncode == 0, "cost merged: runs", run.stderr.strip())
+    if run.returncode:
+        return
+    check_images(out, {"cost": COST_TITLE})
+    check(not any(os.path.exists(os.path.join(out, n)) for n in LATENCY_OUTPUTS) and
+          "no latency run given" in run.stdout,
+          "cost files only: no latency output, and a line says so", (run.stdout, os.listdir(out)))
+    tables = check_cost_table(out, good, "cost merged")
+    with open(jout) as f:
+        merged = json.load(f)
+    check(merged["runs"] == [] and len(merged["cost"]) == len(good),
+          "cost merged: --json-out has a cost row per label and no run",
+          (len(merged["runs"]), len(merged.get("cost", []))))
+    for g, js in zip(good, merged.get("cost", [])):
+        names = [os.path.basename(d["_path"]) for d in g]
+        for n in cost_names([g]):
+            for v in VARIANTS:
+                state, runs, _ = cost_cell(g, n, v)
+                got = js["workloads"][n][v]
+                check(got["state"] == state and (state != "ok" or got["runs"] == runs),
+                      f"cost merged {names}: {n} {v}: the runs of its files, together, in order",
+                      (got["state"], got["runs"], state, runs))
+    if any(len(g) > 1 for g in good):
+        check(any("files merged" in n for n in cost_notes(tables)),
+              "cost merged: the tables say which files a row merges", cost_notes(tables))
+
+
+def check_cost_hand_merged(tool, work, costs):
+    """cost-rt.json and cost-rt-2.json, one label, after cost-mainline.json:
+    the merged row worked out by hand, in either order, not a mean of means."""
+    hand, names = COST_MERGED_HAND, {os.path.basename(p): p for p in costs}
+    if not all(n in names for n in hand["files"]):
+        return
+    mainline, rt, rt2 = (names[n] for n in hand["files"])
+    rows = {}
+    for order, files in (("", [mainline, rt, rt2]), ("-backwards", [mainline, rt2, rt])):
+        out = os.path.join(work, "cost-hand-merged" + order)
+        run = report(tool, out, files)
+        check(run.returncode == 0, f"cost hand merged{order}: runs", run.stderr.strip())
+        if run.returncode:
+            return
+        rows[order] = read_cost(out)
+    tables = rows[""]
+    for kind in ("plain", "measured", "cost"):
+        got = cost_rows(tables, kind)
+        check(len(got) == 2 and not differences(got[1], hand[kind]),
+              f"merged cost-rt + cost-rt-2: {COST_TABLES[kind]} worked out by hand",
+              differences(got[1] if len(got) == 2 else {}, hand[kind]))
+        check(got == cost_rows(rows["-backwards"], kind),
+              f"merged cost-rt + cost-rt-2: {COST_TABLES[kind]} the same in reverse order")
+    docs = load_cost_docs([rt, rt2])
+    for (n, v), mom in hand["mean of means"].items():
+        per_file = [statistics.fmean(cost_cell([d], n, v)[1]) for d in docs]
+        got = cost_rows(tables, v)[1][n]
+        check(f"{statistics.fmean(per_file):.3f}" == mom and not got.startswith(mom),
+              f"merged cost-rt + cost-rt-2: {n} {v} is not the mean of the means ({mom})", got)
+    notes = cost_notes(tables)
+    check(any("2 files merged (cost-rt.json, cost-rt-2.json)" in n for n in notes),
+          "merged cost-rt + cost-rt-2: a note names the files merged", notes)
+    check(any("iperf3 skipped in cost-rt-2.json: iperf3 not found; its figures are of "
+              "the file that ran it" in n for n in notes),
+          "merged cost-rt + cost-rt-2: a note says iperf3 is cost-rt.json's alone", notes)
+
+
+def check_cost_kinds(tool, work, runs, costs):
+    """A latency-only report makes no cost output; a mixed one makes both,
+    --label given once per file of either kind, in order."""
+    for name in ("apart", "merged"):
+        out = os.path.join(work, name)
+        if os.path.isdir(out):
+            made = [n for n in COST_OUTPUTS if os.path.exists(os.path.join(out, n))]
+            check(not made, f"latency files only ({name}): no cost output", made)
+    out = os.path.join(work, "mixed")
+    files = [costs[0], runs[0]] + costs[1:] + runs[1:]
+    labels = [f"file {i}" for i in range(len(files))]
+    args = [a for lab in labels for a in ("--label", lab)]
+    run = report(tool, out, ["--no-merge"] + args + files)
+    check(run.returncode == 0, "mixed: runs", run.stderr.strip())
+    if run.returncode:
+        return
+    check_images(out, dict(TITLES, cost=COST_TITLE))
+    rows = read_table(out)[0]
+    kernels = cost_rows(read_cost(out), "plain")
+    want_runs = [lab for lab, f in zip(labels, files) if f in runs]
+    want_costs = [lab for lab, f in zip(labels, files) if f in costs]
+    check([r["run"] for r in rows] == want_runs and
+          [r["kernel"] for r in kernels] == want_costs,
+          "mixed: table.md a row per run, cost.md a row per cost file, --label in order",
+          ([r["run"] for r in rows], [r["kernel"] for r in kernels]))
+
+
+def first_ran(doc):
+    return next(w for w in doc["workloads"] if w["skipped"] is None and
+                w["plain"]["runs"] and w["measured"]["runs"])
+
+
+def check_cost_refusals(tool, work, costs):
+    """Cost files of one label but not one setup, one suite twice, a file
+    whose mean is not its runs', a document of another kind: exit 2, the
+    message naming the files, nothing written."""
+    names = {os.path.basename(p): p for p in costs}
+    first = costs[0]
+    if "cost-mainline.json" in names and "cost-scale.json" in names:
+        scale = [names["cost-mainline.json"], names["cost-scale.json"]]
+    else:
+        scale = [first, copy_of(first, work, "cost-scale.json", lambda d: d["settings"].update(
+            scale_percent=d["settings"]["scale_percent"] * 2))]
+
+    def other_work(d):
+        first_ran(d)["what"] += " (other work)"
+
+    def bad_mean(d):
+        first_ran(d)["plain"]["mean"] += 1.0
+
+    def other_cpu(d):
+        d["settings"]["measured"]["cpu"] += 1
+
+    wname = first_ran(load(first))["name"]
+    kind = os.path.join(work, "otherkind.json")
+    with open(kind, "w") as f:
+        json.dump({"file_version": 1, "kind": "energy"}, f)
+    cases = [
+        (scale, [os.path.basename(p) for p in scale] + ["differ in scale"]),
+        ([first, copy_of(first, work, "cost-otherwork.json", other_work)],
+         (os.path.basename(first), "cost-otherwork.json", wname, "different work")),
+        ([first, copy_of(first, work, "cost-othercpu.json", other_cpu)],
+         (os.path.basename(first), "cost-othercpu.json", "measured CPU")),
+        ([first, first], (os.path.basename(first), "same suite")),
+        ([copy_of(first, work, "cost-badmean.json", bad_mean)],
+         ("cost-badmean.json", wname, "mean")),
+        ([copy_of(first, work, "cost-noworkloads.json", lambda d: d.pop("workloads"))],
+         ("cost-noworkloads.json", "workloads")),
+        ([kind], ("otherkind.json", "energy", "neither")),
+    ]
+    for i, (args, said) in enumerate(cases):
+        none = os.path.join(work, f"not-made-cost-refusal-{i}")
+        run = report(tool, none, args)
+        check(run.returncode == 2 and all(w in run.stderr for w in said)
+              and not os.path.exists(none),
+              f"refuses {' '.join(os.path.basename(a) for a in args)}",
               (run.returncode, run.stderr.strip()))
+
+
+def check_cost_interrupted(tool, work, costs):
+    """A suite interrupted while measured: a workload with no measured run
+    is "not run", and notes say the suite was interrupted and how the
+    measuring latscope ended."""
+    def interrupt(d):
+        d["interrupted"] = True
+        d["measuring_run"]["exit_code"] = 1
+        m = first_ran(d)["measured"]
+        m.update(runs=[], mean=None, stddev=None, min=None, max=None)
+
+    name = first_ran(load(costs[0]))["name"]
+    copy = copy_of(costs[0], work, "cost-interrupted.json", interrupt)
+    out = os.path.join(work, "cost-interrupted")
+    run = report(tool, out, [copy])
+    check(run.returncode == 0, "interrupted: runs", run.stderr.strip())
+    if run.returncode:
+        return
+    tables = read_cost(out)
+    got = [cost_rows(tables, k)[0][name] for k in ("measured", "cost")]
+    check(got == ["not run", "not run"], f"interrupted: {name} measured: not run", got)
+    notes = cost_notes(tables)
+    check(any("interrupted: its figures are of the runs made before the signal" in n
+              for n in notes) and
+          any("the measuring latscope exited with status 1" in n for n in notes),
+          "interrupted: notes say so and how the measuring latscope ended", notes)
+
+
+def check_cost(tool, work, runs, costs):
+    check_cost_apart(tool, work, costs)
+    check_cost_merged(tool, work, costs)
+    check_cost_hand_merged(tool, work, costs)
+    if runs:
+        check_cost_kinds(tool, work, runs, costs)
+    check_cost_refusals(tool, work, costs)
+    check_cost_interrupted(tool, work, costs)
 
 
 def main():
     tool, work, paths = sys.argv[1], sys.argv[2], sys.argv[3:]
-    # A latency run's file has no "kind"; the cost suite's ("cost") is not one.
-    runs = [p for p in paths if "kind" not in load(p)]
-    check_other_kinds(tool, work, [p for p in paths if p not in runs])
+    # A latency run's file has no "kind"; the cost suite's says "cost".
+    docs = {p: load(p) for p in paths}
+    runs = [p for p in paths if "kind" not in docs[p]]
+    costs = [p for p in paths if is_cost(docs[p])]
+    others = [p for p in paths if p not in runs and p not in costs]
+    check(not others, "every file is a latency run's or the cost suite's", others)
     if not runs:
         check(False, "a latency run's file among the files", paths)
-        return summary("report")
-    check_apart(tool, work, runs)
-    check_heat(tool, work, runs)
-    check_merged(tool, work, runs)
-    check_refusals(tool, work, runs)
+    else:
+        check_apart(tool, work, runs)
+        check_heat(tool, work, runs)
+        check_merged(tool, work, runs)
+        check_refusals(tool, work, runs)
+    if costs:
+        check_cost(tool, work, runs, costs)
     return summary("report")
 
 

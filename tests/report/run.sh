@@ -9,7 +9,13 @@
 # merge-irq.json, merge-a.json in the irq context, refused under one label
 # with it; heat.json, a board that heats, slows to 600 MHz and is
 # throttled in 2 of its 4 seconds. Also a file whose tail does not add up
-# to its overflow. Ends with "report: N passed, N failed".
+# to its overflow. The cost suite's files (latscope --cost --json): hand-made
+# cost-mainline.json and cost-rt.json (a workload skipped, one failed while
+# measured, one in only one of them; every cell of cost.md worked out by
+# hand in check_report.py), cost-rt-2.json (cost-rt.json's label: merged,
+# its runs with cost-rt.json's), cost-scale.json (cost-mainline.json's
+# label at 50 % of the work: refused), and the 6.12 VM's suite at 2 %
+# (vm-6.12-cost.json). Ends with "report: N passed, N failed".
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 work=$(mktemp -d)
