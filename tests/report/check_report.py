@@ -370,10 +370,12 @@ def check_heat(tool, work, runs):
 
 
 def label_key(doc):
-    """What the default label is made of."""
+    """What the default label is made of: M:N runs (--threads) apart, with
+    their thread and CPU counts."""
+    st = doc["settings"]
+    mn = (st["threads"], st["cpus"]) if st.get("scenario") == "M:N" else None
     return (doc["sysinfo"]["release"], doc["sysinfo"]["preemption"] or "?",
-            doc["settings"]["context"], doc["settings"]["period_us"],
-            doc.get("stress", {}).get("name", "none"))
+            st["context"], st["period_us"], mn, doc.get("stress", {}).get("name", "none"))
 
 
 def mergeable(paths, docs):
