@@ -156,7 +156,7 @@ static bool one_pass(const struct ls_cost_ctx *c, struct ls_cost_report *r,
 		heat_slot(h, &w->heat[variant]);
 		t0 = now_s();
 		if (wl[i]->run(c, &st[i], w->check, sizeof(w->check), err, sizeof(err)))
-			snprintf(w->failed[variant], sizeof(w->failed[variant]), "run %u: %s",
+			snprintf(w->failed[variant], sizeof(w->failed[variant]), "run %u: %.180s",
 				 rep + 1, err);
 		else
 			w->t[variant][w->stat[variant].n++] = now_s() - t0;
