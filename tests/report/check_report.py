@@ -34,7 +34,11 @@ files only no latency output (and says so), a mixed one both with
 --label in order across the kinds; a suite interrupted while measured;
 and the cost refusals (another scale, other work, another measured CPU,
 one suite twice, a mean that is not its runs', no workloads, another
-kind of document).
+kind of document). Runs under load (latscope --cost --stress): their two
+tables and the Kernels load column only when a file has them, every cell
+computed here and, for cost-rt-load.json, worked out by hand; merged with
+a copy; one label with and without a load, or with two, refused; and
+without them cost.md and cost.txt byte for byte as in expected/.
 
 usage: check_report.py LATSCOPE-REPORT WORKDIR FILE.json...
 """
@@ -525,7 +529,15 @@ def check_refusals(tool, work, runs):
 WORKLOADS = ("queens-1", "queens-all", "hackbench", "switch", "fork", "fsync", "iperf3")
 VARIANTS = ("plain", "measured")
 COST_TABLES = {"plain": "Running time, plain (s)", "measured": "Running time while measured (s)",
-               "cost": "Cost of being measured (%)"}
+               "cost": "Cost of being measured (%)",
+               # Only when a file has runs under load (latscope --cost --stress).
+               "loaded": "Running time under load (s)", "load cost": "Cost of the load (%)"}
+LOAD_TABLES = ("loaded", "load cost")
+# The reports of the hand-made fixtures without a load, as written before
+# the runs under load: byte for byte (tests/report/expected/).
+EXPECTED = os.path.join(os.path.dirname(os.path.abspath(__file__)), "expected")
+UNCHANGED = {"cost-mainline-rt": ("cost-mainline.json", "cost-rt.json"),
+             "cost-mainline-rt-merged": ("cost-mainline.json", "cost-rt.json", "cost-rt-2.json")}
 COST_TITLE = "Running time relative to the first kernel's plain run (= 1.0)"
 COST_OUTPUTS = ("cost.txt", "cost.md", "cost.png", "cost.svg")
 LATENCY_OUTPUTS = ("table.txt", "table.md", "tail.png", "tail.svg", "cdf.png", "cdf.svg",
@@ -577,6 +589,58 @@ LATENCY_OUTPUTS = ("table.txt", "table.md", "tail.png", "tail.svg", "cdf.png", "
 #   iperf3    cost-rt.json's runs only (skipped in cost-rt-2.json: a note)
 #   runs      3 (iperf3) to 4: "3..4"
 # cost-scale.json: cost-mainline.json's label at 50 % of the work: refused.
+#
+# cost-rt-load.json (6.13.0-cost-fixture-rt; latscope --cost --stress
+# grinder: the load on CPU0,2-3): cost-rt.json's plain and measured runs,
+# iperf3 skipped, and runs under load:
+#   queens-1  2.0 2.4 2.2: 2.2, sd sqrt((.04 + .04 + 0) / 2) = 0.2;
+#             load (2.2 - 1.6) / 1.6 = +37.5 %
+#   hackbench 0.9 x 3: 0.9, sd 0; load (0.9 - 0.45) / 0.45 = +100.0 %
+#   switch    failed under load ("run 1: stress-ng exited with status 2")
+#   fsync     0.5 0.6 0.4: 0.5, sd sqrt((0 + .01 + .01) / 2) = 0.1;
+#             load (0.5 - 0.25) / 0.25 = +100.0 %; throttled under load
+#   iperf3    skipped
+# cost-rt-load-b.json, made here: cost-rt-load.json as 6.13.0-cost-fixture-rt-b,
+#   queens-1 under load 2.64 x 3: 2.64, sd 0, against the first row's 2.2
+#   (2.64 - 2.2) / 2.2 = +20.0 %; load (2.64 - 1.6) / 1.6 = +65.0 %
+# Report cost-rt-load, cost-rt-load-b, cost-mainline: under load the first
+#   row (base), the second against it, cost-mainline without runs under load:
+#   runs "-", every cell "not run", in Cost of the load too; load column
+#   "grinder on CPU0,2-3", the same, "-".
+# cost-mainline first, then cost-rt-load: its cells under load "(no base)".
+# cost-rt-load and a copy of it (one label, merged): each run twice, queens-1
+#   2.0 2.4 2.2 2.0 2.4 2.2: 2.2, sd sqrt(2 * .08 / 5) = 0.179 (base: one
+#   row); load recomputed from the means, (2.2 - 1.6) / 1.6 = +37.5 %.
+# Refused: cost-rt.json beside cost-rt-load.json as 6.12.0-cost-fixture-rt
+# (one label, one without a load), and cost-rt-load.json beside a copy whose
+# preset is classic (one label, two loads).
+COST_LOAD_HAND = {
+    "files": ("cost-rt-load.json", "cost-mainline.json"),
+    "load": ["grinder on CPU0,2-3", "grinder on CPU0,2-3", "-"],
+    "loaded": [
+        {"runs": "3", "queens-1": "2.200 ±0.200 (base)", "hackbench": "0.900 ±0.000 (base)",
+         "switch": "failed", "fsync": "0.500 ±0.100 (base)", "iperf3": "skipped"},
+        {"runs": "3", "queens-1": "2.640 ±0.000 (+20.0 %)",
+         "hackbench": "0.900 ±0.000 (+0.0 %)", "switch": "failed",
+         "fsync": "0.500 ±0.100 (+0.0 %)", "iperf3": "skipped"},
+        {"runs": "-", **{n: "not run" for n in ("queens-1", "hackbench", "switch", "fsync",
+                                                 "iperf3")}}],
+    "load cost": [
+        {"queens-1": "+37.5 %", "hackbench": "+100.0 %", "switch": "failed",
+         "fsync": "+100.0 %", "iperf3": "skipped"},
+        {"queens-1": "+65.0 %", "hackbench": "+100.0 %", "switch": "failed",
+         "fsync": "+100.0 %", "iperf3": "skipped"},
+        {n: "not run" for n in ("queens-1", "hackbench", "switch", "fsync", "iperf3")}],
+    "notes": ['its runs under load ran under the load grinder on CPU0,2-3, its commands: '
+              '"while :; do hackbench -l 10000 -g 4; done", "dd if=/dev/zero of=/dev/null '
+              'bs=128M".',
+              "switch failed in its runs under load: run 1: stress-ng exited with status 2",
+              "fsync throttled in its runs under load (soft temperature limit): its figures "
+              "are of a slowed board."],
+    "no base": {"queens-1": "2.200 ±0.200 (no base)"},
+    "merged": {"runs": "6", "queens-1": "2.200 ±0.179 (base)"},
+    "merged cost": {"queens-1": "+37.5 %"},
+}
 COST_HAND = {
     "files": ("cost-mainline.json", "cost-rt.json"),
     "plain": [
@@ -634,18 +698,31 @@ def cost_names(groups):
     return [n for n in WORKLOADS if n in seen] + [n for n in seen if n not in WORKLOADS]
 
 
+def has_load(docs):
+    """Whether the files @docs ran the runs under load (settings.load)."""
+    return any(d["settings"].get("load") for d in docs)
+
+
+def variant_of(w, variant):
+    """A workload's variant; the runs under load of a file without them: none."""
+    return w.get(variant) or {"runs": [], "failed": None, "mean": None, "stddev": None}
+
+
 def cost_cell(docs, name, variant):
     """(state, runs, what) of workload @name's variant in the files @docs
-    together: the runs of every file that ran it."""
+    together: the runs of every file that ran it. Under load, a row
+    without runs under load is "not run" throughout."""
+    if variant == "loaded" and not has_load(docs):
+        return "not run", [], None
     have = [w for d in docs for w in d["workloads"] if w["name"] == name]
     if not have:
         return "-", [], None
     ran = [w for w in have if w["skipped"] is None]
     if not ran:
         return "skipped", [], None
-    if any(w[variant]["failed"] is not None for w in ran):
+    if any(variant_of(w, variant)["failed"] is not None for w in ran):
         return "failed", [], ran[0]["what"]
-    runs = [t for w in ran for t in w[variant]["runs"]]
+    runs = [t for w in ran for t in variant_of(w, variant)["runs"]]
     return ("ok" if runs else "not run"), runs, ran[0]["what"]
 
 
@@ -666,11 +743,15 @@ def signed(x):
 
 def expected_cost(groups):
     """{table: [{column: cell}]} of cost.md for the rows @groups (each a
-    list of docs), computed from the files' runs with statistics."""
+    list of docs), computed from the files' runs with statistics; the
+    tables under load when a file has runs under load."""
     names = cost_names(groups)
+    loaded = any(has_load(docs) for docs in groups)
     want = {"plain": [], "measured": [], "cost": []}
+    if loaded:
+        want.update({"loaded": [], "load cost": []})
     for i, docs in enumerate(groups):
-        for v in VARIANTS:
+        for v in VARIANTS + (("loaded",) if loaded else ()):
             row, counts = {}, set()
             for n in names:
                 state, runs, what = cost_cell(docs, n, v)
@@ -695,20 +776,27 @@ def expected_cost(groups):
             row["runs"] = ("-" if not counts else str(counts[0]) if len(counts) == 1
                            else f"{counts[0]}..{counts[-1]}")
             want[v].append(row)
-        row = {}
-        for n in names:
-            ps, ms = (cost_cell(docs, n, v)[0] for v in VARIANTS)
-            ran = [w for d in docs for w in d["workloads"]
-                   if w["name"] == n and w["skipped"] is None]
-            if ps == ms == "ok" and len(ran) == 1:
-                row[n] = signed(ran[0]["change_percent"])    # the file's own
-            elif ps == ms == "ok" and cost_mean(docs, n, "plain")[0]:
-                p, m = (cost_mean(docs, n, v)[0] for v in VARIANTS)
-                row[n] = signed((m - p) / p * 100)
-            else:
-                row[n] = next(s for s in ("-", "skipped", "failed", "not run", "ok")
-                              if s in (ps, ms))
-        want["cost"].append(row)
+        for kind, v, own in (("cost", "measured", "change_percent"),
+                             ("load cost", "loaded", "loaded_change_percent")):
+            if kind not in want:
+                continue
+            if v == "loaded" and not has_load(docs):
+                want[kind].append({n: "not run" for n in names})
+                continue
+            row = {}
+            for n in names:
+                ps, ms = cost_cell(docs, n, "plain")[0], cost_cell(docs, n, v)[0]
+                ran = [w for d in docs for w in d["workloads"]
+                       if w["name"] == n and w["skipped"] is None]
+                if ps == ms == "ok" and len(ran) == 1:
+                    row[n] = signed(ran[0][own])    # the file's own
+                elif ps == ms == "ok" and cost_mean(docs, n, "plain")[0]:
+                    p, m = cost_mean(docs, n, "plain")[0], cost_mean(docs, n, v)[0]
+                    row[n] = signed((m - p) / p * 100)
+                else:
+                    row[n] = next(s for s in ("-", "skipped", "failed", "not run", "ok")
+                                  if s in (ps, ms))
+            want[kind].append(row)
     return want
 
 
@@ -741,6 +829,21 @@ def check_cost_table(out, groups, what):
     returns the tables read."""
     tables = read_cost(out)
     want = expected_cost(groups)
+    loaded = "loaded" in want
+    kernels = tables.get("Kernels", ([], []))[0]
+    check(all(COST_TABLES[k] in tables for k in LOAD_TABLES) == loaded and
+          not any(COST_TABLES[k] in tables for k in LOAD_TABLES if not loaded) and
+          all(("load" in r) == loaded for r in kernels),
+          f"{what}: the tables and the load column under load {'' if loaded else 'not '}"
+          "written, as a file has runs under load or not", list(tables))
+    if loaded:
+        want_load = []
+        for docs in groups:
+            ld = docs[0]["settings"].get("load")
+            want_load.append(f'{ld["name"]} on CPU{ld["cpus"]}' if ld else "-")
+        check([r.get("load") for r in kernels] == want_load,
+              f"{what}: Kernels names each row's load", ([r.get("load") for r in kernels],
+                                                          want_load))
     for kind in want:
         rows = cost_rows(tables, kind)
         check(len(rows) == len(groups), f"{what}: {COST_TABLES[kind]}: a row per kernel",
@@ -778,7 +881,8 @@ def cost_mergeable(docs):
     first = docs[0]
     for d in docs[1:]:
         if (d["settings"]["scale_percent"] != first["settings"]["scale_percent"] or
-                d["settings"]["measured"] != first["settings"]["measured"]):
+                d["settings"]["measured"] != first["settings"]["measured"] or
+                d["settings"].get("load") != first["settings"].get("load")):
             return False
         for w in d["workloads"]:
             for o in first["workloads"]:
@@ -819,6 +923,21 @@ def check_cost_apart(tool, work, costs):
                 check(abs(float(cost[w["name"]].split()[0]) - w["change_percent"]) <= 0.051,
                       f"{name}: {w['name']}: the file's own change_percent",
                       (cost[w["name"]], w["change_percent"]))
+    if any(has_load([d]) for d in docs):
+        for d, loaded, cost in zip(docs, *(cost_rows(tables, k) for k in LOAD_TABLES)):
+            name = os.path.basename(d["_path"])
+            for w in d["workloads"] if has_load([d]) else ():
+                s = w["loaded"]
+                if loaded[w["name"]][0].isdigit():
+                    want = f'{s["mean"]:.3f} ±' + (f'{s["stddev"]:.3f}' if len(s["runs"]) > 1
+                                                   else "-")
+                    check(loaded[w["name"]].startswith(want + " "),
+                          f"{name}: {w['name']} under load: the file's own mean and stddev",
+                          (loaded[w["name"]], want))
+                if w["loaded_change_percent"] is not None:
+                    check(cost[w["name"]] == signed(w["loaded_change_percent"]),
+                          f"{name}: {w['name']}: the file's own loaded_change_percent",
+                          (cost[w["name"]], w["loaded_change_percent"]))
     names = {os.path.basename(p): p for p in costs}
     if all(n in names for n in COST_HAND["files"]):
         out = os.path.join(work, "cost-hand")
@@ -1040,8 +1159,121 @@ def check_cost_interrupted(tool, work, costs):
           "interrupted: notes say so and how the measuring latscope ended", notes)
 
 
+def svg_says(out, text):
+    """Whether cost.svg has @text (matplotlib writes each text as a comment)."""
+    with open(os.path.join(out, "cost.svg"), encoding="utf-8") as f:
+        return f"<!-- {text} -->" in f.read()
+
+
+def check_cost_unchanged(tool, work, costs):
+    """Without runs under load, cost.md and cost.txt are byte for byte what
+    they were before the runs under load (tests/report/expected/), and
+    cost.svg has no bars under load."""
+    names = {os.path.basename(p): p for p in costs}
+    for exp, files in UNCHANGED.items():
+        if not all(n in names for n in files):
+            continue
+        out = os.path.join(work, "unchanged-" + exp)
+        run = report(tool, out, [names[n] for n in files])
+        check(run.returncode == 0, f"{exp}: runs", run.stderr.strip())
+        if run.returncode:
+            continue
+        for ext in ("md", "txt"):
+            with open(os.path.join(EXPECTED, f"{exp}.{ext}"), "rb") as f:
+                want = f.read()
+            with open(os.path.join(out, f"cost.{ext}"), "rb") as f:
+                got = f.read()
+            check(got == want, f"{exp}: cost.{ext} without a load unchanged, byte for byte",
+                  f"diff {os.path.join(EXPECTED, exp + '.' + ext)} "
+                  f"{os.path.join(out, 'cost.' + ext)}")
+        check(svg_says(out, "while measured") and not svg_says(out, "under load"),
+              f"{exp}: cost.svg without bars under load")
+
+
+def check_cost_load(tool, work, costs):
+    """cost-rt-load.json (runs under load): the tables under load and the
+    load column worked out by hand, the first row without them, merged, the
+    plot's third bar, and the refusals of one label with two loads."""
+    hand, names = COST_LOAD_HAND, {os.path.basename(p): p for p in costs}
+    if not all(n in names for n in hand["files"]):
+        return
+    rt_load, mainline = (names[n] for n in hand["files"])
+
+    def load_b(d):
+        d["sysinfo"]["release"] += "-b"
+        w = next(w for w in d["workloads"] if w["name"] == "queens-1")
+        w["loaded"].update(runs=[2.64] * 3, mean=2.64, stddev=0.0, min=2.64, max=2.64)
+        w["loaded_change_percent"] = 65.0
+
+    b = copy_of(rt_load, work, "cost-rt-load-b.json", load_b)
+    out = os.path.join(work, "cost-load-hand")
+    run = report(tool, out, [rt_load, b, mainline])
+    check(run.returncode == 0, "cost load hand: runs", run.stderr.strip())
+    if run.returncode:
+        return
+    check_images(out, {"cost": COST_TITLE})
+    check(svg_says(out, "under load"), "cost load hand: cost.svg has bars under load")
+    tables = check_cost_table(out, [[d] for d in load_cost_docs([rt_load, b, mainline])],
+                              "cost load hand")
+    kernels = tables.get("Kernels", ([], []))[0]
+    check([r.get("load") for r in kernels] == hand["load"],
+          "cost load hand: the load column by hand", [r.get("load") for r in kernels])
+    for kind in LOAD_TABLES:
+        got = cost_rows(tables, kind)
+        check(len(got) == 3 and all(not differences(g, w) for g, w in zip(got, hand[kind])),
+              f"cost-rt-load + cost-rt-load-b + cost-mainline: {COST_TABLES[kind]} worked "
+              "out by hand", [differences(g, w) for g, w in zip(got, hand[kind])])
+    notes = cost_notes(tables)
+    for said in hand["notes"]:
+        check(any(said in n for n in notes), f"cost load hand: a note says {said!r}", notes)
+
+    out = os.path.join(work, "cost-load-no-base")
+    run = report(tool, out, [mainline, rt_load])
+    check(run.returncode == 0, "cost load no base: runs", run.stderr.strip())
+    if not run.returncode:
+        got = cost_rows(read_cost(out), "loaded")
+        check(len(got) == 2 and not differences(got[1], hand["no base"]),
+              "cost-mainline + cost-rt-load: under load (no base) without the first row's",
+              got)
+
+    again = copy_of(rt_load, work, "cost-rt-load-again.json", lambda d: None)
+    out = os.path.join(work, "cost-load-merged")
+    run = report(tool, out, [rt_load, again])
+    check(run.returncode == 0, "cost load merged: runs", run.stderr.strip())
+    if not run.returncode:
+        tables = check_cost_table(out, [load_cost_docs([rt_load, again])], "cost load merged")
+        got = cost_rows(tables, "loaded")
+        gotc = cost_rows(tables, "load cost")
+        check(len(got) == 1 and not differences(got[0], hand["merged"]) and
+              not differences(gotc[0] if gotc else {}, hand["merged cost"]),
+              "cost-rt-load merged with its copy: its runs under load together, by hand",
+              (got, gotc))
+
+    def unloaded_rt(d):
+        d["sysinfo"]["release"] = "6.12.0-cost-fixture-rt"
+
+    def classic(d):
+        d["settings"]["load"]["name"] = "classic"
+
+    cases = []
+    if "cost-rt.json" in names:
+        cases.append([names["cost-rt.json"],
+                      copy_of(rt_load, work, "cost-rt-load-as-rt.json", unloaded_rt)])
+    cases.append([rt_load, copy_of(rt_load, work, "cost-rt-load-classic.json", classic)])
+    for i, args in enumerate(cases):
+        none = os.path.join(work, f"not-made-cost-load-{i}")
+        run = report(tool, none, args)
+        said = [os.path.basename(a) for a in args] + ["differ in load", "grinder on CPU0,2-3"]
+        check(run.returncode == 2 and all(w in run.stderr for w in said)
+              and not os.path.exists(none),
+              f"refuses {' '.join(os.path.basename(a) for a in args)}: one label, two loads",
+              (run.returncode, run.stderr.strip()))
+
+
 def check_cost(tool, work, runs, costs):
     check_cost_apart(tool, work, costs)
+    check_cost_unchanged(tool, work, costs)
+    check_cost_load(tool, work, costs)
     check_cost_merged(tool, work, costs)
     check_cost_hand_merged(tool, work, costs)
     if runs:

@@ -14,8 +14,12 @@
 # measured, one in only one of them; every cell of cost.md worked out by
 # hand in check_report.py), cost-rt-2.json (cost-rt.json's label: merged,
 # its runs with cost-rt.json's), cost-scale.json (cost-mainline.json's
-# label at 50 % of the work: refused), and the 6.12 VM's suite at 2 %
-# (vm-6.12-cost.json). Ends with "report: N passed, N failed".
+# label at 50 % of the work: refused), cost-rt-load.json (with runs under
+# load, --stress grinder: their tables and the load column worked out by
+# hand; one label with two loads refused), and the 6.12 VM's suite at 2 %
+# (vm-6.12-cost.json). Without runs under load, cost.md and cost.txt must
+# be byte for byte those in tests/report/expected/. Ends with
+# "report: N passed, N failed".
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 work=$(mktemp -d)
