@@ -72,6 +72,14 @@ no_tool_left() { # name
 	if [ -n "$left" ]; then nok "$1: nothing left running" "$left"; else ok "$1: nothing left running"; fi
 	if ls /tmp/latscope-cost.* >/dev/null 2>&1; then nok "$1: fsync's file removed" "$(ls /tmp)"; else ok "$1: fsync's file removed"; fi
 }
+# A workload that cannot run (iperf3 with the loopback interface still
+# down) fails at its warm-up, every way: exit 1, said, nothing left.
+ip link set lo down 2>/dev/null || ifconfig lo down
+latscope --cost -k -c 1 --cost-only iperf3 --cost-scale 1 --cost-repeat 1 >cost-fail.out 2>&1
+expect_rc "cost: a workload that fails" $? 1
+has "cost: its warm-up failure said" cost-fail.out '^COST| iperf3      FAILED plain: the warm-up run: iperf3 exited 1'
+has "cost: and no measured run of it" cost-fail.out '^COST| iperf3      FAILED measured: the warm-up run'
+no_tool_left "cost: a workload that fails"
 ip link set lo up 2>/dev/null || ifconfig lo 127.0.0.1 up	# iperf3's loopback
 latscope --cost -k -c 1 --cost-scale 2 --cost-repeat 2 --cost-dir /tmp --json cost-kernel.json >cost.out 2>&1
 expect_rc "cost: the suite at 2 %" $? 0

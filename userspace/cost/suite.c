@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * latscope CLI, cost suite: every workload --cost-repeat times plain, then
- * as many times again while a child latscope measures at the run's period
- * on one CPU (the cost of being measured), and with --stress as many
- * times again while the load runs (nothing measures), each run timed on
- * CLOCK_MONOTONIC, heat and clock read every second by a thread of its
- * own. Ctrl-C, SIGTERM or SIGHUP end it between two runs: what was timed
+ * latscope CLI, cost suite: every workload once to warm up, untimed, then
+ * --cost-repeat times plain, then as many times again while a child
+ * latscope measures at the run's period on one CPU (the cost of being
+ * measured), and with --stress as many times again while the load runs
+ * (nothing measures), each run timed on CLOCK_MONOTONIC, heat and clock
+ * read every second by a thread of its own. Ctrl-C, SIGTERM or SIGHUP end it between two runs: what was timed
  * is kept. The workloads run in the same order in both variants, so a
  * board that warms up over the suite warms up both (the heat figures of
  * each workload and variant say how much).
@@ -165,6 +165,30 @@ static bool one_pass(const struct ls_cost_ctx *c, struct ls_cost_report *r,
 	return true;
 }
 
+/*
+ * Each workload once, not timed, before the timed passes: the first
+ * timed run would otherwise also pay for loading its program, filling
+ * caches and (in an emulator) translating its code, and the plain pass,
+ * which comes first, would look slower than it is. A workload whose
+ * warm-up fails has failed every way.
+ */
+static void warm_up(const struct ls_cost_ctx *c, struct ls_cost_report *r,
+		    struct ls_wl_state *st, const struct ls_workload **wl)
+{
+	int i, v;
+
+	for (i = 0; i < r->nr && !stop_asked(); i++) {
+		struct ls_cost_result *w = &r->w[i];
+		char err[160] = "";
+
+		if (w->skipped[0] || !wl[i]->run(c, &st[i], w->check, sizeof(w->check), err,
+						 sizeof(err)))
+			continue;
+		for (v = 0; v < LS_COST_VARIANTS; v++)
+			snprintf(w->failed[v], sizeof(w->failed[v]), "the warm-up run: %s", err);
+	}
+}
+
 static void all_passes(const struct ls_cost_ctx *c, struct ls_cost_report *r,
 		       struct ls_wl_state *st, const struct ls_workload **wl, int variant,
 		       struct heat_reader *h, struct ls_cmd *measuring)
@@ -262,6 +286,7 @@ int ls_cost_suite(const struct ls_params *p, struct ls_cost_report *r, char *err
 		return LS_EXIT_RUNTIME;
 	}
 	r->nr = prepare_all(p, &c, r, st, wl);
+	warm_up(&c, r, st, wl);
 	all_passes(&c, r, st, wl, LS_COST_PLAIN, &h, NULL);
 	if (!r->interrupted) {
 		if (start_measuring(p, r, &old, &measuring, err, errlen)) {
