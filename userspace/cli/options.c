@@ -418,7 +418,8 @@ static int cost_only_value(struct opt_call *call)
 		goto bad;
 	for (;; at += n + 1) {
 		n = strcspn(at, ",");
-		snprintf(word, sizeof(word), "%.*s", (int)(n < sizeof(word) ? n : sizeof(word) - 1), at);
+		snprintf(word, sizeof(word), "%.*s",
+			 (int)(n < sizeof(word) ? n : sizeof(word) - 1), at);
 		if (!n || n >= sizeof(word) || !ls_workload(word))
 			goto bad;
 		if (!at[n])

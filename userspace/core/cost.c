@@ -14,10 +14,12 @@ void ls_cost_stat(const double *t, unsigned int n, struct ls_cost_stat *out)
 	unsigned int i;
 
 	out->n = n;
-	out->mean = out->stddev = out->min = out->max = 0;
+	out->mean = 0;
+	out->stddev = 0;
+	out->min = n ? t[0] : 0;
+	out->max = out->min;
 	if (!n)
 		return;
-	out->min = out->max = t[0];
 	for (i = 0; i < n; i++) {
 		sum += t[i];
 		if (t[i] < out->min)

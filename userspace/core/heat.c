@@ -165,7 +165,8 @@ int ls_heat_find(struct ls_heat_src *h, const char *sysfs, int cpu, int zone,
 
 		at = snprintf(path, sizeof(path), "%s", n ? "" : "none");
 		for (i = 0; i < n && at < (int)sizeof(path) - 12; i++)
-			at += snprintf(path + at, sizeof(path) - at, "%s%d", i ? " " : "", zones[i]);
+			at += snprintf(path + at, sizeof(path) - at, "%s%d", i ? " " : "",
+				       zones[i]);
 		ls_fail(err, errlen,
 			"--thermal-zone %d: %s/class/thermal/thermal_zone%d/temp cannot be read (zones here: %s)",
 			zone, sysfs, zone, path);

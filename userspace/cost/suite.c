@@ -5,10 +5,11 @@
  * latscope measures at the run's period on one CPU (the cost of being
  * measured), and with --stress as many times again while the load runs
  * (nothing measures), each run timed on CLOCK_MONOTONIC, heat and clock
- * read every second by a thread of its own. Ctrl-C, SIGTERM or SIGHUP end it between two runs: what was timed
- * is kept. The workloads run in the same order in both variants, so a
- * board that warms up over the suite warms up both (the heat figures of
- * each workload and variant say how much).
+ * read every second by a thread of its own. Ctrl-C, SIGTERM or SIGHUP end
+ * it between two runs: what was timed is kept. The workloads run in the
+ * same order in every pass; a board that warms up over the suite is
+ * warmer in the later passes (the heat figures of each workload and pass
+ * say how much).
  */
 #include <errno.h>
 #include <sched.h>
@@ -88,9 +89,11 @@ static int start_measuring(const struct ls_params *p, struct ls_cost_report *r,
 		[LATSCOPE_CTX_USER] = "-u",
 	};
 	char cpu[16], period[16], prio[16], out[2048];
-	char *argv[] = { "/proc/self/exe", (char *)ctx_flag[p->context], "-c", cpu, "-p", period,
-			 "-P", prio, "--thermal-zone", "none", r->latency_json[0] ? "--json" : NULL,
-			 r->latency_json, "--force", NULL };
+	char *const argv[] = {
+		"/proc/self/exe", (char *)ctx_flag[p->context], "-c", cpu, "-p", period,
+		"-P", prio, "--thermal-zone", "none", r->latency_json[0] ? "--json" : NULL,
+		r->latency_json, "--force", NULL
+	};
 	int ret, i;
 
 	snprintf(cpu, sizeof(cpu), "%d", r->measured_cpu);

@@ -144,7 +144,7 @@ static int hackbench_run(const struct ls_cost_ctx *c, struct ls_wl_state *s, cha
 			 size_t checklen, char *err, size_t errlen)
 {
 	char loops[32], out[4096];
-	char *argv[] = { "hackbench", "-g", "10", "-l", loops, NULL };
+	char *const argv[] = { "hackbench", "-g", "10", "-l", loops, NULL };
 
 	snprintf(loops, sizeof(loops), "%llu", s->amount);
 	if (ls_cmd_run(argv, c->mask, out, sizeof(out), err, errlen))
@@ -191,7 +191,7 @@ static int stress_ng_run(const struct ls_cost_ctx *c, struct ls_wl_state *s, cha
 {
 	const char *stressor = s->wl->arg;
 	char opt[32], optops[40], ops[32], out[8192];
-	char *argv[] = { "stress-ng", opt, "1", optops, ops, "--metrics-brief", NULL };
+	char *const argv[] = { "stress-ng", opt, "1", optops, ops, "--metrics-brief", NULL };
 	unsigned long long done;
 
 	snprintf(opt, sizeof(opt), "--%s", stressor);
@@ -266,7 +266,8 @@ static void fsync_finish(struct ls_wl_state *s)
 static int iperf_prepare(const struct ls_cost_ctx *c, struct ls_wl_state *s, char *what,
 			 size_t whatlen, char *why, size_t whylen)
 {
-	char *argv[] = { "iperf3", "-s", "-B", "127.0.0.1", "-p", IPERF_PORT, "--forceflush", NULL };
+	char *const argv[] = { "iperf3", "-s", "-B", "127.0.0.1", "-p", IPERF_PORT,
+			       "--forceflush", NULL };
 	char out[1024];
 	int i, ret;
 
@@ -299,7 +300,7 @@ static int iperf_run(const struct ls_cost_ctx *c, struct ls_wl_state *s, char *c
 		     size_t checklen, char *err, size_t errlen)
 {
 	char bytes[32], out[4096];
-	char *argv[] = { "iperf3", "-c", "127.0.0.1", "-p", IPERF_PORT, "-n", bytes,
+	char *const argv[] = { "iperf3", "-c", "127.0.0.1", "-p", IPERF_PORT, "-n", bytes,
 			 "-f", "m", NULL };
 	const char *rx;
 
@@ -337,6 +338,7 @@ const struct ls_workload ls_workloads[] = {
 	{ .name = "iperf3", .prepare = iperf_prepare, .run = iperf_run, .finish = iperf_finish,
 	  .at100 = 1000 },
 };
+
 const int ls_nr_workloads = ARRAY_SIZE(ls_workloads);
 
 const struct ls_workload *ls_workload(const char *name)

@@ -108,7 +108,8 @@ static void json_variant(FILE *f, const struct ls_cost_report *r,
 		fprintf(f, "        \"mean\": %.9f, \"stddev\": %.9f, \"min\": %.9f, \"max\": %.9f,\n",
 			st->mean, st->stddev, st->min, st->max);
 	else
-		fputs("        \"mean\": null, \"stddev\": null, \"min\": null, \"max\": null,\n", f);
+		fprintf(f, "        \"%s\": null, \"%s\": null, \"%s\": null, \"%s\": null,\n",
+			"mean", "stddev", "min", "max");
 	fputs("        \"failed\": ", f);
 	if (w->failed[v][0])
 		ls_json_string(f, w->failed[v]);
