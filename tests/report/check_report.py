@@ -280,6 +280,18 @@ def report(tool, out, args):
     return subprocess.run([tool, "-o", out] + args, capture_output=True, text=True)
 
 
+def expect_refusals(tool, work, prefix, cases):
+    """Each (args, said): exit 2, every word of @said on stderr, and no
+    output directory made (each case its own, PREFIX-N)."""
+    for i, (args, said) in enumerate(cases):
+        none = os.path.join(work, f"{prefix}-{i}")
+        run = report(tool, none, args)
+        check(run.returncode == 2 and all(w in run.stderr for w in said)
+              and not os.path.exists(none),
+              f"refuses {' '.join(os.path.basename(a) for a in args)}",
+              (run.returncode, run.stderr.strip()))
+
+
 def check_png(path):
     try:
         with open(path, "rb") as f:
@@ -517,13 +529,7 @@ def check_refusals(tool, work, runs):
     bad_tail = tail_not_adding_up(runs, work)
     if bad_tail:    # the message names the file and what does not add up
         cases.append(([runs[0], bad_tail], ("badtail.json", "tail", "overflow")))
-    for i, (args, said) in enumerate(cases):
-        none = os.path.join(work, f"not-made-{i}")
-        run = report(tool, none, args)
-        check(run.returncode == 2 and all(w in run.stderr for w in said)
-              and not os.path.exists(none),
-              f"refuses {' '.join(os.path.basename(a) for a in args)}",
-              (run.returncode, run.stderr.strip()))
+    expect_refusals(tool, work, "not-made", cases)
 
 
 # ---- the cost suite's files (latscope --cost --json) ----
@@ -1125,13 +1131,7 @@ def check_cost_refusals(tool, work, costs):
          ("cost-noworkloads.json", "workloads")),
         ([kind], ("otherkind.json", "energy", "neither")),
     ]
-    for i, (args, said) in enumerate(cases):
-        none = os.path.join(work, f"not-made-cost-refusal-{i}")
-        run = report(tool, none, args)
-        check(run.returncode == 2 and all(w in run.stderr for w in said)
-              and not os.path.exists(none),
-              f"refuses {' '.join(os.path.basename(a) for a in args)}",
-              (run.returncode, run.stderr.strip()))
+    expect_refusals(tool, work, "not-made-cost-refusal", cases)
 
 
 def check_cost_interrupted(tool, work, costs):
