@@ -137,6 +137,7 @@ __u64 ls_now_ns(void);
 int ls_ms_until(__u64 deadline_ns);
 int ls_parse_uint(const char *s, unsigned long long min,
 		  unsigned long long max, unsigned long long *out);
+int ls_read_line(const char *path, char *buf, size_t len);
 bool ls_in_path(const char *name);
 bool ls_word_in_list(const char *list, const char *word);
 

@@ -23,28 +23,12 @@
 
 #include "core/core.h"
 
-/* The first line of a small file; -1 if it cannot be read. */
-static int read_first_line(const char *path, char *buf, size_t len)
-{
-	FILE *f = fopen(path, "r");
-	int ret = -1;
-
-	if (!f)
-		return -1;
-	if (fgets(buf, (int)len, f)) {
-		buf[strcspn(buf, "\n")] = '\0';
-		ret = 0;
-	}
-	fclose(f);
-	return ret;
-}
-
 /* A whole number in a sysfs file, in @base; -1 if there is none. */
 static int read_number(const char *path, int base, long long *out)
 {
 	char buf[64], *end;
 
-	if (read_first_line(path, buf, sizeof(buf)) || !buf[0])
+	if (ls_read_line(path, buf, sizeof(buf)) || !buf[0])
 		return -1;
 	*out = strtoll(buf, &end, base);
 	return *end ? -1 : 0;
@@ -57,7 +41,7 @@ static int use_zone(struct ls_heat_src *h, const char *sysfs, int n)
 	long long v;
 
 	snprintf(path, sizeof(path), "%s/class/thermal/thermal_zone%d/type", sysfs, n);
-	read_first_line(path, type, sizeof(type));
+	ls_read_line(path, type, sizeof(type));
 	snprintf(path, sizeof(path), "%s/class/thermal/thermal_zone%d/temp", sysfs, n);
 	if (read_number(path, 10, &v))
 		return -1;
@@ -105,19 +89,18 @@ static int list_zones(const char *sysfs, int *zones, int max)
  */
 static void find_zone(struct ls_heat_src *h, const char *sysfs)
 {
-	int zones[64], n = list_zones(sysfs, zones, 64), i;
-	char path[256], type[32];
+	int zones[64], n = list_zones(sysfs, zones, 64), i, first = -1;
 
 	for (i = 0; i < n; i++) {
-		snprintf(path, sizeof(path), "%s/class/thermal/thermal_zone%d/type", sysfs,
-			 zones[i]);
-		if (!read_first_line(path, type, sizeof(type)) &&
-		    (strstr(type, "cpu") || strstr(type, "soc")) && !use_zone(h, sysfs, zones[i]))
+		if (use_zone(h, sysfs, zones[i]))
+			continue;
+		if (strstr(h->zone_type, "cpu") || strstr(h->zone_type, "soc"))
 			return;
+		if (first < 0)
+			first = zones[i];
 	}
-	for (i = 0; i < n; i++)
-		if (!use_zone(h, sysfs, zones[i]))
-			return;
+	if (first >= 0)
+		use_zone(h, sysfs, first);
 }
 
 /* The firmware's get_throttled, where a Raspberry Pi kernel puts it. */

@@ -10,20 +10,6 @@
 
 #include "core/core.h"
 
-/* First line of a small file, without its newline; "" if unreadable. */
-static void read_line(const char *path, char *buf, size_t len)
-{
-	FILE *f = fopen(path, "r");
-
-	buf[0] = '\0';
-	if (!f)
-		return;
-	if (!fgets(buf, (int)len, f))
-		buf[0] = '\0';
-	fclose(f);
-	buf[strcspn(buf, "\n")] = '\0';
-}
-
 void ls_sysinfo_read(struct ls_sysinfo *si, int first_cpu)
 {
 	char path[128], rt[8];
@@ -37,25 +23,25 @@ void ls_sysinfo_read(struct ls_sysinfo *si, int first_cpu)
 		snprintf(si->version, sizeof(si->version), "%s", u.version);
 		snprintf(si->machine, sizeof(si->machine), "%s", u.machine);
 	}
-	read_line("/proc/version", si->proc_version, sizeof(si->proc_version));
-	read_line("/proc/cmdline", si->proc_cmdline, sizeof(si->proc_cmdline));
-	read_line("/sys/devices/system/clocksource/clocksource0/current_clocksource",
-		  si->clocksource, sizeof(si->clocksource));
+	ls_read_line("/proc/version", si->proc_version, sizeof(si->proc_version));
+	ls_read_line("/proc/cmdline", si->proc_cmdline, sizeof(si->proc_cmdline));
+	ls_read_line("/sys/devices/system/clocksource/clocksource0/current_clocksource",
+		     si->clocksource, sizeof(si->clocksource));
 	snprintf(path, sizeof(path),
 		 "/sys/devices/system/cpu/cpu%d/cpufreq/scaling_governor", first_cpu);
-	read_line(path, si->governor, sizeof(si->governor));
+	ls_read_line(path, si->governor, sizeof(si->governor));
 	if (!si->governor[0])
 		snprintf(si->governor, sizeof(si->governor), "none");
 
 	/* /sys/kernel/realtime exists (and reads 1) on PREEMPT_RT kernels. */
-	read_line("/sys/kernel/realtime", rt, sizeof(rt));
+	ls_read_line("/sys/kernel/realtime", rt, sizeof(rt));
 	si->realtime = rt[0] == '1' || strstr(si->version, "PREEMPT_RT");
 	snprintf(si->preemption, sizeof(si->preemption), "%s",
 		 si->realtime ? "PREEMPT_RT" :
 		 strstr(si->version, "PREEMPT_DYNAMIC") ? "PREEMPT_DYNAMIC" :
 		 strstr(si->version, "PREEMPT") ? "PREEMPT" : "none");
 
-	read_line("/sys/devices/system/cpu/isolated", path, sizeof(path));
+	ls_read_line("/sys/devices/system/cpu/isolated", path, sizeof(path));
 	if (path[0] && ls_parse_cpu_list(path, &si->isolated))
 		CPU_ZERO(&si->isolated);
 }
@@ -70,7 +56,7 @@ int ls_default_cpu(const cpu_set_t *isolated)
 	for (c = 0; c < CPU_SETSIZE; c++)
 		if (CPU_ISSET(c, isolated))
 			return c;
-	read_line("/sys/devices/system/cpu/online", buf, sizeof(buf));
+	ls_read_line("/sys/devices/system/cpu/online", buf, sizeof(buf));
 	if (ls_parse_cpu_list(buf, &online))
 		return 0;
 	for (c = 0; c < CPU_SETSIZE; c++)

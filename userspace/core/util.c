@@ -57,6 +57,25 @@ int ls_parse_uint(const char *s, unsigned long long min,
 	return 0;
 }
 
+/* The first line of a small file, without its newline: 0; -1 and "" if unreadable. */
+int ls_read_line(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "r");
+	int ret = -1;
+
+	buf[0] = '\0';
+	if (!f)
+		return -1;
+	if (fgets(buf, (int)len, f)) {
+		buf[strcspn(buf, "\n")] = '\0';
+		ret = 0;
+	} else {
+		buf[0] = '\0';
+	}
+	fclose(f);
+	return ret;
+}
+
 /* Whether @name is an executable in $PATH (an empty entry is "."). */
 bool ls_in_path(const char *name)
 {

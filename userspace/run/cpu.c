@@ -16,19 +16,14 @@ int ls_pick_cpus(const struct ls_params *p, const struct ls_sysinfo *si,
 		 cpu_set_t *set, char *err, size_t errlen)
 {
 	cpu_set_t online;
-	char buf[256] = "";
-	FILE *f;
+	char buf[256];
 	int c;
 
-	f = fopen("/sys/devices/system/cpu/online", "r");
-	if (!f || !fgets(buf, sizeof(buf), f) ||
-	    ls_parse_cpu_list(strtok(buf, "\n"), &online)) {
-		if (f)
-			fclose(f);
+	if (ls_read_line("/sys/devices/system/cpu/online", buf, sizeof(buf)) ||
+	    ls_parse_cpu_list(buf, &online)) {
 		ls_fail(err, errlen, "cannot read the online CPUs from /sys/devices/system/cpu/online");
 		return -1;
 	}
-	fclose(f);
 	if (p->cpus_all) {
 		*set = online;
 	} else if (CPU_COUNT(&p->cpus)) {
