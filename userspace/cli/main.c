@@ -90,14 +90,8 @@ static int run_cost(const struct ls_params *p, const struct ls_sysinfo *sys,
 	r->exit_code = ret;
 	ls_cost_print(stdout, r);
 	fflush(stdout);
-	if (p->json_path && ls_cost_write_file(p->json_path, r, err, sizeof(err))) {
-		fprintf(stderr, "latscope: %s; it follows on standard output instead\n", err);
-		printf("=== latscope: %s could not be written, its content follows ===\n",
-		       p->json_path);
-		ls_cost_write_json(stdout, r);
-		printf("=== latscope: end of %s ===\n", p->json_path);
+	if (ls_cost_write_files(r))
 		ret = ret ? ret : LS_EXIT_RUNTIME;
-	}
 	free(r);
 	return ret;
 }
@@ -146,13 +140,14 @@ int main(int argc, char **argv)
 	report.sys = &sys;
 
 	/* A run reads heat and clock each second; a monitor serving clients does not. */
-	if (!(p.monitor && !p.calibrate) &&
-	    ls_heat_find(&heat, sysfs ? sysfs : "/sys", first_measured_cpu(&p, &sys),
-			 p.thermal_zone, err, sizeof(err))) {
-		fprintf(stderr, "latscope: %s\n", err);
-		return LS_EXIT_SETUP;
+	if (!(p.monitor && !p.calibrate)) {
+		if (ls_heat_find(&heat, sysfs ? sysfs : "/sys", first_measured_cpu(&p, &sys),
+				 p.thermal_zone, err, sizeof(err))) {
+			fprintf(stderr, "latscope: %s\n", err);
+			return LS_EXIT_SETUP;
+		}
+		report.heat = &heat;
 	}
-	report.heat = &heat;
 	if (p.cost)
 		return run_cost(&p, &sys, &heat);
 	src = ls_source_of(&p);

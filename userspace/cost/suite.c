@@ -261,7 +261,7 @@ static int prepare_all(const struct ls_params *p, const struct ls_cost_ctx *c,
 int ls_cost_suite(const struct ls_params *p, struct ls_cost_report *r, char *err,
 		  size_t errlen)
 {
-	static struct ls_wl_state st[LS_COST_MAX_WORKLOADS];
+	struct ls_wl_state st[LS_COST_MAX_WORKLOADS];
 	const struct ls_workload *wl[LS_COST_MAX_WORKLOADS];
 	struct heat_reader h = { .src = r->heat };
 	sigset_t signals, old;

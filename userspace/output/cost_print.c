@@ -111,10 +111,7 @@ static void json_variant(FILE *f, const struct ls_cost_report *r,
 		fprintf(f, "        \"%s\": null, \"%s\": null, \"%s\": null, \"%s\": null,\n",
 			"mean", "stddev", "min", "max");
 	fputs("        \"failed\": ", f);
-	if (w->failed[v][0])
-		ls_json_string(f, w->failed[v]);
-	else
-		fputs("null", f);
+	ls_json_string_or_null(f, w->failed[v]);
 	fputs(",\n        \"heat\": ", f);
 	if (r->heat)
 		ls_heat_json_value(f, r->heat, &w->heat[v], "          ");
@@ -141,10 +138,7 @@ static void json_workload(FILE *f, const struct ls_cost_report *r,
 	ls_json_key_string(f, "      ", "name", w->name, ",\n");
 	ls_json_key_string(f, "      ", "what", w->what, ",\n");
 	fputs("      \"skipped\": ", f);
-	if (w->skipped[0])
-		ls_json_string(f, w->skipped);
-	else
-		fputs("null", f);
+	ls_json_string_or_null(f, w->skipped);
 	fputs(",\n", f);
 	ls_json_key_string(f, "      ", "check", w->check, ",\n");
 	for (v = 0; v < LS_COST_VARIANTS; v++)
@@ -165,13 +159,8 @@ int ls_cost_write_json(FILE *f, const struct ls_cost_report *r)
 	const struct ls_params *p = r->params;
 	int i;
 
-	fputs("{\n  \"file_version\": 1,\n  \"kind\": \"cost\",\n", f);
-	ls_json_key_string(f, "  ", "cmdline", p->cmdline, ",\n");
-	ls_json_key_string(f, "  ", "latscope_version", LS_VERSION, ",\n");
-	ls_json_time(f, "start_time", r->started);
-	ls_json_time(f, "end_time", r->ended);
-	fprintf(f, "  \"return_code\": %d,\n  \"interrupted\": %s,\n", r->exit_code,
-		r->interrupted ? "true" : "false");
+	ls_json_head(f, "cost", p, r->started, r->ended, r->exit_code);
+	fprintf(f, "  \"interrupted\": %s,\n", r->interrupted ? "true" : "false");
 	ls_json_sysinfo(f, r->sys);
 	fprintf(f, "  \"settings\": {\n    \"repeat\": %u,\n    \"scale_percent\": %u,\n",
 		r->repeat, r->scale);
@@ -197,10 +186,7 @@ int ls_cost_write_json(FILE *f, const struct ls_cost_report *r)
 	}
 	fputs("  \"measuring_run\": {\n", f);
 	fputs("    \"json\": ", f);
-	if (r->latency_json[0])
-		ls_json_string(f, r->latency_json);
-	else
-		fputs("null", f);
+	ls_json_string_or_null(f, r->latency_json);
 	fputs(",\n", f);
 	ls_json_key_string(f, "    ", "rts", r->latency_rts, ",\n");
 	fprintf(f, "    \"exit_code\": %d\n  },\n", r->latency_exit);

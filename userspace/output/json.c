@@ -20,6 +20,24 @@ void ls_json_time(FILE *f, const char *key, time_t t)
 	ls_json_key_string(f, "  ", key, buf, ",\n");
 }
 
+/*
+ * What every JSON document of latscope's begins with: "{", its version,
+ * its kind where it is not a run's (@kind NULL), the command line, the
+ * program's version, when it started and ended, and its exit code.
+ */
+void ls_json_head(FILE *f, const char *kind, const struct ls_params *p, time_t started,
+		  time_t ended, int exit_code)
+{
+	fputs("{\n  \"file_version\": 1,\n", f);
+	if (kind)
+		ls_json_key_string(f, "  ", "kind", kind, ",\n");
+	ls_json_key_string(f, "  ", "cmdline", p->cmdline, ",\n");
+	ls_json_key_string(f, "  ", "latscope_version", LS_VERSION, ",\n");
+	ls_json_time(f, "start_time", started);
+	ls_json_time(f, "end_time", ended);
+	fprintf(f, "  \"return_code\": %d,\n", exit_code);
+}
+
 /* "sysinfo": the system, as every JSON document of latscope's says it. */
 void ls_json_sysinfo(FILE *f, const struct ls_sysinfo *si)
 {
@@ -241,12 +259,7 @@ int ls_write_json(FILE *f, const struct ls_report *r)
 	struct ls_hist h;
 	int i;
 
-	fputs("{\n  \"file_version\": 1,\n", f);
-	ls_json_key_string(f, "  ", "cmdline", p->cmdline, ",\n");
-	ls_json_key_string(f, "  ", "latscope_version", LS_VERSION, ",\n");
-	ls_json_time(f, "start_time", r->started);
-	ls_json_time(f, "end_time", r->ended);
-	fprintf(f, "  \"return_code\": %d,\n", r->exit_code);
+	ls_json_head(f, NULL, p, r->started, r->ended, r->exit_code);
 	/* true: a --checkpoint copy, written while the run went on. */
 	fprintf(f, "  \"checkpoint\": %s,\n", r->checkpoint ? "true" : "false");
 	ls_json_sysinfo(f, si);

@@ -22,6 +22,15 @@ void ls_json_string(FILE *f, const char *s)
 	fputc('"', f);
 }
 
+/* @s as a JSON string, or null when it is empty. */
+void ls_json_string_or_null(FILE *f, const char *s)
+{
+	if (s[0])
+		ls_json_string(f, s);
+	else
+		fputs("null", f);
+}
+
 /* "key": "value" and @end, @value escaped. */
 void ls_json_key_string(FILE *f, const char *indent, const char *key,
 			const char *value, const char *end)

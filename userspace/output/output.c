@@ -119,6 +119,33 @@ int ls_cost_write_file(const char *path, const struct ls_cost_report *r, char *e
 }
 
 /*
+ * @path could not be written (@err says why): its content goes to standard
+ * output between marker lines instead, so that what was measured is not
+ * lost.
+ */
+static void print_instead(const char *path, const struct content *c, const char *err)
+{
+	fprintf(stderr, "latscope: %s; it follows on standard output instead\n", err);
+	printf("=== latscope: %s could not be written, its content follows ===\n", path);
+	write_content(stdout, c);
+	printf("=== latscope: end of %s ===\n", path);
+	fflush(stdout);
+}
+
+/* The cost suite's --json file, rescued on standard output if it cannot be written. */
+int ls_cost_write_files(const struct ls_cost_report *r)
+{
+	const struct content c = { .cost = ls_cost_write_json, .c = r };
+	const char *path = r->params->json_path;
+	char err[512];
+
+	if (!path || !write_whole(path, &c, err, sizeof(err)))
+		return 0;
+	print_instead(path, &c, err);
+	return -1;
+}
+
+/*
  * Writes the plot and JSON files. With @rescue, one that cannot be written
  * (full disk, removed directory) is printed on standard output instead,
  * between marker lines, so that what was measured is not lost; without
@@ -134,6 +161,7 @@ int ls_write_files(const struct ls_report *r, bool rescue)
 		{ p->plot_path, ls_write_plot },
 		{ p->json_path, ls_write_json },
 	};
+	struct content c = { .r = r };
 	char err[512];
 	size_t i;
 	int ret = 0;
@@ -147,12 +175,8 @@ int ls_write_files(const struct ls_report *r, bool rescue)
 			ret = -1;
 			continue;
 		}
-		fprintf(stderr, "latscope: %s; it follows on standard output instead\n", err);
-		printf("=== latscope: %s could not be written, its content follows ===\n",
-		       out[i].path);
-		out[i].write(stdout, r);
-		printf("=== latscope: end of %s ===\n", out[i].path);
-		fflush(stdout);
+		c.report = out[i].write;
+		print_instead(out[i].path, &c, err);
 		ret = -1;
 	}
 	return ret;

@@ -29,6 +29,7 @@ int ls_write_json(FILE *f, const struct ls_report *r);
 
 /* json_writer.c */
 void ls_json_string(FILE *f, const char *s);
+void ls_json_string_or_null(FILE *f, const char *s);
 void ls_json_key_string(FILE *f, const char *indent, const char *key,
 			const char *value, const char *end);
 
@@ -79,8 +80,11 @@ void ls_cost_print(FILE *f, const struct ls_cost_report *r);
 int ls_cost_write_json(FILE *f, const struct ls_cost_report *r);
 int ls_cost_write_file(const char *path, const struct ls_cost_report *r, char *err,
 		       size_t errlen);
+int ls_cost_write_files(const struct ls_cost_report *r);
 
 /* json.c: what every JSON document of latscope's has. */
+void ls_json_head(FILE *f, const char *kind, const struct ls_params *p, time_t started,
+		  time_t ended, int exit_code);
 void ls_json_sysinfo(FILE *f, const struct ls_sysinfo *si);
 void ls_json_time(FILE *f, const char *key, time_t t);
 
