@@ -22,6 +22,7 @@
 #include <linux/uaccess.h>
 
 #include "latscope.h"
+#include "why.h"
 
 static struct miscdevice latscope_misc;
 
@@ -99,6 +100,8 @@ struct latscope_result_bufs {
 	u64 hist_size;
 	u64 tail;		/* 0 from a caller that predates the tail */
 	u64 tail_size;
+	u64 why;		/* 0 from a caller that predates the recorder */
+	u64 why_size;
 };
 
 static int latscope_result_bufs_get(struct latscope_result __user *arg,
@@ -114,13 +117,17 @@ static int latscope_result_bufs_get(struct latscope_result __user *arg,
 	    (get_user(b->tail, &arg->tail) ||
 	     get_user(b->tail_size, &arg->tail_size)))
 		return -EFAULT;
+	if (b->size >= offsetofend(struct latscope_result, why_size) &&
+	    (get_user(b->why, &arg->why) ||
+	     get_user(b->why_size, &arg->why_size)))
+		return -EFAULT;
 	return 0;
 }
 
 /*
- * Copies @res and, if the caller gave room for them, the histograms and
- * the tails of @copy (latscope_result_counters()) out; nothing of @res
- * past the caller's size.
+ * Copies @res and, if the caller gave room for them, the histograms, the
+ * tails and the recorder's records of @copy out; nothing of @res past the
+ * caller's size.
  */
 static long latscope_result_out(struct latscope_result __user *arg,
 				const struct latscope_result_bufs *b,
@@ -128,22 +135,30 @@ static long latscope_result_out(struct latscope_result __user *arg,
 {
 	size_t cells = (size_t)res->hist_count * res->hist_cells;
 	size_t hist_bytes = cells * sizeof(u64);
-	size_t tail_bytes = (size_t)res->hist_count * res->tail_buckets *
-			    sizeof(u64);
+	size_t tails = (size_t)res->hist_count * res->tail_buckets;
+	size_t tail_bytes = tails * sizeof(u64);
+	size_t why_bytes = (size_t)res->why_count * sizeof(struct latscope_why);
 	long ret = 0;
 
 	res->histogram = b->hist;
 	res->histogram_size = hist_bytes;
 	res->tail = b->tail;
 	res->tail_size = tail_bytes;
+	res->why = b->why;
+	res->why_size = why_bytes;
 	if ((b->hist && b->hist_size < hist_bytes) ||
-	    (b->tail && b->tail_size < tail_bytes))
+	    (b->tail && b->tail_size < tail_bytes) ||
+	    (b->why && b->why_size < why_bytes))
 		ret = -ENOSPC;
 	else if (b->hist &&
 		 copy_to_user(u64_to_user_ptr(b->hist), copy, hist_bytes))
 		return -EFAULT;
 	else if (b->tail &&
 		 copy_to_user(u64_to_user_ptr(b->tail), copy + cells, tail_bytes))
+		return -EFAULT;
+	else if (b->why && why_bytes &&
+		 copy_to_user(u64_to_user_ptr(b->why), copy + cells + tails,
+			      why_bytes))
 		return -EFAULT;
 	if (copy_to_user(arg, res, min_t(size_t, b->size, sizeof(*res))))
 		return -EFAULT;
@@ -164,7 +179,7 @@ static long latscope_ioc_result(struct latscope_session *s,
 	if (ret)
 		return ret;
 	/* The counters come as a copy: copy_to_user() runs unlocked. */
-	want = b.hist || b.tail ? &copy : NULL;
+	want = b.hist || b.tail || b.why ? &copy : NULL;
 	if (snapshot)
 		ret = latscope_session_snapshot(s, &res, want);
 	else
@@ -357,6 +372,7 @@ static void __exit latscope_exit(void)
 	misc_deregister(&latscope_misc);
 	latscope_sources_exit();
 	latscope_sessions_exit();
+	latscope_flights_exit();
 }
 
 module_init(latscope_init);

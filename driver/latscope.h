@@ -104,6 +104,7 @@ bool latscope_ring_empty(struct latscope_ring *ring);
 
 struct device;
 struct latscope_session;
+struct latscope_worst_set;
 
 /**
  * struct latscope_source - what makes a session's events: the only seam
@@ -206,6 +207,7 @@ int latscope_timeline_arm(struct latscope_session *s);
 u64 latscope_timeline_step(struct latscope_session *s, u64 due, u64 now);
 void latscope_timeline_close(struct latscope_session *s, u64 next, u64 now);
 void latscope_timeline_stop(struct latscope_session *s);
+u64 latscope_timeline_fn(void);
 
 enum latscope_state {
 	LATSCOPE_IDLE,		/* opened, not set up */
@@ -241,6 +243,8 @@ struct latscope_session {
 	struct latscope_ring ring;
 	atomic_t trace_fired;
 	s64 trace_sample;
+	struct latscope_worst_set *worst;	/* recorder.c, or NULL */
+	u32 why_seen;			/* LATSCOPE_WHY_SEEN_* of @worst */
 
 	/* Hand-off from the event to the responder. */
 	atomic64_t pending;		/* ideal of the untaken event, or 0 */
@@ -249,6 +253,7 @@ struct latscope_session {
 	atomic_t resp_busy;		/* one PULSE caller at a time */
 	u32 run;			/* STARTs so far, written under @lock */
 	u64 outstanding;		/* ideal the last PULSE returned, PULSE-owned */
+	s32 resp_pid;			/* the task in PULSE, for the recorder */
 
 	/* Logger side. */
 	wait_queue_head_t bulk_wq;
@@ -342,6 +347,16 @@ void latscope_handoff(struct latscope_session *s, u64 ideal, s64 irq_lat,
 		      bool has_irq);
 void latscope_record(struct latscope_session *s, s64 lat, u64 ideal);
 void latscope_measure_flush(struct latscope_session *s);
+
+/* recorder.c */
+struct latscope_worst_set *latscope_recorder_alloc(const struct latscope_setup *setup,
+						   u32 *seen);
+void latscope_recorder_free(struct latscope_worst_set *set);
+void latscope_recorder_arm(struct latscope_session *s);
+void latscope_recorder_disarm(struct latscope_session *s);
+void latscope_recorder_event(struct latscope_session *s, u64 ideal, u64 arrival);
+void latscope_recorder_sample(struct latscope_session *s, s64 lat, u64 ideal,
+			      bool crossing);
 
 /* responder.c */
 int latscope_kthread_start(struct latscope_session *s, struct task_struct **slot,

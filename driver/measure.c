@@ -13,6 +13,7 @@
 
 #include "compat.h"
 #include "latscope.h"
+#include "why.h"
 
 static void latscope_second_start(struct latscope_second *sec, u64 index,
 				  u64 deadline, u64 overruns)
@@ -47,6 +48,8 @@ void latscope_measure_reset(struct latscope_session *s)
 	latscope_ring_reset(&s->ring);
 	atomic_set(&s->trace_fired, 0);
 	s->trace_sample = 0;
+	if (s->worst)
+		latscope_worst_reset(s->worst);
 	atomic64_set(&s->pending, 0);
 }
 
@@ -106,8 +109,9 @@ static void latscope_trace_fire(struct latscope_session *s, s64 lat,
  * @ideal: the ideal time of its event; none of the warm-up is recorded
  *
  * Adds it to the statistics and to the second being summed, queues that
- * second's bulk record once an ideal time past it comes, and stops the
- * trace if @lat crosses the threshold. Never sleeps, never allocates.
+ * second's bulk record once an ideal time past it comes, lets the
+ * recorder explain it if it is among the worst, and stops the trace if
+ * @lat crosses the threshold. Never sleeps, never allocates.
  *
  * Context: the session's one measuring context (hard irq, the kernel
  * responder, or PULSE under @s->lock).
@@ -115,6 +119,7 @@ static void latscope_trace_fire(struct latscope_session *s, s64 lat,
 void latscope_record(struct latscope_session *s, s64 lat, u64 ideal)
 {
 	struct latscope_second *sec = &s->sec;
+	bool crossing;
 
 	if (ideal < s->warmup_end)
 		return;
@@ -127,7 +132,12 @@ void latscope_record(struct latscope_session *s, s64 lat, u64 ideal)
 		sec->min = lat;
 	if (lat > sec->max)
 		sec->max = lat;
-	if (s->setup.trace_threshold_ns && lat > (s64)s->setup.trace_threshold_ns)
+	crossing = s->setup.trace_threshold_ns &&
+		   lat > (s64)s->setup.trace_threshold_ns;
+	/* The sample that stops the trace keeps its account, whatever its rank. */
+	latscope_recorder_sample(s, lat, ideal,
+				 crossing && !atomic_read(&s->trace_fired));
+	if (crossing)
 		latscope_trace_fire(s, lat, ideal);
 }
 
@@ -159,6 +169,8 @@ void latscope_handoff(struct latscope_session *s, u64 ideal, s64 irq_lat,
 
 	if (counted && has_irq)
 		latscope_acc_add(&s->irq, irq_lat, ideal);
+	if (counted)
+		latscope_recorder_event(s, ideal, ideal + (has_irq ? irq_lat : 0));
 	/* A responder still owing an older event misses this one. */
 	if (atomic64_cmpxchg(&s->pending, 0, ideal) && counted)
 		atomic64_inc(&s->overruns);

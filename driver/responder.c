@@ -198,6 +198,7 @@ int latscope_session_pulse(struct latscope_session *s,
 	}
 	/* Called before the START, it answers the run that START makes. */
 	run = s->state == LATSCOPE_READY ? s->run + 1 : s->run;
+	WRITE_ONCE(s->resp_pid, task_pid_nr(current));
 	mutex_unlock(&s->lock);
 
 	ret = latscope_pulse_wait(s, run, &ideal);

@@ -25,6 +25,7 @@
 #include <linux/timekeeping.h>
 
 #include "latscope.h"
+#include "why.h"
 
 static LIST_HEAD(latscope_sessions);
 static DEFINE_MUTEX(latscope_sessions_lock);
@@ -90,6 +91,8 @@ int latscope_setup_check(struct latscope_setup *setup)
 	if (setup->warmup_ns > LATSCOPE_MAX_WARMUP_NS)
 		return -EINVAL;
 	if (setup->trace_threshold_ns > S64_MAX)
+		return -EINVAL;
+	if (setup->why_records > LATSCOPE_WHY_MAX_RECORDS || setup->why_flags)
 		return -EINVAL;
 	for (i = 0; i < ARRAY_SIZE(setup->__reserved); i++)
 		if (setup->__reserved[i])
@@ -192,6 +195,7 @@ static void latscope_halt(struct latscope_session *s)
 		return;
 	s->source->stop(s);
 	latscope_responder_stop(s);
+	latscope_recorder_disarm(s);
 	latscope_source_put(s);
 	latscope_running_put(s->setup.cpu);
 	latscope_measure_flush(s);
@@ -222,6 +226,7 @@ void latscope_session_destroy(struct latscope_session *s)
 	irq_work_sync(&s->bulk_work);
 	if (s->source)
 		latscope_source_free(s);
+	latscope_recorder_free(s->worst);
 	kvfree(s->cells);
 	kfree(s);
 }
@@ -245,7 +250,9 @@ int latscope_session_setup(struct latscope_session *s,
 			   const struct latscope_setup *setup)
 {
 	struct latscope_setup checked = *setup;
+	struct latscope_worst_set *worst;
 	u64 *cells;
+	u32 seen;
 	int ret;
 
 	ret = latscope_setup_check(&checked);
@@ -255,6 +262,12 @@ int latscope_session_setup(struct latscope_session *s,
 			 GFP_KERNEL_ACCOUNT);
 	if (!cells)
 		return -ENOMEM;
+	/* Unlocked: hooking the tracepoints may take a while. */
+	worst = latscope_recorder_alloc(&checked, &seen);
+	if (IS_ERR(worst)) {
+		kvfree(cells);
+		return PTR_ERR(worst);
+	}
 
 	mutex_lock(&s->lock);
 	if (s->state == LATSCOPE_RUNNING) {
@@ -276,16 +289,21 @@ int latscope_session_setup(struct latscope_session *s,
 	}
 	kvfree(s->cells);
 	s->cells = cells;
+	swap(s->worst, worst);
+	s->why_seen = seen;
 	s->result_flags = 0;
 	s->t0 = 0;
 	s->warmup_end = 0;
 	latscope_measure_reset(s);
 	WRITE_ONCE(s->state, LATSCOPE_READY);
 	mutex_unlock(&s->lock);
+	/* The previous setup's recorder, if any: its run is over. */
+	latscope_recorder_free(worst);
 	return 0;
 
 fail:
 	mutex_unlock(&s->lock);
+	latscope_recorder_free(worst);
 	kvfree(cells);
 	return ret;
 }
@@ -328,10 +346,12 @@ int latscope_session_start(struct latscope_session *s)
 	latscope_timeline_init(s, ktime_get_ns());
 	WRITE_ONCE(s->run, s->run + 1);
 	WRITE_ONCE(s->state, LATSCOPE_RUNNING);
+	latscope_recorder_arm(s);
 	ret = s->source->start(s);
 	if (ret) {
 		s->source->stop(s);
 		latscope_responder_stop(s);
+		latscope_recorder_disarm(s);
 		latscope_running_put(setup->cpu);
 		WRITE_ONCE(s->state, LATSCOPE_READY);
 	}
@@ -370,6 +390,13 @@ int latscope_session_stop(struct latscope_session *s)
 	return ret;
 }
 
+/* u64 words of room for a recorder's records, 0 without one. */
+static size_t latscope_worst_words(const struct latscope_worst_set *set)
+{
+	return set ? DIV_ROUND_UP(set->k * sizeof(struct latscope_worst),
+				  sizeof(u64)) : 0;
+}
+
 /* Everything of @res but the statistics and the histogram. */
 static void latscope_result_fill(struct latscope_session *s,
 				 struct latscope_result *res)
@@ -396,13 +423,17 @@ static void latscope_result_fill(struct latscope_session *s,
 	res->overruns = atomic64_read(&s->overruns);
 	res->bulk_dropped = READ_ONCE(s->ring.dropped);
 	res->trace_sample_ns = READ_ONCE(s->trace_sample);
+	res->why_records = setup->why_records;
+	res->why_seen = s->why_seen;
+	res->why_record_size = sizeof(struct latscope_why);
 	if (s->source->export)
 		s->source->export(s, res);
 }
 
 /*
  * Fills @res (but its user buffers) and, if @cells is not NULL, copies the
- * histograms, then their tails (latscope_result_counters()), to a buffer
+ * histograms, then their tails (latscope_result_counters()), then the
+ * recorder's res->why_count records (struct latscope_why), to a buffer
  * *@cells allocated here for the caller to kvfree():
  * a copy, so nothing the caller hands to user space can be freed or
  * rewritten by a SETUP or START once the lock is dropped. A @snapshot may
@@ -432,7 +463,8 @@ static int latscope_session_copy(struct latscope_session *s,
 			ret = -EINVAL;
 		else if (s->state == LATSCOPE_RUNNING && !snapshot)
 			ret = -EBUSY;
-		want = cells ? latscope_result_counters(&s->setup) : 0;
+		want = cells ? latscope_result_counters(&s->setup) +
+			       latscope_worst_words(s->worst) : 0;
 		if (ret || want <= nr)
 			break;
 		mutex_unlock(&s->lock);
@@ -453,6 +485,14 @@ static int latscope_session_copy(struct latscope_session *s,
 	if (!ret)
 		ret = latscope_acc_snapshot(&s->irq, &res->irq, c.irq_cells,
 					    c.irq_tail);
+	if (!ret && copy && s->worst) {
+		ret = latscope_worst_export(s->worst, (struct latscope_worst *)
+					    (copy + latscope_result_counters(&s->setup)));
+		if (ret >= 0) {
+			res->why_count = ret;
+			ret = 0;
+		}
+	}
 out:
 	mutex_unlock(&s->lock);
 	if (ret) {

@@ -135,6 +135,19 @@ static enum hrtimer_restart latscope_timeline_fire(struct hrtimer *timer)
 	return HRTIMER_RESTART;
 }
 
+/**
+ * latscope_timeline_fn() - the timelines' hrtimer callback
+ *
+ * For the worst-sample recorder, which does not count the measurement's
+ * own timer among what made a sample late.
+ *
+ * Return: its address.
+ */
+u64 latscope_timeline_fn(void)
+{
+	return (u64)(unsigned long)latscope_timeline_fire;
+}
+
 /* Runs on the session's CPU: a pinned timer stays where it was armed. */
 static void latscope_timeline_arm_here(void *data)
 {

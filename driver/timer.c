@@ -23,10 +23,13 @@ void latscope_timer_tick(struct latscope_session *s, u64 ideal, u64 arrival)
 {
 	s64 lat = (s64)(arrival - ideal);
 
-	if (s->setup.context == LATSCOPE_CTX_IRQ)
+	if (s->setup.context == LATSCOPE_CTX_IRQ) {
+		if (ideal >= s->warmup_end)
+			latscope_recorder_event(s, ideal, arrival);
 		latscope_record(s, lat, ideal);
-	else
+	} else {
 		latscope_handoff(s, ideal, lat, true);
+	}
 }
 
 static int latscope_timer_check(const struct latscope_setup *setup)

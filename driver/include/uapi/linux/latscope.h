@@ -179,6 +179,9 @@ struct latscope_gpio_setup {
  * @trace_threshold_ns: 0: off; else stop ftrace above it
  * @flags: LATSCOPE_SETUP_*, others rejected
  * @source: enum latscope_source_id
+ * @why_records: 0: no worst-sample recorder; else how many of the run's
+ *	worst samples it explains, at most LATSCOPE_WHY_MAX_RECORDS (DOC: why)
+ * @why_flags: must be 0
  * @__reserved: must be 0
  * @gpio: LATSCOPE_SRC_GPIO only, else 0
  *
@@ -199,7 +202,9 @@ struct latscope_setup {
 	__u64 trace_threshold_ns;
 	__u32 flags;
 	__u32 source;
-	__u64 __reserved[4];
+	__u32 why_records;
+	__u32 why_flags;
+	__u64 __reserved[3];
 	struct latscope_gpio_setup gpio;
 };
 
@@ -377,6 +382,14 @@ struct latscope_gpio_result {
  * @tail_buckets: out: per tail, LATSCOPE_TAIL_BUCKETS
  * @tail_sub_bits: out: LATSCOPE_TAIL_SUB_BITS
  * @__reserved2: reserved, 0
+ * @why: in: user address of room for struct latscope_why records, or 0
+ *	(this member and all after it: since LATSCOPE_RESULT_SIZE_VER2)
+ * @why_size: in: bytes at @why; out: bytes every record needs
+ * @why_count: out: records the run kept, the worst first
+ * @why_record_size: out: sizeof(struct latscope_why)
+ * @why_seen: out: LATSCOPE_WHY_SEEN_* bits, what the recorder could see
+ *	on this kernel (0 without a recorder)
+ * @why_records: out: the setup's why_records
  *
  * LATSCOPE_IOC_GET_RESULT is allowed once the session was set up, and not
  * while it runs (-EBUSY).
@@ -403,6 +416,10 @@ struct latscope_gpio_result {
  * logarithmic tails (LATSCOPE_TAIL_*): @hist_count arrays of @tail_buckets
  * counters, in the same order. A caller whose @size ends before them gets
  * neither, and the driver writes nothing past its @size.
+ *
+ * Since LATSCOPE_RESULT_SIZE_VER2, @why and @why_size do the same for the
+ * worst-sample records (DOC: why): @why_count records of
+ * @why_record_size bytes, the worst first.
  */
 struct latscope_result {
 	__u32 size;
@@ -431,10 +448,155 @@ struct latscope_result {
 	__u32 tail_buckets;
 	__u32 tail_sub_bits;
 	__u64 __reserved2[3];
+	__u64 why;
+	__u64 why_size;
+	__u32 why_count;
+	__u32 why_record_size;
+	__u32 why_seen;
+	__u32 why_records;
 };
 
 #define LATSCOPE_RESULT_SIZE_VER0	352	/* no tail */
 #define LATSCOPE_RESULT_SIZE_VER1	400	/* with the tail */
+#define LATSCOPE_RESULT_SIZE_VER2	432	/* with the worst samples explained */
+
+/**
+ * DOC: why
+ *
+ * The worst-sample recorder. With &latscope_setup.why_records = K, the
+ * driver keeps, per measured CPU, a bounded record of what ran there
+ * (hard irqs, softirqs, NMIs where the kernel reports them, hrtimer
+ * callbacks, context switches, idle), from kernel tracepoints it hooks
+ * itself: the user's ftrace setup is not touched. When a sample enters
+ * the run's K worst, the driver reads what ran between its ideal time and
+ * its answer and keeps it as a struct latscope_why: the latency split in
+ * its parts, the task and code the event interrupted, and what took the
+ * time, longest first. A window longer than the per-CPU record is marked
+ * LATSCOPE_WHY_CUT. The records come with the result (LATSCOPE_RESULT_SIZE_VER2).
+ */
+#define LATSCOPE_WHY_MAX_RECORDS	64
+#define LATSCOPE_WHY_ITEMS		8
+
+/* struct latscope_result.why_seen: the tracepoints the recorder hooked. */
+#define LATSCOPE_WHY_SEEN_IRQ		_BITUL(0)	/* irq_handler_entry/exit */
+#define LATSCOPE_WHY_SEEN_SOFTIRQ	_BITUL(1)	/* softirq_entry/exit */
+#define LATSCOPE_WHY_SEEN_SWITCH	_BITUL(2)	/* sched_switch */
+#define LATSCOPE_WHY_SEEN_NMI		_BITUL(3)	/* nmi_handler (x86) */
+#define LATSCOPE_WHY_SEEN_IDLE		_BITUL(4)	/* cpu_idle */
+#define LATSCOPE_WHY_SEEN_HRTIMER	_BITUL(5)	/* hrtimer_expire_entry/exit */
+
+/**
+ * enum latscope_why_kind - what a struct latscope_why_item is
+ * @LATSCOPE_WHY_TASK: a task ran (@id its pid, @name its comm)
+ * @LATSCOPE_WHY_IRQ: a hard irq handler (@id the Linux irq, @name its action)
+ * @LATSCOPE_WHY_SOFTIRQ: a softirq (@id the vector, @name as in /proc/softirqs)
+ * @LATSCOPE_WHY_NMI: an NMI handler (@name its symbol)
+ * @LATSCOPE_WHY_HRTIMER: an hrtimer callback in hard irq (@name its symbol)
+ * @LATSCOPE_WHY_IDLE: the CPU was idle (@id the cpuidle state, -1 unknown)
+ */
+enum latscope_why_kind {
+	LATSCOPE_WHY_TASK	= 1,
+	LATSCOPE_WHY_IRQ	= 2,
+	LATSCOPE_WHY_SOFTIRQ	= 3,
+	LATSCOPE_WHY_NMI	= 4,
+	LATSCOPE_WHY_HRTIMER	= 5,
+	LATSCOPE_WHY_IDLE	= 6,
+};
+
+/* struct latscope_why_item.flags */
+#define LATSCOPE_WHY_ITEM_BEFORE	_BITUL(0)	/* began before the window */
+#define LATSCOPE_WHY_ITEM_AFTER		_BITUL(1)	/* went on past the window */
+
+/**
+ * struct latscope_why_item - one thing that ran in a sample's window
+ * @kind: enum latscope_why_kind
+ * @id: pid, irq, softirq vector or idle state, by @kind
+ * @count: times it began in the window (a task: was switched in)
+ * @flags: LATSCOPE_WHY_ITEM_*
+ * @duration_ns: its time in the window, what it interrupted not counted
+ *	in it (an irq inside a task counts for the irq)
+ * @blocking_ns: the part of @duration_ns while the answer waited for it:
+ *	between the ideal time and the irq stamp, and between the
+ *	responder's wake-up and its running
+ * @policy: a task's SCHED_* policy, else 0
+ * @prio: a task's real-time priority (SCHED_FIFO, SCHED_RR), or its nice
+ *	value for the others, else 0
+ * @name: what it is called, NUL-terminated
+ */
+struct latscope_why_item {
+	__u32 kind;
+	__s32 id;
+	__u32 count;
+	__u32 flags;
+	__u64 duration_ns;
+	__u64 blocking_ns;
+	__s32 policy;
+	__s32 prio;
+	char name[32];
+};
+
+/* struct latscope_why.flags */
+#define LATSCOPE_WHY_HAS_IRQ		_BITUL(0)	/* @irq_ns known */
+#define LATSCOPE_WHY_HAS_WAKE		_BITUL(1)	/* @wake_ns known */
+#define LATSCOPE_WHY_HAS_RUN		_BITUL(2)	/* @sched_ns and @run_ns known */
+#define LATSCOPE_WHY_CUT		_BITUL(3)	/* the record did not reach back to the ideal time */
+#define LATSCOPE_WHY_IDLE		_BITUL(4)	/* the CPU was idle at the ideal time */
+#define LATSCOPE_WHY_USER_MODE		_BITUL(5)	/* the event interrupted user space */
+#define LATSCOPE_WHY_NO_WHERE		_BITUL(6)	/* the interrupted task and code are unknown */
+#define LATSCOPE_WHY_BUSY		_BITUL(7)	/* the responder was running when woken */
+#define LATSCOPE_WHY_THRESHOLD		_BITUL(8)	/* the sample crossed the trace threshold */
+
+/**
+ * struct latscope_why - one of a run's worst samples, explained
+ * @latency_ns: the sample
+ * @ideal_ns: its event's ideal time, CLOCK_MONOTONIC
+ * @realtime_ns: the same time, CLOCK_REALTIME
+ * @irq_ns: the ideal time to the irq stamp (the irq context: the sample)
+ * @wake_ns: the irq stamp to the responder's wake-up
+ * @sched_ns: the wake-up to the responder's running
+ * @run_ns: its running to the answer: for the user context the return to
+ *	user space and the stamp
+ * @window_ns: how much of the sample, from the ideal time, the record
+ *	covers: less than @latency_ns with LATSCOPE_WHY_CUT
+ * @flags: LATSCOPE_WHY_*, which parts are known and what was seen
+ * @idle_state: the cpuidle state the CPU was in at the ideal time, -1
+ *	unknown or not idle
+ * @pid: the task the event's irq interrupted (0: idle)
+ * @policy: its SCHED_* policy
+ * @prio: its real-time priority, or nice value
+ * @__reserved: 0
+ * @comm: its name
+ * @where: the code it interrupted, "symbol+off/size", "" if unknown or
+ *	in user space
+ * @nr_items: entries of @item, longest first
+ * @more_items: things that ran in the window beyond @item
+ * @more_ns: their time
+ * @item: what ran in the window
+ *
+ * A part not known (its LATSCOPE_WHY_HAS_* bit clear) is 0.
+ */
+struct latscope_why {
+	__s64 latency_ns;
+	__u64 ideal_ns;
+	__u64 realtime_ns;
+	__s64 irq_ns;
+	__s64 wake_ns;
+	__s64 sched_ns;
+	__s64 run_ns;
+	__u64 window_ns;
+	__u32 flags;
+	__s32 idle_state;
+	__s32 pid;
+	__s32 policy;
+	__s32 prio;
+	__u32 __reserved;
+	char comm[16];
+	char where[64];
+	__u32 nr_items;
+	__u32 more_items;
+	__u64 more_ns;
+	struct latscope_why_item item[LATSCOPE_WHY_ITEMS];
+};
 
 /**
  * struct latscope_pulse - LATSCOPE_IOC_PULSE argument, user context only

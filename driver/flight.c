@@ -1,0 +1,144 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * latscope flight record: one CPU's bounded ring of what ran there, the
+ * worst-sample recorder's memory (why.h). Entries are written on their
+ * CPU from any context, an NMI included, without a lock: a writer
+ * reserves its slot with a CPU-local increment, fills it, then publishes
+ * its sequence number. A reader on any CPU copies the slots and keeps
+ * those whose number did not change under it.
+ */
+#include <linux/cache.h>
+#include <linux/compiler.h>
+#include <linux/sched.h>
+#include <linux/sched/rt.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/vmalloc.h>
+
+#include "why.h"
+
+/**
+ * latscope_flight_alloc() - an empty flight record
+ * @node: the NUMA node of the CPU it is for
+ *
+ * Context: process, may sleep.
+ * Return: the record, or NULL if memory ran out. Freed with kvfree().
+ */
+struct latscope_flight *latscope_flight_alloc(int node)
+{
+	struct latscope_flight *fl = kvzalloc_node(sizeof(*fl), GFP_KERNEL, node);
+
+	if (!fl)
+		return NULL;
+	local_set(&fl->head, 0);
+	atomic_set(&fl->armed, 0);
+	return fl;
+}
+
+/**
+ * latscope_flight_reserve() - take the next slot of a CPU's record
+ * @fl: the record of the CPU this runs on, preemption off
+ * @n: set to the slot's number, for latscope_flight_commit()
+ *
+ * The slot reads as being written until latscope_flight_commit().
+ * Context: any, on @fl's CPU.
+ * Return: the slot to fill.
+ */
+struct latscope_flight_entry *latscope_flight_reserve(struct latscope_flight *fl,
+						      long *n)
+{
+	struct latscope_flight_entry *e;
+
+	*n = local_inc_return(&fl->head);
+	e = &fl->slot[(*n - 1) & (LATSCOPE_FLIGHT_SLOTS - 1)];
+	WRITE_ONCE(e->seq, 0);
+	/* A reader that sees the new contents sees the 0 first. */
+	smp_wmb();
+	e->ptr = 0;
+	e->arg = 0;
+	e->arg2 = 0;
+	e->flags = 0;
+	e->id = 0;
+	return e;
+}
+
+/**
+ * latscope_flight_commit() - publish a filled slot
+ * @e: the slot latscope_flight_reserve() gave, filled in
+ * @n: its number
+ */
+void latscope_flight_commit(struct latscope_flight_entry *e, long n)
+{
+	smp_wmb();
+	WRITE_ONCE(e->seq, n);
+}
+
+/**
+ * latscope_flight_copy() - what a CPU's record holds from a time on
+ * @fl: the record
+ * @from: the earliest time wanted: the copy goes back to the last
+ *	SWITCH before it too, which says what was running then
+ * @out: room for LATSCOPE_FLIGHT_SLOTS entries; filled oldest first
+ * @cut: set if the record did not reach back to @from (it wrapped, or an
+ *	entry was being rewritten), else cleared
+ *
+ * Context: any; @fl's CPU may be writing meanwhile.
+ * Return: the entries copied.
+ */
+u32 latscope_flight_copy(struct latscope_flight *fl, u64 from,
+			 struct latscope_flight_entry *out, bool *cut)
+{
+	long head = local_read(&fl->head);
+	long n, oldest = max(head - LATSCOPE_FLIGHT_SLOTS + 1, 1L);
+	u32 count = 0, first;
+	bool reached = false;
+
+	*cut = false;
+	/* Newest first into the end of @out, then moved to its start. */
+	for (n = head; n >= oldest; n--) {
+		const struct latscope_flight_entry *e =
+			&fl->slot[(n - 1) & (LATSCOPE_FLIGHT_SLOTS - 1)];
+		struct latscope_flight_entry *o = &out[LATSCOPE_FLIGHT_SLOTS - 1 - count];
+
+		if (READ_ONCE(e->seq) != n)
+			break;
+		smp_rmb();
+		memcpy(o, e, sizeof(*o));
+		smp_rmb();
+		if (READ_ONCE(e->seq) != n)
+			break;
+		count++;
+		if (o->ts < from && o->kind == LATSCOPE_FL_SWITCH) {
+			reached = true;
+			break;
+		}
+		if (o->ts < from)
+			reached = true;
+	}
+	/*
+	 * Wrapped (or began) after the window's start: what ran at its start
+	 * is not known. An older entry reached without its SWITCH is no cut:
+	 * the task comes from the EVENT, or is told unknown.
+	 */
+	*cut = !reached;
+	first = LATSCOPE_FLIGHT_SLOTS - count;
+	if (first)
+		memmove(out, out + first, count * sizeof(*out));
+	return count;
+}
+
+/**
+ * latscope_flight_task() - what a flight entry keeps of a task
+ * @t: filled in
+ * @task: the task, alive for the call
+ */
+void latscope_flight_task(struct latscope_flight_task *t,
+			  struct task_struct *task)
+{
+	memcpy(t->comm, task->comm, sizeof(t->comm));
+	t->comm[sizeof(t->comm) - 1] = '\0';
+	t->pid = task->pid;
+	t->policy = task->policy;
+	t->prio = task->policy == SCHED_FIFO || task->policy == SCHED_RR ?
+		  task->rt_priority : task_nice(task);
+}

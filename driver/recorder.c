@@ -1,0 +1,162 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * latscope worst-sample recorder, a session's side: what SETUP sets
+ * aside, what a run arms and disarms, the EVENT each handed-over event
+ * leaves in its CPU's flight record, and the record a sample gets when it
+ * enters the run's K worst (why.h). Without a recorder (why_records 0) a
+ * session pays one test per event.
+ */
+#include <linux/atomic.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/timekeeping.h>
+
+#include "latscope.h"
+#include "why.h"
+
+static atomic_t latscope_recorder_ids = ATOMIC_INIT(0);
+
+/**
+ * latscope_recorder_alloc() - a recorder for a setup, and the probes on
+ * @setup: the checked setup; why_records 0 is none
+ * @seen: set to LATSCOPE_WHY_SEEN_* of what it will see
+ *
+ * The K records, the flight record's copy and the tally, all allocated
+ * here, so that building a record never allocates. The setup's CPU gets
+ * a flight record and the tracepoints are hooked.
+ *
+ * Context: process, may sleep; not under cpus_read_lock().
+ * Return: the recorder, NULL for none, or an ERR_PTR (-ENOMEM).
+ */
+struct latscope_worst_set *latscope_recorder_alloc(const struct latscope_setup *setup,
+						   u32 *seen)
+{
+	struct latscope_worst_set *set;
+	int ret;
+
+	*seen = 0;
+	if (!setup->why_records)
+		return NULL;
+	set = kzalloc(sizeof(*set), GFP_KERNEL_ACCOUNT);
+	if (!set)
+		return ERR_PTR(-ENOMEM);
+	set->k = setup->why_records;
+	set->slot = kvcalloc(set->k, sizeof(*set->slot), GFP_KERNEL_ACCOUNT);
+	set->scratch = kvcalloc(LATSCOPE_FLIGHT_SLOTS, sizeof(*set->scratch),
+				GFP_KERNEL_ACCOUNT);
+	set->tally = kvzalloc(sizeof(*set->tally), GFP_KERNEL_ACCOUNT);
+	ret = -ENOMEM;
+	if (!set->slot || !set->scratch || !set->tally)
+		goto fail;
+	ret = latscope_flight_get(setup->cpu, seen);
+	if (ret)
+		goto fail;
+	set->id = atomic_inc_return(&latscope_recorder_ids);
+	latscope_worst_reset(set);
+	return set;
+
+fail:
+	kvfree(set->tally);
+	kvfree(set->scratch);
+	kvfree(set->slot);
+	kfree(set);
+	return ERR_PTR(ret);
+}
+
+/**
+ * latscope_recorder_free() - give a recorder back, and the probes
+ * @set: the recorder, or NULL; its session does not run
+ *
+ * Context: process, may sleep (the last one waits for running probes).
+ */
+void latscope_recorder_free(struct latscope_worst_set *set)
+{
+	if (!set)
+		return;
+	latscope_flight_put();
+	kvfree(set->tally);
+	kvfree(set->scratch);
+	kvfree(set->slot);
+	kfree(set);
+}
+
+/**
+ * latscope_recorder_arm() - the session's CPU is recorded from now on
+ * @s: the session, starting
+ */
+void latscope_recorder_arm(struct latscope_session *s)
+{
+	if (s->worst)
+		atomic_inc(&latscope_flight_of(s->setup.cpu)->armed);
+}
+
+/**
+ * latscope_recorder_disarm() - undo latscope_recorder_arm()
+ * @s: the session, its source and responder stopped
+ */
+void latscope_recorder_disarm(struct latscope_session *s)
+{
+	if (s->worst)
+		atomic_dec(&latscope_flight_of(s->setup.cpu)->armed);
+}
+
+/**
+ * latscope_recorder_event() - an event handed to its answer
+ * @s: the session
+ * @ideal: the event's ideal time
+ * @arrival: its irq stamp
+ *
+ * Context: the source's event handler (hard irq, or an irq thread).
+ */
+void latscope_recorder_event(struct latscope_session *s, u64 ideal, u64 arrival)
+{
+	if (s->worst)
+		latscope_flight_event(s->worst->id, ideal, arrival);
+}
+
+/* The responder whose wake-up and running the split needs, or 0. */
+static s32 latscope_recorder_responder(struct latscope_session *s)
+{
+	if (s->kthread)
+		return s->kthread->pid;
+	if (s->setup.context == LATSCOPE_CTX_USER)
+		return READ_ONCE(s->resp_pid);
+	return 0;
+}
+
+/**
+ * latscope_recorder_sample() - a sample, kept with its account if among the worst
+ * @s: the session
+ * @lat: the sample, in ns
+ * @ideal: its event's ideal time
+ * @crossing: it crossed the trace threshold first: kept whatever its rank
+ *
+ * Context: the session's measuring context, after the sample was taken.
+ */
+void latscope_recorder_sample(struct latscope_session *s, s64 lat, u64 ideal,
+			      bool crossing)
+{
+	struct latscope_worst_set *set = s->worst;
+	struct latscope_why_window w;
+	struct latscope_worst *slot;
+	u32 n;
+
+	if (!set)
+		return;
+	slot = latscope_worst_claim(set, lat, crossing);
+	if (!slot)
+		return;
+	w.ideal = ideal;
+	w.end = lat > 0 ? ideal + lat : ideal;
+	w.session = set->id;
+	w.responder = latscope_recorder_responder(s);
+	w.self_fn = latscope_timeline_fn();
+	n = latscope_flight_copy(latscope_flight_of(s->setup.cpu), ideal,
+				 set->scratch, &w.cut);
+	latscope_why_build(set->scratch, n, &w, set->tally, slot);
+	slot->why.latency_ns = lat;
+	slot->why.realtime_ns = ktime_to_ns(ktime_mono_to_real(ns_to_ktime(ideal)));
+	if (crossing)
+		slot->why.flags |= LATSCOPE_WHY_THRESHOLD;
+	latscope_worst_done(set);
+}

@@ -1,0 +1,196 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * latscope's worst-sample recorder, inside the driver: the per-CPU flight
+ * record of what ran (flight.c, fed by the tracepoint probes of
+ * flight_probes.c), and a session's K worst samples explained from it
+ * (why.c). Private to the driver; the ABI is DOC: why in the uapi header.
+ */
+#ifndef LATSCOPE_WHY_H
+#define LATSCOPE_WHY_H
+
+#include <linux/atomic.h>
+#include <linux/sched.h>
+#include <linux/seqlock.h>
+#include <linux/types.h>
+#include <uapi/linux/latscope.h>
+
+#include <asm/local.h>
+
+/* Entries of one CPU's flight record: a power of two. */
+#define LATSCOPE_FLIGHT_SLOTS	256
+
+/* What a flight entry says happened. */
+enum latscope_flight_kind {
+	LATSCOPE_FL_IRQ_ENTRY = 1,	/* @id irq, @name action */
+	LATSCOPE_FL_IRQ_EXIT,		/* @id irq */
+	LATSCOPE_FL_SOFTIRQ_ENTRY,	/* @id vector */
+	LATSCOPE_FL_SOFTIRQ_EXIT,	/* @id vector */
+	LATSCOPE_FL_NMI,		/* @ptr handler, @arg its duration */
+	LATSCOPE_FL_HRTIMER_ENTRY,	/* @ptr callback */
+	LATSCOPE_FL_HRTIMER_EXIT,	/* @ptr callback */
+	LATSCOPE_FL_SWITCH,		/* @task[0] prev, @task[1] next */
+	LATSCOPE_FL_IDLE_ENTER,		/* @id cpuidle state */
+	LATSCOPE_FL_IDLE_EXIT,
+	LATSCOPE_FL_EVENT,		/* latscope's own: see below */
+};
+
+/* struct latscope_flight_entry.flags of an EVENT */
+#define LATSCOPE_FL_EV_HARDIRQ	BIT(0)	/* stamped in hard irq: @task[0], @ptr known */
+#define LATSCOPE_FL_EV_USER	BIT(1)	/* interrupted user space */
+
+struct latscope_flight_task {
+	char comm[TASK_COMM_LEN];
+	s32 pid;
+	s16 policy;
+	s16 prio;		/* rt_priority, or nice */
+};
+
+/**
+ * struct latscope_flight_entry - one thing that happened on a CPU
+ * @seq: its number in the CPU's record (the first is 1) once complete,
+ *	0 while being written
+ * @ts: when, ktime_get_mono_fast_ns()
+ * @ptr: a callback, or the code an EVENT interrupted
+ * @arg: an NMI's duration; an EVENT's ideal time
+ * @arg2: an EVENT's irq stamp
+ * @kind: enum latscope_flight_kind
+ * @flags: LATSCOPE_FL_EV_* of an EVENT
+ * @id: by @kind; an EVENT's session id
+ * @task: a SWITCH's tasks; an EVENT's interrupted task in @task[0]
+ * @name: an IRQ_ENTRY's action name
+ *
+ * An EVENT is written by latscope when it hands an event to the
+ * responder (or, in the irq context, records it): @ts is the responder's
+ * wake-up.
+ */
+struct latscope_flight_entry {
+	u64 seq;
+	u64 ts;
+	u64 ptr;
+	u64 arg;
+	u64 arg2;
+	u16 kind;
+	u16 flags;
+	s32 id;
+	union {
+		struct latscope_flight_task task[2];
+		char name[32];
+	};
+};
+
+/*
+ * One CPU's flight record: written on that CPU only, from any context
+ * (an NMI may interrupt a write: each writer reserves its own slot), read
+ * from anywhere with the @seq check of latscope_flight_copy().
+ */
+struct latscope_flight {
+	local_t head;			/* entries reserved so far */
+	atomic_t armed;			/* running sessions with a recorder */
+	struct latscope_flight_entry slot[LATSCOPE_FLIGHT_SLOTS];
+};
+
+/* flight.c */
+struct latscope_flight *latscope_flight_alloc(int node);
+struct latscope_flight_entry *latscope_flight_reserve(struct latscope_flight *fl,
+						      long *n);
+void latscope_flight_commit(struct latscope_flight_entry *e, long n);
+u32 latscope_flight_copy(struct latscope_flight *fl, u64 from,
+			 struct latscope_flight_entry *out, bool *cut);
+void latscope_flight_task(struct latscope_flight_task *t,
+			  struct task_struct *task);
+
+/* flight_probes.c */
+void latscope_flight_event(u32 session, u64 ideal, u64 arrival);
+int latscope_flight_get(unsigned int cpu, u32 *seen);
+void latscope_flight_put(void);
+struct latscope_flight *latscope_flight_of(unsigned int cpu);
+void latscope_flights_exit(void);
+
+/**
+ * struct latscope_why_window - a sample's window and what knows it
+ * @ideal: the event's ideal time, where the window starts
+ * @end: the answer, where it ends (@ideal + the sample)
+ * @session: the id the session's EVENT entries carry
+ * @responder: the responder's pid, 0 in the irq context
+ * @self_fn: the timeline's hrtimer callback: the measurement's own, not
+ *	counted
+ * @cut: the flight record did not reach back to @ideal
+ */
+struct latscope_why_window {
+	u64 ideal;
+	u64 end;
+	u32 session;
+	s32 responder;
+	u64 self_fn;
+	bool cut;
+};
+
+/* Things a window's walk tells apart; the longest go into the record. */
+#define LATSCOPE_WHY_TALLY	32
+
+struct latscope_why_count {
+	struct latscope_why_item item;
+	u64 fn;				/* NMI and hrtimer callbacks */
+};
+
+/**
+ * struct latscope_why_tally - what a walk through a window counts
+ * @c: one per thing that ran
+ * @nr: entries of @c
+ * @lost_ns: time of things with no room in @c, or not known
+ */
+struct latscope_why_tally {
+	struct latscope_why_count c[LATSCOPE_WHY_TALLY];
+	u32 nr;
+	u64 lost_ns;
+};
+
+/*
+ * A kept record: the ABI's, and the pointers symbolised only when it is
+ * handed out (why.c).
+ */
+struct latscope_worst {
+	struct latscope_why why;
+	u64 where;			/* interrupted code, or 0 */
+	u64 fn[LATSCOPE_WHY_ITEMS];	/* NMI and hrtimer items' callbacks */
+};
+
+/**
+ * struct latscope_worst_set - a session's K worst samples, explained
+ * @seq: lets a snapshot see whole records
+ * @id: the recorder's id in its EVENT entries
+ * @k: records kept at most
+ * @nr: records kept so far
+ * @floor: the smallest latency kept once @nr == @k
+ * @floor_slot: its slot
+ * @slot: @k records, unordered
+ * @scratch: a copy of the flight record, LATSCOPE_FLIGHT_SLOTS entries
+ * @tally: the walk's
+ *
+ * One writer: the session's measuring context.
+ */
+struct latscope_worst_set {
+	seqcount_t seq;
+	u32 id;
+	u32 k;
+	u32 nr;
+	s64 floor;
+	u32 floor_slot;
+	struct latscope_worst *slot;
+	struct latscope_flight_entry *scratch;
+	struct latscope_why_tally *tally;
+};
+
+/* why.c */
+void latscope_why_build(const struct latscope_flight_entry *ev, u32 n,
+			const struct latscope_why_window *w,
+			struct latscope_why_tally *t,
+			struct latscope_worst *out);
+struct latscope_worst *latscope_worst_claim(struct latscope_worst_set *set,
+					    s64 lat, bool force);
+void latscope_worst_done(struct latscope_worst_set *set);
+void latscope_worst_reset(struct latscope_worst_set *set);
+int latscope_worst_export(struct latscope_worst_set *set,
+			  struct latscope_worst *tmp);
+
+#endif /* LATSCOPE_WHY_H */
