@@ -254,6 +254,7 @@ struct latscope_session {
 	u32 run;			/* STARTs so far, written under @lock */
 	u64 outstanding;		/* ideal the last PULSE returned, PULSE-owned */
 	s32 resp_pid;			/* the task in PULSE, for the recorder */
+	u32 resp_cpu;			/* where its last wait ended */
 
 	/* Logger side. */
 	wait_queue_head_t bulk_wq;

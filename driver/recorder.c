@@ -158,5 +158,8 @@ void latscope_recorder_sample(struct latscope_session *s, s64 lat, u64 ideal,
 	slot->why.realtime_ns = ktime_to_ns(ktime_mono_to_real(ns_to_ktime(ideal)));
 	if (crossing)
 		slot->why.flags |= LATSCOPE_WHY_THRESHOLD;
+	if (s->setup.context == LATSCOPE_CTX_USER &&
+	    READ_ONCE(s->resp_cpu) != s->setup.cpu)
+		slot->why.flags |= LATSCOPE_WHY_ELSEWHERE;
 	latscope_worst_done(set);
 }

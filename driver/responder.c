@@ -202,6 +202,7 @@ int latscope_session_pulse(struct latscope_session *s,
 	mutex_unlock(&s->lock);
 
 	ret = latscope_pulse_wait(s, run, &ideal);
+	WRITE_ONCE(s->resp_cpu, raw_smp_processor_id());
 	if (!ret) {
 		s->outstanding = ideal;
 		pulse->ideal_ns = ideal;

@@ -23,7 +23,9 @@ AT(latscope_setup, warmup_ns, 32);
 AT(latscope_setup, trace_threshold_ns, 40);
 AT(latscope_setup, flags, 48);
 AT(latscope_setup, source, 52);
-AT(latscope_setup, __reserved, 56);
+AT(latscope_setup, why_records, 56);
+AT(latscope_setup, why_flags, 60);
+AT(latscope_setup, __reserved, 64);
 AT(latscope_setup, gpio, 88);
 
 SIZE(latscope_gpio_line, 40);
@@ -65,7 +67,7 @@ AT(latscope_stats, peak_ns, 48);
 AT(latscope_stats, underflow, 56);
 AT(latscope_stats, overflow, 64);
 
-SIZE(latscope_result, 400);
+SIZE(latscope_result, 432);
 AT(latscope_result, size, 0);
 AT(latscope_result, flags, 4);
 AT(latscope_result, histogram, 8);
@@ -92,10 +94,51 @@ AT(latscope_result, tail_size, 360);
 AT(latscope_result, tail_buckets, 368);
 AT(latscope_result, tail_sub_bits, 372);
 AT(latscope_result, __reserved2, 376);
+AT(latscope_result, why, 400);
+AT(latscope_result, why_size, 408);
+AT(latscope_result, why_count, 416);
+AT(latscope_result, why_record_size, 420);
+AT(latscope_result, why_seen, 424);
+AT(latscope_result, why_records, 428);
 _Static_assert(LATSCOPE_RESULT_SIZE_VER0 == offsetof(struct latscope_result, tail),
 	       "VER0 ends where the tail begins");
-_Static_assert(LATSCOPE_RESULT_SIZE_VER1 == sizeof(struct latscope_result),
-	       "VER1 is the whole result");
+_Static_assert(LATSCOPE_RESULT_SIZE_VER1 == offsetof(struct latscope_result, why),
+	       "VER1 ends where the recorder's records begin");
+_Static_assert(LATSCOPE_RESULT_SIZE_VER2 == sizeof(struct latscope_result),
+	       "VER2 is the whole result");
+
+SIZE(latscope_why_item, 72);
+AT(latscope_why_item, kind, 0);
+AT(latscope_why_item, id, 4);
+AT(latscope_why_item, count, 8);
+AT(latscope_why_item, flags, 12);
+AT(latscope_why_item, duration_ns, 16);
+AT(latscope_why_item, blocking_ns, 24);
+AT(latscope_why_item, policy, 32);
+AT(latscope_why_item, prio, 36);
+AT(latscope_why_item, name, 40);
+
+SIZE(latscope_why, 760);
+AT(latscope_why, latency_ns, 0);
+AT(latscope_why, ideal_ns, 8);
+AT(latscope_why, realtime_ns, 16);
+AT(latscope_why, irq_ns, 24);
+AT(latscope_why, wake_ns, 32);
+AT(latscope_why, sched_ns, 40);
+AT(latscope_why, run_ns, 48);
+AT(latscope_why, window_ns, 56);
+AT(latscope_why, flags, 64);
+AT(latscope_why, idle_state, 68);
+AT(latscope_why, pid, 72);
+AT(latscope_why, policy, 76);
+AT(latscope_why, prio, 80);
+AT(latscope_why, __reserved, 84);
+AT(latscope_why, comm, 88);
+AT(latscope_why, where, 104);
+AT(latscope_why, nr_items, 168);
+AT(latscope_why, more_items, 172);
+AT(latscope_why, more_ns, 176);
+AT(latscope_why, item, 184);
 
 SIZE(latscope_pulse, 16);
 AT(latscope_pulse, stamp_ns, 0);

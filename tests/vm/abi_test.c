@@ -144,6 +144,17 @@ static void pin_self(uint32_t cpu)
 	sched_setaffinity(0, sizeof(set), &set);
 }
 
+static void unpin_self(void)
+{
+	cpu_set_t set;
+	int cpu;
+
+	CPU_ZERO(&set);
+	for (cpu = 0; cpu < CPU_SETSIZE; cpu++)
+		CPU_SET(cpu, &set);
+	sched_setaffinity(0, sizeof(set), &set);
+}
+
 static __u64 hist_total(const __u64 *cells, uint32_t n,
 			   const struct latscope_stats *st)
 {
@@ -365,7 +376,7 @@ static void test_tail(struct tally *t, uint32_t cpu)
 	res.histogram_size = 2 * sizeof(*cells);
 	res.tail_size = 2 * LATSCOPE_TAIL_BUCKETS * sizeof(*tail);
 	err = ioctl(r.fd, LATSCOPE_IOC_GET_RESULT, &res) ? errno : 0;
-	check(t, !err && res.size == LATSCOPE_RESULT_SIZE_VER1 &&
+	check(t, !err && res.size == LATSCOPE_RESULT_SIZE_VER2 &&
 	      res.tail_buckets == LATSCOPE_TAIL_BUCKETS &&
 	      res.tail_sub_bits == LATSCOPE_TAIL_SUB_BITS, "tail: result", "errno %d, size %u",
 	      err, res.size);
@@ -411,6 +422,123 @@ out:
 	close(r.fd);
 }
 
+/* The sum of a record's parts: the latency, when they are all known. */
+static __s64 why_parts(const struct latscope_why *w)
+{
+	return w->irq_ns + w->wake_ns + w->sched_ns + w->run_ns;
+}
+
+/*
+ * The worst-sample recorder in each context: as many records as asked
+ * (or samples), the worst first, the first one the maximum; the parts the
+ * context has are known and add up to the latency; a small buffer is
+ * ENOSPC with the size needed; a caller from before the recorder gets
+ * its 400 bytes, no more; and no record in a run without a recorder.
+ */
+static void test_why(struct tally *t, uint32_t context, uint32_t cpu)
+{
+	const char *ctx = ctx_name[context];
+	struct latscope_setup s = base_setup(context, cpu);
+	struct run r = { .fd = open(DEV, O_RDWR) };
+	struct latscope_result res = { .size = sizeof(res) };
+	struct latscope_why *why = calloc(4, sizeof(*why));
+	union {
+		struct latscope_result res;
+		unsigned char bytes[sizeof(struct latscope_result) + 64];
+	} old;
+	__u32 want = LATSCOPE_WHY_HAS_IRQ, i, sorted = 1, parts = 1, spoilt = 0;
+	char name[96];
+	int err;
+
+	s.why_records = 4;
+	/* The responder thread inherits it: its part is on the measured CPU. */
+	pin_self(cpu);
+	err = measure(&r, &s, 1500);
+	unpin_self();
+	snprintf(name, sizeof(name), "why %s: run with 4 worst samples explained", ctx);
+	check(t, !err && why, name, "errno %d", errno);
+	if (err || !why)
+		goto out;
+
+	res.why = (uintptr_t)why;
+	res.why_size = sizeof(*why);
+	err = ioctl(r.fd, LATSCOPE_IOC_GET_RESULT, &res) ? errno : 0;
+	snprintf(name, sizeof(name), "why %s: small record buffer", ctx);
+	check(t, err == ENOSPC && res.why_size == res.why_count * sizeof(*why) &&
+	      res.why_count == 4, name, "errno %d, %u records, needed %llu", err,
+	      res.why_count, res.why_size);
+
+	res.why_size = 4 * sizeof(*why);
+	err = ioctl(r.fd, LATSCOPE_IOC_GET_RESULT, &res) ? errno : 0;
+	snprintf(name, sizeof(name), "why %s: 4 records, the first the maximum", ctx);
+	check(t, !err && res.why_records == 4 && res.why_record_size == sizeof(*why) &&
+	      res.why_count == 4 && why[0].latency_ns == res.latency.max_ns &&
+	      why[0].ideal_ns == res.latency.peak_ns, name,
+	      "errno %d, %u of %u records of %u bytes, first %lld ns at %llu, max %lld at %llu",
+	      err, res.why_count, res.why_records, res.why_record_size, why[0].latency_ns,
+	      why[0].ideal_ns, res.latency.max_ns, res.latency.peak_ns);
+	if (err)
+		goto out;
+	snprintf(name, sizeof(name), "why %s: irqs, softirqs, switches and hrtimers seen", ctx);
+	check(t, (res.why_seen & (LATSCOPE_WHY_SEEN_IRQ | LATSCOPE_WHY_SEEN_SOFTIRQ |
+				  LATSCOPE_WHY_SEEN_SWITCH | LATSCOPE_WHY_SEEN_HRTIMER)) ==
+	      (LATSCOPE_WHY_SEEN_IRQ | LATSCOPE_WHY_SEEN_SOFTIRQ | LATSCOPE_WHY_SEEN_SWITCH |
+	       LATSCOPE_WHY_SEEN_HRTIMER), name, "seen %#x", res.why_seen);
+	if (context != LATSCOPE_CTX_IRQ)
+		want |= LATSCOPE_WHY_HAS_WAKE | LATSCOPE_WHY_HAS_RUN;
+	for (i = 0; i < res.why_count; i++) {
+		if (i && why[i].latency_ns > why[i - 1].latency_ns)
+			sorted = 0;
+		if ((why[i].flags & want) != want ||
+		    why[i].flags & (LATSCOPE_WHY_CUT | LATSCOPE_WHY_ELSEWHERE) ||
+		    why[i].window_ns != (__u64)why[i].latency_ns ||
+		    llabs(why_parts(&why[i]) - why[i].latency_ns) > 1000 ||
+		    !why[i].realtime_ns)
+			parts = 0;
+		printf("# why %s: %lld ns: irq %lld wake %lld sched %lld run %lld, flags %#x, %u items, interrupted %d %.16s %.64s\n",
+		       ctx, why[i].latency_ns, why[i].irq_ns, why[i].wake_ns, why[i].sched_ns,
+		       why[i].run_ns, why[i].flags, why[i].nr_items, why[i].pid, why[i].comm,
+		       why[i].where);
+	}
+	snprintf(name, sizeof(name), "why %s: records worst first", ctx);
+	check(t, sorted, name, "out of order");
+	snprintf(name, sizeof(name), "why %s: the context's parts known, adding up to the latency",
+		 ctx);
+	check(t, parts, name, "want flags %#x", want);
+	if (context == LATSCOPE_CTX_IRQ) {
+		snprintf(name, sizeof(name), "why %s: the irq part is the sample", ctx);
+		check(t, why[0].irq_ns == why[0].latency_ns && !why[0].wake_ns, name,
+		      "irq %lld of %lld, wake %lld", why[0].irq_ns, why[0].latency_ns,
+		      why[0].wake_ns);
+	}
+
+	memset(&old, 0xa5, sizeof(old));
+	memset(&old.res, 0, LATSCOPE_RESULT_SIZE_VER1);
+	old.res.size = LATSCOPE_RESULT_SIZE_VER1;
+	err = ioctl(r.fd, LATSCOPE_IOC_GET_RESULT, &old) ? errno : 0;
+	for (i = LATSCOPE_RESULT_SIZE_VER1; i < sizeof(old.bytes); i++)
+		spoilt += old.bytes[i] != 0xa5;
+	snprintf(name, sizeof(name), "why %s: a caller older than the recorder gets its 400 bytes",
+		 ctx);
+	check(t, !err && !spoilt && old.res.latency.max_ns == res.latency.max_ns, name,
+	      "errno %d, %u bytes written past them", err, spoilt);
+
+	/* The same session set up again without a recorder keeps none. */
+	s.why_records = 0;
+	r = (struct run){ .fd = r.fd };
+	err = measure(&r, &s, 600);
+	memset(why, 0, 4 * sizeof(*why));
+	res = (struct latscope_result){ .size = sizeof(res), .why = (uintptr_t)why,
+					.why_size = 4 * sizeof(*why) };
+	err = err ? errno : ioctl(r.fd, LATSCOPE_IOC_GET_RESULT, &res) ? errno : 0;
+	snprintf(name, sizeof(name), "why %s: no recorder, no record", ctx);
+	check(t, !err && !res.why_count && !res.why_seen && !res.why_records && !why[0].latency_ns,
+	      name, "errno %d, %u records, seen %#x", err, res.why_count, res.why_seen);
+out:
+	free(why);
+	close(r.fd);
+}
+
 static void test_bad_setup(struct tally *t)
 {
 	int fd = open(DEV, O_RDWR);
@@ -439,6 +567,15 @@ static void test_bad_setup(struct tally *t)
 	s.flags = 0x80;
 	err = try_setup(fd, &s);
 	check(t, err == EINVAL, "setup: unknown flag refused", "errno %d", err);
+	s = base_setup(LATSCOPE_CTX_IRQ, 0);
+	s.why_records = LATSCOPE_WHY_MAX_RECORDS + 1;
+	err = try_setup(fd, &s);
+	check(t, err == EINVAL, "setup: 65 worst samples refused", "errno %d", err);
+	s = base_setup(LATSCOPE_CTX_IRQ, 0);
+	s.why_records = 1;
+	s.why_flags = 1;
+	err = try_setup(fd, &s);
+	check(t, err == EINVAL, "setup: a recorder flag refused", "errno %d", err);
 	s = base_setup(LATSCOPE_CTX_IRQ, 0);
 	s.size = 8;
 	err = try_setup(fd, &s);
@@ -927,6 +1064,8 @@ int main(int argc, char **argv)
 	for (c = LATSCOPE_CTX_IRQ; c <= LATSCOPE_CTX_USER; c++)
 		test_context(&t, c, ncpus - 1);
 	test_tail(&t, ncpus - 1);
+	for (c = LATSCOPE_CTX_IRQ; c <= LATSCOPE_CTX_USER; c++)
+		test_why(&t, c, ncpus - 1);
 	test_signal_interrupts_pulse(&t);
 	test_two_sessions(&t, ncpus);
 	test_kill9(&t);

@@ -26,6 +26,7 @@ void ls_params_init(struct ls_params *p)
 	p->period_us = 1000;
 	p->priority = 90;
 	p->hist_cells = LATSCOPE_DEFAULT_HIST_CELLS;
+	p->why = LS_WHY_DEFAULT;
 	p->gpio_edge = LATSCOPE_EDGE_RISING;
 	p->pulse_edge = LATSCOPE_EDGE_RISING;
 	p->verbosity = 1;
@@ -472,6 +473,9 @@ static const struct opt opts[] = {
 	{ "lines", 'l', required_argument, NUMBER(lines, 0, 1000000), .hint = "%llu or more" },
 	{ "breaktrace", 'b', required_argument, NUMBER(breaktrace_us, 1, 1000000000),
 	  .hint = "microseconds, at least %llu" },
+	{ "why", 0, optional_argument, NUMBER(why, 1, LATSCOPE_WHY_MAX_RECORDS),
+	  .value = LS_WHY_RECORDS, .hint = "%llu to %llu samples per CPU" },
+	{ "no-why", 0, no_argument, SET(why, 0) },
 	{ "gpio-in", 'I', required_argument, HANDLER(pulse_in_value), .word = "<chip>,<n>" },
 	{ "gpio-out", 'O', required_argument, HANDLER(ack_out_value), .word = "<chip>,<n>" },
 	{ "inband-gpio", 'z', required_argument, HANDLER(remote_value),

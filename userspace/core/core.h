@@ -19,6 +19,10 @@
 
 #define LS_VERSION		"0.1.0"
 
+/* --why: the worst samples explained per CPU, when asked and by default. */
+#define LS_WHY_RECORDS		8
+#define LS_WHY_DEFAULT		LS_WHY_RECORDS
+
 /* The number of elements of array @a (as the kernel's). */
 #ifndef ARRAY_SIZE
 #define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
@@ -121,6 +125,7 @@ struct ls_params {
 	unsigned int hist_cells;
 	unsigned int abort_us;		/* -A, 0: off */
 	unsigned int breaktrace_us;	/* -b, 0: off */
+	unsigned int why;		/* --why: worst samples explained per CPU, 0: off */
 	int verbosity;			/* 0 quiet, 1 default, 2 verbose */
 	int lines;			/* RTH every N RTD lines, 0: once */
 	const char *plot_path;		/* NULL: none, "-": stdout */
@@ -164,6 +169,8 @@ struct ls_cpu_result {
 	__u64 *cells;			/* hist_count * hist_cells */
 	__u64 *tail;			/* hist_count * LATSCOPE_TAIL_BUCKETS */
 	bool has_tail;			/* the driver filled @tail */
+	struct latscope_why *why;	/* res.why_count records, worst first */
+	bool has_why;			/* the driver has a recorder */
 	char path_note[256];		/* the GPIO responder's IRQ thread, or "" */
 };
 

@@ -144,6 +144,7 @@ void ls_print_summary(FILE *f, const struct ls_report *r)
 		}
 	}
 	print_source(f, r);
+	ls_why_print_summary(f, r);
 	if (r->total.underflow || r->total.overflow || r->total_dropped)
 		fprintf(f, "LOS| %llu below 0 us, %llu past the %u us histogram%s, %llu per-second records dropped\n",
 			(unsigned long long)r->total.underflow,

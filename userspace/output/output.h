@@ -75,6 +75,14 @@ void ls_heat_write_json(FILE *f, const struct ls_report *r);
 void ls_heat_json_value(FILE *f, const struct ls_heat_src *src, const struct ls_heat_total *h,
 			const char *in);
 
+/* why_print.c: the worst samples explained by the driver's recorder. */
+const char *ls_policy_short(int policy);
+void ls_why_line(char *buf, size_t len, const struct latscope_why *w, int cpu,
+		 const struct ls_params *p);
+void ls_why_print_summary(FILE *f, const struct ls_report *r);
+void ls_why_write_plot(FILE *f, const struct ls_report *r);
+void ls_why_write_json(FILE *f, const struct ls_report *r);
+
 /* cost_print.c: the cost suite's table and JSON. */
 void ls_cost_print(FILE *f, const struct ls_cost_report *r);
 int ls_cost_write_json(FILE *f, const struct ls_cost_report *r);

@@ -14,12 +14,16 @@
 
 /*
  * The counters of one CPU's result, in one block that free(out->cells)
- * frees: two histograms of @cells, then two tails.
+ * frees: two histograms of @cells, then two tails, then room for @why
+ * explained worst samples.
  */
-static int result_alloc(struct ls_cpu_result *out, unsigned int cells)
+static int result_alloc(struct ls_cpu_result *out, unsigned int cells, unsigned int why)
 {
-	out->cells = calloc(2 * ((size_t)cells + LATSCOPE_TAIL_BUCKETS), sizeof(__u64));
+	size_t counters = 2 * ((size_t)cells + LATSCOPE_TAIL_BUCKETS);
+
+	out->cells = calloc(1, counters * sizeof(__u64) + why * sizeof(*out->why));
 	out->tail = out->cells ? out->cells + 2 * (size_t)cells : NULL;
+	out->why = out->cells && why ? (struct latscope_why *)(out->cells + counters) : NULL;
 	return out->cells ? 0 : -1;
 }
 
@@ -29,7 +33,7 @@ int ls_collect(struct cpu_run *c, struct ls_cpu_result *out, unsigned int cells,
 {
 	int ret;
 
-	if (result_alloc(out, cells)) {
+	if (result_alloc(out, cells, c->p->why)) {
 		ls_fail(err, errlen, "out of memory for CPU%d's histogram", c->cpu);
 		return -1;
 	}
@@ -42,6 +46,7 @@ int ls_collect(struct cpu_run *c, struct ls_cpu_result *out, unsigned int cells,
 		free(out->cells);
 		out->cells = NULL;
 		out->tail = NULL;
+		out->why = NULL;
 	}
 	return ret;
 }
@@ -164,7 +169,7 @@ int ls_checkpoint_alloc(struct run *run, const struct ls_report *r)
 	if (ls_report_alloc(s, run->nr_threads, n, r->monitor))
 		return -1;
 	for (i = 0; i < run->nr; i++)
-		if (result_alloc(ls_result_slot(run, s, i), n))
+		if (result_alloc(ls_result_slot(run, s, i), n, run->cpus[i].p->why))
 			return -1;
 	return 0;
 }

@@ -77,6 +77,9 @@ static int driver_open(struct cpu_run *c, char *err, size_t errlen)
 	}
 	if (ls_check_driver(&info, src, err, errlen))
 		return -1;
+	/* A driver older than the recorder refuses the field: it explains nothing. */
+	if (info.result_size >= LATSCOPE_RESULT_SIZE_VER2)
+		setup.why_records = p->why;
 	if (src->setup && src->setup(p, &setup, err, errlen))
 		return -1;
 	if (ioctl(c->fd, LATSCOPE_IOC_SETUP, &setup)) {
@@ -170,12 +173,19 @@ static int driver_result(struct cpu_run *c, struct ls_cpu_result *out, unsigned 
 	res->histogram_size = 2 * (size_t)cells * sizeof(__u64);
 	res->tail = (uintptr_t)out->tail;
 	res->tail_size = 2 * (size_t)LATSCOPE_TAIL_BUCKETS * sizeof(__u64);
+	res->why = (uintptr_t)out->why;
+	res->why_size = out->why ? c->p->why * sizeof(*out->why) : 0;
 	if (ioctl(c->fd, snapshot ? LATSCOPE_IOC_SNAPSHOT : LATSCOPE_IOC_GET_RESULT, res))
 		return -errno;
 	/* A driver older than the tail says so by its size, and fills none. */
 	out->has_tail = res->size >= LATSCOPE_RESULT_SIZE_VER1 &&
 			res->tail_buckets == LATSCOPE_TAIL_BUCKETS &&
 			res->tail_sub_bits == LATSCOPE_TAIL_SUB_BITS;
+	/* So does one older than the recorder. */
+	out->has_why = res->size >= LATSCOPE_RESULT_SIZE_VER2 &&
+		       res->why_record_size == sizeof(struct latscope_why) && res->why_records;
+	if (!out->has_why || !out->why)
+		res->why_count = 0;
 	return 0;
 }
 

@@ -545,6 +545,7 @@ struct latscope_why_item {
 #define LATSCOPE_WHY_NO_WHERE		_BITUL(6)	/* the interrupted task and code are unknown */
 #define LATSCOPE_WHY_BUSY		_BITUL(7)	/* the responder was running when woken */
 #define LATSCOPE_WHY_THRESHOLD		_BITUL(8)	/* the sample crossed the trace threshold */
+#define LATSCOPE_WHY_ELSEWHERE		_BITUL(9)	/* the responder ran on another CPU */
 
 /**
  * struct latscope_why - one of a run's worst samples, explained
@@ -573,7 +574,10 @@ struct latscope_why_item {
  * @more_ns: their time
  * @item: what ran in the window
  *
- * A part not known (its LATSCOPE_WHY_HAS_* bit clear) is 0.
+ * A part not known (its LATSCOPE_WHY_HAS_* bit clear) is 0. A user
+ * responder that ran on another CPU than the one measured
+ * (LATSCOPE_WHY_ELSEWHERE) is not in the measured CPU's record: its wake
+ * is known, its running is not.
  */
 struct latscope_why {
 	__s64 latency_ns;
