@@ -73,14 +73,33 @@ void latscope_flight_commit(struct latscope_flight_entry *e, long n)
 	WRITE_ONCE(e->seq, n);
 }
 
+/* Slot @n of @fl, if it still holds entry @n: its time and kind. */
+static bool latscope_flight_peek(const struct latscope_flight *fl, long n,
+				 u64 *ts, u16 *kind)
+{
+	const struct latscope_flight_entry *e =
+		&fl->slot[(n - 1) & (LATSCOPE_FLIGHT_SLOTS - 1)];
+
+	if (READ_ONCE(e->seq) != n)
+		return false;
+	smp_rmb();
+	*ts = READ_ONCE(e->ts);
+	*kind = READ_ONCE(e->kind);
+	smp_rmb();
+	return READ_ONCE(e->seq) == n;
+}
+
 /**
  * latscope_flight_copy() - what a CPU's record holds from a time on
  * @fl: the record
  * @from: the earliest time wanted: the copy goes back to the last
  *	SWITCH before it too, which says what was running then
  * @out: room for LATSCOPE_FLIGHT_SLOTS entries; filled oldest first
- * @cut: set if the record did not reach back to @from (it wrapped, or an
- *	entry was being rewritten), else cleared
+ * @cut: set if the record did not reach back to @from (it wrapped, began
+ *	after it, or an entry was rewritten during the copy), else cleared
+ *
+ * Finds where to begin by reading times and kinds only, newest first,
+ * then copies from there on.
  *
  * Context: any; @fl's CPU may be writing meanwhile.
  * Return: the entries copied.
@@ -89,31 +108,21 @@ u32 latscope_flight_copy(struct latscope_flight *fl, u64 from,
 			 struct latscope_flight_entry *out, bool *cut)
 {
 	long head = local_read(&fl->head);
-	long n, oldest = max(head - LATSCOPE_FLIGHT_SLOTS + 1, 1L);
-	u32 count = 0, first;
+	long n, first = head + 1, oldest = max(head - LATSCOPE_FLIGHT_SLOTS + 1, 1L);
 	bool reached = false;
+	u32 count = 0;
+	u16 kind;
+	u64 ts;
 
-	*cut = false;
-	/* Newest first into the end of @out, then moved to its start. */
 	for (n = head; n >= oldest; n--) {
-		const struct latscope_flight_entry *e =
-			&fl->slot[(n - 1) & (LATSCOPE_FLIGHT_SLOTS - 1)];
-		struct latscope_flight_entry *o = &out[LATSCOPE_FLIGHT_SLOTS - 1 - count];
-
-		if (READ_ONCE(e->seq) != n)
+		if (!latscope_flight_peek(fl, n, &ts, &kind))
 			break;
-		smp_rmb();
-		memcpy(o, e, sizeof(*o));
-		smp_rmb();
-		if (READ_ONCE(e->seq) != n)
-			break;
-		count++;
-		if (o->ts < from && o->kind == LATSCOPE_FL_SWITCH) {
+		first = n;
+		if (ts < from) {
 			reached = true;
-			break;
+			if (kind == LATSCOPE_FL_SWITCH)
+				break;
 		}
-		if (o->ts < from)
-			reached = true;
 	}
 	/*
 	 * Wrapped (or began) after the window's start: what ran at its start
@@ -121,9 +130,23 @@ u32 latscope_flight_copy(struct latscope_flight *fl, u64 from,
 	 * the task comes from the EVENT, or is told unknown.
 	 */
 	*cut = !reached;
-	first = LATSCOPE_FLIGHT_SLOTS - count;
-	if (first)
-		memmove(out, out + first, count * sizeof(*out));
+	for (n = first; n <= head; n++) {
+		const struct latscope_flight_entry *e =
+			&fl->slot[(n - 1) & (LATSCOPE_FLIGHT_SLOTS - 1)];
+
+		if (READ_ONCE(e->seq) == n) {
+			smp_rmb();
+			memcpy(&out[count], e, sizeof(*out));
+			smp_rmb();
+			if (READ_ONCE(e->seq) == n) {
+				count++;
+				continue;
+			}
+		}
+		/* Rewritten since: only what is newer holds together. */
+		count = 0;
+		*cut = true;
+	}
 	return count;
 }
 

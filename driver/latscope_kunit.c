@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * What the latscope KUnit files share: sessions made and destroyed for a
- * test, and their results.
+ * test, their results, and memory freed when a test ends.
  */
 #include <kunit/test.h>
 #include <linux/cpumask.h>
+#include <linux/mm.h>
 
 #include "latscope.h"
 #include "latscope_kunit.h"
@@ -16,6 +17,18 @@
 void latscope_kunit_destroy(void *s)
 {
 	latscope_session_destroy(s);
+}
+
+/**
+ * latscope_kunit_kvfree() - kvfree(), as a KUnit deferred action
+ * @p: what kvmalloc() and its kin gave, or NULL
+ *
+ * For memory the driver allocates and hands to its caller (the result's
+ * copy, a flight record), which kunit_kzalloc() cannot take over.
+ */
+void latscope_kunit_kvfree(void *p)
+{
+	kvfree(p);
 }
 
 /**

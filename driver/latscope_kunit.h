@@ -14,6 +14,7 @@
 #define T0_NOW	(5 * NSEC_PER_SEC)
 
 void latscope_kunit_destroy(void *s);
+void latscope_kunit_kvfree(void *p);
 struct latscope_setup latscope_base_setup(u32 context, u64 period_ns);
 struct latscope_session *
 latscope_kunit_session(struct kunit *test, const struct latscope_setup *setup);

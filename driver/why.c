@@ -24,11 +24,18 @@ static const char *const latscope_softirq_names[] = {
 /* Nesting on a CPU: a task, then softirqs, irqs and hrtimer callbacks. */
 #define LATSCOPE_WHY_DEPTH	8
 
+/*
+ * Not a tally index: what runs is latscope's own (the responder, the
+ * timeline's callback), its time the split's, neither an item nor lost.
+ * Any other negative index is time not known or with no room to count.
+ */
+#define LATSCOPE_WHY_OWN	(-2)
+
 struct latscope_why_level {
 	u16 kind;		/* LATSCOPE_FL_*_ENTRY */
 	s32 id;
 	u64 ptr;
-	int item;		/* tally index, or -1: not counted */
+	int item;		/* tally index, or < 0: not counted */
 };
 
 /* Where latscope_why_build() is in its walk through the window. */
@@ -37,11 +44,14 @@ struct latscope_why_walk {
 	struct latscope_why_tally *tally;
 	struct latscope_why_level level[LATSCOPE_WHY_DEPTH];
 	u32 depth;
-	int base;		/* the running task's (or idle's) item, or -1 */
+	int base;		/* the running task's (or idle's) item, or < 0 */
 	s32 base_pid;		/* -1 unknown */
 	s32 idle_state;		/* -1 unknown */
 	u64 last;		/* time accounted up to */
 	u64 wake;		/* the responder's wake-up, 0 before */
+	u64 orphan_ns;		/* time of a task not known yet, and its */
+	u64 orphan_blocking_ns;	/* blocking part, until the EVENT says */
+	bool adopted_idle;	/* and it said: idle since before the window */
 	bool blocking;		/* the answer waits for what runs */
 };
 
@@ -73,11 +83,12 @@ static int latscope_why_task_item(struct latscope_why_walk *wk,
 	struct latscope_why_item *it;
 	int i;
 
-	if (task->pid == wk->w->responder)
-		return -1;	/* the responder's own time is the split's */
+	/* Before the responder's: the irq context's responder is 0. */
 	if (!task->pid)
 		return latscope_why_item(wk->tally, LATSCOPE_WHY_IDLE,
 					 idle_state, 0);
+	if (task->pid == wk->w->responder)
+		return LATSCOPE_WHY_OWN;	/* its time is the split's */
 	i = latscope_why_item(wk->tally, LATSCOPE_WHY_TASK, task->pid, 0);
 	if (i < 0)
 		return i;
@@ -104,6 +115,15 @@ static void latscope_why_advance(struct latscope_why_walk *wk, u64 t)
 		return;
 	d = to - wk->last;
 	wk->last = to;
+	if (top == LATSCOPE_WHY_OWN)
+		return;
+	/* No task switch seen yet: the EVENT may tell which task it was. */
+	if (top < 0 && !wk->depth && wk->base_pid == -1) {
+		wk->orphan_ns += d;
+		if (wk->blocking)
+			wk->orphan_blocking_ns += d;
+		return;
+	}
 	if (top < 0) {
 		wk->tally->lost_ns += d;
 		return;
@@ -188,7 +208,7 @@ static void latscope_why_hrtimer(struct latscope_why_walk *wk,
 				 const struct latscope_flight_entry *e,
 				 bool inside)
 {
-	int i = -1;
+	int i = LATSCOPE_WHY_OWN;
 
 	/* The measurement's own timer is not what made it late. */
 	if (e->ptr != wk->w->self_fn)
@@ -200,7 +220,7 @@ static void latscope_why_nmi(struct latscope_why_walk *wk,
 			     const struct latscope_flight_entry *e)
 {
 	int top = latscope_why_top(wk);
-	u64 d = e->arg;
+	u64 d = e->arg, b;
 	int i;
 
 	/* Stamped at its end: its time was accounted to what it interrupted. */
@@ -210,11 +230,18 @@ static void latscope_why_nmi(struct latscope_why_walk *wk,
 	if (i < 0)
 		return;
 	wk->tally->c[i].item.count++;
+	b = wk->blocking ? d : 0;
 	if (top >= 0) {
-		d = min(d, wk->tally->c[top].item.duration_ns);
-		wk->tally->c[top].item.duration_ns -= d;
+		struct latscope_why_item *it = &wk->tally->c[top].item;
+
+		d = min(d, it->duration_ns);
+		it->duration_ns -= d;
+		/* What the answer waited for in it, it waited for in the NMI. */
+		b = min3(b, d, it->blocking_ns);
+		it->blocking_ns -= b;
 	}
 	wk->tally->c[i].item.duration_ns += d;
+	wk->tally->c[i].item.blocking_ns += b;
 }
 
 static void latscope_why_switch(struct latscope_why_walk *wk,
@@ -237,6 +264,32 @@ static void latscope_why_switch(struct latscope_why_walk *wk,
 		out->why.run_ns = wk->w->end > e->ts ? wk->w->end - e->ts : 0;
 		wk->blocking = false;
 	}
+}
+
+/*
+ * With no task switch in the record since before the ideal time, the task
+ * the event's irq interrupted is the one that ran from then on: the time
+ * set aside for it is its.
+ */
+static void latscope_why_adopt(struct latscope_why_walk *wk,
+			       const struct latscope_flight_task *task)
+{
+	struct latscope_why_item *it;
+
+	wk->base_pid = task->pid;
+	wk->base = latscope_why_task_item(wk, task, wk->idle_state);
+	wk->adopted_idle = !task->pid;
+	if (wk->base < 0) {
+		if (wk->base != LATSCOPE_WHY_OWN)
+			wk->tally->lost_ns += wk->orphan_ns;
+	} else {
+		it = &wk->tally->c[wk->base].item;
+		it->duration_ns += wk->orphan_ns;
+		it->blocking_ns += wk->orphan_blocking_ns;
+		it->flags |= LATSCOPE_WHY_ITEM_BEFORE;
+	}
+	wk->orphan_ns = 0;
+	wk->orphan_blocking_ns = 0;
 }
 
 /* latscope's EVENT of this sample: the split's first parts, the victim. */
@@ -264,6 +317,8 @@ static void latscope_why_event(struct latscope_why_walk *wk,
 	}
 	/* Up to the irq stamp the answer waited; then latscope's own. */
 	latscope_why_advance(wk, e->arg2);
+	if ((e->flags & LATSCOPE_FL_EV_HARDIRQ) && wk->base_pid == -1)
+		latscope_why_adopt(wk, &e->task[0]);
 	wk->blocking = false;
 	if (!w->responder)
 		return;
@@ -312,11 +367,7 @@ static void latscope_why_items(struct latscope_why_tally *t,
 		out->fn[n] = c->fn;
 		out->why.nr_items++;
 	}
-	/* Time of things the tally had no room for. */
-	if (t->lost_ns) {
-		out->why.more_items++;
-		out->why.more_ns += t->lost_ns;
-	}
+	out->why.unknown_ns = t->lost_ns;
 }
 
 /**
@@ -422,12 +473,15 @@ void latscope_why_build(const struct latscope_flight_entry *ev, u32 n,
 	}
 	latscope_why_advance(&wk, w->end);
 	latscope_why_mark(&wk, LATSCOPE_WHY_ITEM_AFTER);
-	/* A cut window is covered from its oldest entry on. */
+	t->lost_ns += wk.orphan_ns;
+	if (wk.adopted_idle)
+		why->flags |= LATSCOPE_WHY_IDLE;
+	/* A cut window is covered from its oldest entry on, if any. */
 	why->window_ns = why->latency_ns;
-	if (w->cut)
-		why->window_ns = n && ev[0].ts > w->ideal ?
-				 (ev[0].ts < w->end ? w->end - ev[0].ts : 0) :
-				 why->latency_ns;
+	if (w->cut && !n)
+		why->window_ns = 0;
+	else if (w->cut && ev[0].ts > w->ideal)
+		why->window_ns = ev[0].ts < w->end ? w->end - ev[0].ts : 0;
 	if (!w->responder && (why->flags & LATSCOPE_WHY_HAS_IRQ))
 		why->irq_ns = why->latency_ns;
 	latscope_why_items(t, out);

@@ -25,7 +25,7 @@ all)
 		sparse linux-source-6.12
 		linux-headers-amd64 linux-headers-rt-amd64 rt-tests python3-matplotlib stress-ng iputils-ping iperf3
 		device-tree-compiler python3-libfdt python3-venv qemu-system-arm gcc-aarch64-linux-gnu libc6-dev-arm64-cross
-		shellcheck libgpiod-dev groff-base
+		shellcheck libgpiod-dev groff-base libtracefs-dev libtraceevent-dev pkg-config
 	)
 	flavours=(amd64 rt-amd64)
 	;;

@@ -118,6 +118,32 @@ add_test_programs() {
 		done
 	done
 	cp "$top/tests/vm/stress_test.sh" "$root/stress_test.sh"
+	# The recorder's test (Debian's kernels): the noise module, built
+	# against the same headers, and rtla where the kernel has timerlat.
+	if [ "$series" != gpio ]; then
+		rm -rf "$work/noise"
+		cp -r "$top/tests/noise" "$work/noise"
+		make -s -C "$kdir" M="$work/noise" modules >"$work/noise-build.log" 2>&1 || {
+			cat "$work/noise-build.log"
+			return 1
+		}
+		cp "$work/noise/latscope_noise.ko" "$root/"
+		cp "$top/tests/vm/why_test.sh" "$root/why_test.sh"
+		if grep -q '^CONFIG_TIMERLAT_TRACER=y' "$kdir/.config"; then
+			add_tool "$("$top/scripts/rtla.sh")" rtla
+		fi
+	fi
+}
+
+# Copies a program into the image's /usr/bin as NAME, with the libraries it links.
+add_tool() { # path, name
+	mkdir -p "$root/usr/bin"
+	cp "$1" "$root/usr/bin/$2"
+	ldd "$1" | awk '/=>/ { print $3 } /^\t\// { print $1 }' |
+	while read -r lib; do
+		mkdir -p "$root$(dirname "$lib")"
+		cp -L "$lib" "$root$lib"
+	done
 }
 
 # The initramfs: busybox, the module, the test program, our init.
@@ -155,7 +181,7 @@ tests=${LATSCOPE_VM_TESTS:+ lstests=$(echo "$LATSCOPE_VM_TESTS" | tr ' ' ,)}
 # each kind of work was done once (tests/vm/fuzz.c): the bound allows it.
 boot() {
 	timeout $((720 + ${LATSCOPE_FUZZ_SECONDS:-60})) \
-		qemu-system-x86_64 -accel tcg -cpu qemu64,+rdrand -smp 2 -m 1024 \
+		qemu-system-x86_64 -accel tcg,thread=single -cpu qemu64,+rdrand -smp 2 -m 1024 \
 		-nographic -no-reboot -kernel "$vmlinuz" -initrd "$work/initrd.gz" \
 		-append "console=ttyS0 panic=-1 quiet random.trust_cpu=on lsmode=$mode lssecs=${LATSCOPE_COMPARE_SECONDS:-60} lscost=${LATSCOPE_COMPARE_COST_SCALE:-10} $fuzz$tests" \
 		>"$log" 2>&1 || true
@@ -204,6 +230,10 @@ fi
 status=0
 if [ "$mode" != stress ]; then
 	python3 "$top/tests/vm/check_files.py" "$files" || status=1
+fi
+# The recorder's runs under known noise (tests/vm/why_test.sh).
+if ls "$files"/why-*.json >/dev/null 2>&1; then
+	python3 "$top/tests/vm/check_why.py" "$files" || status=1
 fi
 rm -rf "$work/report-check"
 mkdir -p "$work/report-check"

@@ -118,7 +118,7 @@ AT(latscope_why_item, policy, 32);
 AT(latscope_why_item, prio, 36);
 AT(latscope_why_item, name, 40);
 
-SIZE(latscope_why, 760);
+SIZE(latscope_why, 768);
 AT(latscope_why, latency_ns, 0);
 AT(latscope_why, ideal_ns, 8);
 AT(latscope_why, realtime_ns, 16);
@@ -138,7 +138,8 @@ AT(latscope_why, where, 104);
 AT(latscope_why, nr_items, 168);
 AT(latscope_why, more_items, 172);
 AT(latscope_why, more_ns, 176);
-AT(latscope_why, item, 184);
+AT(latscope_why, unknown_ns, 184);
+AT(latscope_why, item, 192);
 
 SIZE(latscope_pulse, 16);
 AT(latscope_pulse, stamp_ns, 0);

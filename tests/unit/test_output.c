@@ -290,3 +290,83 @@ void test_json(const char *path)
 	if (f)
 		fclose(f);
 }
+
+/*
+ * The recorder's records: WHY| lines worst first over the CPUs, with the
+ * parts the context has, the interrupted task and code, the longest
+ * items; the JSON's "worst" array whole; what was not seen said.
+ */
+void test_why(void)
+{
+	struct ls_params p;
+	struct ls_sysinfo si;
+	struct ls_cpu_result cpu[2];
+	static struct sample_bufs b;
+	static struct latscope_why why[2][2];
+	struct ls_report r;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	sample_report(&r, &p, &si, cpu, &b);
+	p.context = LATSCOPE_CTX_KERNEL;
+	memset(why, 0, sizeof(why));
+	/* CPU1: a kworker ran non-preemptible while the responder waited. */
+	why[0][0] = (struct latscope_why){
+		.latency_ns = 412300, .ideal_ns = 5000000000ULL, .realtime_ns = 0,
+		.irq_ns = 3100, .wake_ns = 9400, .sched_ns = 391000, .run_ns = 8800,
+		.window_ns = 412300, .pid = 88, .policy = 0, .prio = 0,
+		.flags = LATSCOPE_WHY_HAS_IRQ | LATSCOPE_WHY_HAS_WAKE | LATSCOPE_WHY_HAS_RUN,
+		.idle_state = -1, .nr_items = 2, .more_items = 1, .more_ns = 1000,
+	};
+	snprintf(why[0][0].comm, sizeof(why[0][0].comm), "kworker/1:2");
+	snprintf(why[0][0].where, sizeof(why[0][0].where), "ext4_writepages+0x1a4/0x300");
+	why[0][0].item[0] = (struct latscope_why_item){
+		.kind = LATSCOPE_WHY_TASK, .id = 88, .count = 1, .duration_ns = 391000,
+		.blocking_ns = 391000, .flags = LATSCOPE_WHY_ITEM_BEFORE,
+	};
+	snprintf(why[0][0].item[0].name, sizeof(why[0][0].item[0].name), "kworker/1:2");
+	why[0][0].item[1] = (struct latscope_why_item){
+		.kind = LATSCOPE_WHY_IRQ, .id = 27, .count = 2, .duration_ns = 24000,
+	};
+	snprintf(why[0][0].item[1].name, sizeof(why[0][0].item[1].name), "eth0");
+	/* CPU3: idle, nothing known of what ran, the record cut. */
+	why[1][0] = (struct latscope_why){
+		.latency_ns = 500000, .irq_ns = 500000, .window_ns = 100000,
+		.flags = LATSCOPE_WHY_HAS_IRQ | LATSCOPE_WHY_IDLE | LATSCOPE_WHY_CUT,
+		.idle_state = 1, .unknown_ns = 500000,
+	};
+	why[1][1] = (struct latscope_why){ .latency_ns = 1000, .flags = LATSCOPE_WHY_NO_WHERE };
+	cpu[0].why = why[0];
+	cpu[0].has_why = true;
+	cpu[0].res.why_count = 1;
+	cpu[0].res.why_seen = 0x3f;
+	cpu[1].why = why[1];
+	cpu[1].has_why = true;
+	cpu[1].res.why_count = 2;
+	cpu[1].res.why_seen = 0x37;
+
+	f = open_memstream(&buf, &len);
+	ls_print_summary(f, &r);
+	fclose(f);
+	check(strstr(buf, "WHY| 500.0 us at ? CPU3: irq 500.0 + wake ? + sched ? + run ? | interrupted idle | 500.0 us not known | record cut: it covers the last 100.0 us\n"
+			  "WHY| 412.3 us at ? CPU1: irq 3.1 + wake 9.4 + sched 391.0 + run 8.8 | interrupted kworker/1:2 (88, OTHER) in ext4_writepages+0x1a4/0x300 | kworker/1:2 (88, OTHER) ran 391.0 us, 391.0 non-preemptible | irq 27 eth0 x2 24.0 us | 1 more\n"
+			  "WHY| 1.0 us at ? CPU3:") != NULL,
+	      "why: WHY| lines worst first, over the CPUs", "%s", buf);
+	check(strstr(buf, "WHY| not seen on this kernel: NMIs\n") != NULL,
+	      "why: what a CPU's recorder did not see is said", "%s", buf);
+	free(buf);
+
+	buf = NULL;
+	f = open_memstream(&buf, &len);
+	check(!ls_write_json(f, &r), "why: json written", " ");
+	fclose(f);
+	check(strstr(buf, "\"worst\": [\n    {\n      \"cpu\": 3,\n      \"latency_ns\": 500000,") &&
+	      strstr(buf, "\"parts\": {\"irq_ns\": 3100, \"wake_ns\": 9400, \"sched_ns\": 391000, \"run_ns\": 8800},") &&
+	      strstr(buf, "\"parts\": {\"irq_ns\": 500000, \"wake_ns\": null, \"sched_ns\": null, \"run_ns\": null},") &&
+	      strstr(buf, "\"flags\": [\"cut\", \"idle\"],") &&
+	      strstr(buf, "\"interrupted\": {\"pid\": 88, \"comm\": \"kworker/1:2\", \"policy\": \"OTHER\", \"prio\": 0, \"user_mode\": false, \"where\": \"ext4_writepages+0x1a4/0x300\"},") &&
+	      strstr(buf, "{\"kind\": \"irq\", \"id\": 27, \"name\": \"eth0\", \"count\": 2, \"duration_ns\": 24000, \"blocking_ns\": 0, \"began_before\": false, \"went_on\": false}\n"),
+	      "why: the worst array", "%s", buf);
+	free(buf);
+}

@@ -49,6 +49,7 @@ void test_summary_no_sample(void);
 void test_scenarios(void);
 void test_gpio_edge_used(void);
 void test_json(const char *path);
+void test_why(void);
 
 /* test_run.c */
 void test_gpiod_compat(void);

@@ -268,6 +268,8 @@ void ls_why_line(char *buf, size_t len, const struct latscope_why *w, int cpu,
 	}
 	if (w->nr_items > shown || w->more_items)
 		add(buf, len, &at, " | %u more", w->nr_items - shown + w->more_items);
+	if (w->unknown_ns)
+		add(buf, len, &at, " | %.1f us not known", ls_us(w->unknown_ns));
 	if (w->flags & LATSCOPE_WHY_CUT)
 		add(buf, len, &at, " | record cut: it covers the last %.1f us",
 		    ls_us(w->window_ns));
@@ -420,7 +422,7 @@ static void json_record(FILE *f, const struct why_ref *ref, const struct ls_para
 		fprintf(f, ", \"policy\": \"%s\", \"prio\": %d, \"user_mode\": %s, \"where\": ",
 			ls_policy_short(w->policy), w->prio,
 			w->flags & LATSCOPE_WHY_USER_MODE ? "true" : "false");
-		ls_json_string_or_null(f, w->where[0] ? w->where : NULL);
+		ls_json_string_or_null(f, w->where);
 		fputs("},\n", f);
 	}
 	fputs("      \"items\": [\n", f);
@@ -428,6 +430,7 @@ static void json_record(FILE *f, const struct why_ref *ref, const struct ls_para
 		json_item(f, &w->item[i], i + 1 == w->nr_items);
 	fprintf(f, "      ],\n      \"more_items\": %u,\n      \"more_ns\": %llu,\n",
 		w->more_items, (unsigned long long)w->more_ns);
+	fprintf(f, "      \"unknown_ns\": %llu,\n", (unsigned long long)w->unknown_ns);
 	ls_why_line(line, sizeof(line), w, ref->c->cpu, p);
 	ls_json_key_string(f, "      ", "line", line, "\n");
 	fprintf(f, "    }%s\n", last ? "" : ",");

@@ -572,6 +572,8 @@ struct latscope_why_item {
  * @nr_items: entries of @item, longest first
  * @more_items: things that ran in the window beyond @item
  * @more_ns: their time
+ * @unknown_ns: time in the window whose owner the record does not know
+ *	(what ran before the CPU's record began, or past its room)
  * @item: what ran in the window
  *
  * A part not known (its LATSCOPE_WHY_HAS_* bit clear) is 0. A user
@@ -599,6 +601,7 @@ struct latscope_why {
 	__u32 nr_items;
 	__u32 more_items;
 	__u64 more_ns;
+	__u64 unknown_ns;
 	struct latscope_why_item item[LATSCOPE_WHY_ITEMS];
 };
 

@@ -1,0 +1,153 @@
+#!/usr/bin/env python3
+"""Checks what the worst-sample recorder said under known noise.
+
+Reads the why-*.json files (and rtla.out) that tests/vm/why_test.sh
+wrote in the VM: latscope_noise.ko spun SPIN us on CPU1, in a kthread
+(lsnoise/1, preemption off, in latscope_noise_spin) or in an irq handler
+("lsnoise"). The worst samples must name that thread or irq, with a time
+within the emulator's noise of SPIN; a run with the noise on another CPU
+must not; the recorder must not change the figures grossly; and rtla's
+timerlat auto-analysis, where it ran, must name the same blocking thread.
+
+Usage: check_why.py FILES_DIR [SPIN_US]. Ends with "why: N passed, N failed".
+"""
+import json
+import os
+import re
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from checks import check, setup, summary  # noqa: E402  (tests/lib/checks.py)
+
+setup(prefix="why: ", always=True)
+THREAD = "lsnoise/1"
+IRQ = "lsnoise"
+# What TCG may add to a spin timed by the guest's clock: a loaded host
+# stretches it, never shortens it below what the window held.
+SLACK_US = 2000
+
+
+def load(files, name):
+    path = os.path.join(files, f"why-{name}.json")
+    if not os.path.exists(path):
+        check(False, f"{name}: file written", path)
+        return None
+    with open(path) as f:
+        return json.load(f)
+
+
+def names(record):
+    """Every name a record gives: its items' and the interrupted task's."""
+    out = [it["name"] for it in record["items"]]
+    if record["interrupted"]:
+        out.append(record["interrupted"]["comm"])
+    return out
+
+
+def item(record, kind, name):
+    for it in record["items"]:
+        if it["kind"] == kind and it["name"] == name:
+            return it
+    return None
+
+
+def near(us, spin):
+    """A time that a spin of SPIN us explains: at least half of it (a
+    window may start mid-spin) and at most the spin and the slack."""
+    return spin / 2 <= us <= spin + SLACK_US
+
+
+def check_blamed(doc, name, kind, who, spin):
+    """The worst sample names WHO as what took its time, about SPIN."""
+    worst = doc["worst"]
+    check(doc["why"]["recorder"] and worst, f"{name}: worst samples recorded",
+          doc.get("why"))
+    if not worst:
+        return None
+    top = worst[0]
+    it = item(top, kind, who)
+    check(it is not None and top["items"][0] is it,
+          f"{name}: the worst sample's longest item is {kind} {who}",
+          top["line"])
+    if it is not None:
+        us = it["duration_ns"] / 1000
+        check(near(us, spin), f"{name}: {who} took about {spin} us",
+              f"{us:.1f} us: {top['line']}")
+    return top
+
+
+def check_quiet(doc, name):
+    """Noise on CPU0 only: CPU1's records never name it."""
+    blamed = [r["line"] for r in doc["worst"]
+              if any(n.startswith(IRQ) for n in names(r))]
+    check(doc["why"]["recorder"] and doc["worst"] and not blamed,
+          f"{name}: noise on another CPU is not named", blamed or doc.get("why"))
+
+
+def check_cost(files):
+    """The recorder does not change what it explains: the average with it
+    and without it, interleaved rounds, within a factor of 2 (a gross
+    difference; the cost itself is measured by scripts/why-cost.sh)."""
+    for r in (1, 2):
+        on, off = load(files, f"cost-on-{r}"), load(files, f"cost-off-{r}")
+        if not on or not off:
+            continue
+        a, b = on["total"]["avg"], off["total"]["avg"]
+        check(on["worst"] and not off["worst"] and not off["why"]["recorder"],
+              f"cost round {r}: records with the recorder, none without", "")
+        check(b > 0 and 0.5 <= a / b <= 2, f"cost round {r}: average with/without "
+              f"within a factor of 2", f"{a:.3f} / {b:.3f} us")
+
+
+def rtla_blocking(files):
+    """The thread rtla's timerlat auto-analysis names as blocking, or None
+    if rtla did not run here."""
+    path = os.path.join(files, "rtla.out")
+    if not os.path.exists(path):
+        return None
+    with open(path) as f:
+        text = f.read()
+    m = re.search(r"Blocking thread:.*\n\s+(\S+):(\d+)", text)
+    check(m is not None, "rtla: auto-analysis names a blocking thread", text[-2000:])
+    return m.group(1) if m else ""
+
+
+def main():
+    files = sys.argv[1]
+    spin = int(sys.argv[2]) if len(sys.argv) > 2 else 4000
+    doc = load(files, "quiet-k")
+    if doc:
+        check_quiet(doc, "quiet-k")
+    check_cost(files)
+    for ctx in ("k", "u"):
+        doc = load(files, f"thread-{ctx}")
+        if not doc:
+            continue
+        top = check_blamed(doc, f"thread-{ctx}", "task", THREAD, spin)
+        if top is None:
+            continue
+        it = item(top, "task", THREAD)
+        check(it is not None and it["blocking_ns"] > 0 and top["parts"]["sched_ns"] and
+              near(top["parts"]["sched_ns"] / 1000, spin),
+              f"thread-{ctx}: the time is the responder's wait to run, non-preemptible",
+              top["line"])
+        where = [r["interrupted"]["where"] or "" for r in doc["worst"]
+                 if r["interrupted"] and r["interrupted"]["comm"] == THREAD]
+        check(any(w.startswith("latscope_noise_spin+") for w in where),
+              f"thread-{ctx}: the event interrupted lsnoise/1 in latscope_noise_spin",
+              where or top["line"])
+    for ctx in ("i", "k"):
+        doc = load(files, f"irq-{ctx}")
+        if doc:
+            check_blamed(doc, f"irq-{ctx}", "irq", IRQ, spin)
+    blocking = rtla_blocking(files)
+    if blocking is not None:
+        check(blocking == THREAD, "rtla and latscope name the same blocking thread",
+              f"rtla {blocking}, latscope {THREAD}")
+    else:
+        print("# why: no rtla output (no timerlat tracer): not compared")
+    return summary("why")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
