@@ -52,7 +52,10 @@ struct latscope_flight_entry *latscope_flight_reserve(struct latscope_flight *fl
 	*n = local_inc_return(&fl->head);
 	e = &fl->slot[(*n - 1) & (LATSCOPE_FLIGHT_SLOTS - 1)];
 	WRITE_ONCE(e->seq, 0);
-	/* A reader that sees the new contents sees the 0 first. */
+	/*
+	 * Orders the 0 before the new contents: pairs with the first
+	 * smp_rmb() of a reader, which then sees no old number on them.
+	 */
 	smp_wmb();
 	e->ptr = 0;
 	e->arg = 0;
@@ -69,6 +72,7 @@ struct latscope_flight_entry *latscope_flight_reserve(struct latscope_flight *fl
  */
 void latscope_flight_commit(struct latscope_flight_entry *e, long n)
 {
+	/* The contents before the number: pairs with a reader's second smp_rmb(). */
 	smp_wmb();
 	WRITE_ONCE(e->seq, n);
 }
@@ -82,10 +86,11 @@ static bool latscope_flight_peek(const struct latscope_flight *fl, long n,
 
 	if (READ_ONCE(e->seq) != n)
 		return false;
+	/* The number, then the contents, then the number again: see commit. */
 	smp_rmb();
 	*ts = READ_ONCE(e->ts);
 	*kind = READ_ONCE(e->kind);
-	smp_rmb();
+	smp_rmb();	/* pairs with reserve's: a rewrite shows in @seq */
 	return READ_ONCE(e->seq) == n;
 }
 
@@ -109,13 +114,14 @@ u32 latscope_flight_copy(struct latscope_flight *fl, u64 from,
 {
 	long head = local_read(&fl->head);
 	long n, first = head + 1, oldest = max(head - LATSCOPE_FLIGHT_SLOTS + 1, 1L);
-	bool reached = false;
+	u64 ts, since = READ_ONCE(fl->since);
+	/* Armed before @from: the record holds all that happened since. */
+	bool reached = since && since <= from;
 	u32 count = 0;
 	u16 kind;
-	u64 ts;
 
 	for (n = head; n >= oldest; n--) {
-		if (!latscope_flight_peek(fl, n, &ts, &kind))
+		if (!latscope_flight_peek(fl, n, &ts, &kind) || ts < since)
 			break;
 		first = n;
 		if (ts < from) {
@@ -135,9 +141,9 @@ u32 latscope_flight_copy(struct latscope_flight *fl, u64 from,
 			&fl->slot[(n - 1) & (LATSCOPE_FLIGHT_SLOTS - 1)];
 
 		if (READ_ONCE(e->seq) == n) {
-			smp_rmb();
+			smp_rmb();	/* pairs with commit's: whole contents */
 			memcpy(&out[count], e, sizeof(*out));
-			smp_rmb();
+			smp_rmb();	/* pairs with reserve's: a rewrite shows */
 			if (READ_ONCE(e->seq) == n) {
 				count++;
 				continue;

@@ -73,13 +73,18 @@ static void latscope_flight_note(u16 kind, s32 id, u64 ptr)
  */
 void latscope_flight_event(u32 session, u64 ideal, u64 arrival)
 {
-	struct latscope_flight *fl = latscope_flight_here();
+	struct latscope_flight *fl;
 	struct latscope_flight_entry *e;
 	struct pt_regs *regs;
 	long n;
 
-	if (!fl)
+	/* An irq thread may be preempted: the slot is this CPU's to fill. */
+	preempt_disable();
+	fl = latscope_flight_here();
+	if (!fl) {
+		preempt_enable();
 		return;
+	}
 	e = latscope_flight_reserve(fl, &n);
 	e->ts = ktime_get_mono_fast_ns();
 	e->kind = LATSCOPE_FL_EVENT;
@@ -96,6 +101,7 @@ void latscope_flight_event(u32 session, u64 ideal, u64 arrival)
 		latscope_flight_task(&e->task[0], current);
 	}
 	latscope_flight_commit(e, n);
+	preempt_enable();
 }
 
 #ifdef CONFIG_TRACEPOINTS
@@ -324,6 +330,7 @@ void latscope_flight_put(void)
  */
 struct latscope_flight *latscope_flight_of(unsigned int cpu)
 {
+	/* Pairs with the release in latscope_flight_get(): filled in. */
 	return smp_load_acquire(per_cpu_ptr(&latscope_flight_ptr, cpu));
 }
 

@@ -358,6 +358,8 @@ void latscope_recorder_disarm(struct latscope_session *s);
 void latscope_recorder_event(struct latscope_session *s, u64 ideal, u64 arrival);
 void latscope_recorder_sample(struct latscope_session *s, s64 lat, u64 ideal,
 			      bool crossing);
+struct latscope_worst;
+int latscope_recorder_export(struct latscope_session *s, struct latscope_worst *tmp);
 
 /* responder.c */
 int latscope_kthread_start(struct latscope_session *s, struct task_struct **slot,

@@ -10,11 +10,60 @@
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/timekeeping.h>
+#include <linux/workqueue.h>
 
 #include "latscope.h"
 #include "why.h"
 
 static atomic_t latscope_recorder_ids = ATOMIC_INIT(0);
+
+/* Takes the oldest job, if any. */
+static bool latscope_recorder_job(struct latscope_worst_set *set,
+				  struct latscope_why_job *job)
+{
+	unsigned long flags;
+	bool any;
+
+	raw_spin_lock_irqsave(&set->lock, flags);
+	any = set->job_tail != set->job_head;
+	if (any)
+		*job = set->job[set->job_tail++ % LATSCOPE_WHY_JOBS];
+	raw_spin_unlock_irqrestore(&set->lock, flags);
+	return any;
+}
+
+/*
+ * The builder: each claimed sample's record, from the measured CPU's
+ * flight record, read from here without disturbing that CPU. A window
+ * the record no longer holds is flagged cut.
+ */
+static void latscope_recorder_build(struct work_struct *work)
+{
+	struct latscope_worst_set *set = container_of(work, struct latscope_worst_set,
+						      work);
+	struct latscope_worst *rec = &set->build;
+	struct latscope_why_window w;
+	struct latscope_why_job job;
+	unsigned long flags;
+	u32 n;
+
+	while (latscope_recorder_job(set, &job)) {
+		w.ideal = job.ideal;
+		w.end = job.lat > 0 ? job.ideal + job.lat : job.ideal;
+		w.session = set->id;
+		w.responder = job.responder;
+		w.self_fn = set->self_fn;
+		n = latscope_flight_copy(set->flight, job.ideal, set->scratch, &w.cut);
+		latscope_why_build(set->scratch, n, &w, set->tally, rec);
+		rec->why.latency_ns = job.lat;
+		rec->why.realtime_ns = ktime_to_ns(ktime_mono_to_real(ns_to_ktime(job.ideal)));
+		rec->why.flags |= job.flags;
+		rec->gen = job.gen;
+		raw_spin_lock_irqsave(&set->lock, flags);
+		latscope_worst_fill(set, job.slot, rec);
+		raw_spin_unlock_irqrestore(&set->lock, flags);
+	}
+}
 
 /**
  * latscope_recorder_alloc() - a recorder for a setup, and the probes on
@@ -52,6 +101,10 @@ struct latscope_worst_set *latscope_recorder_alloc(const struct latscope_setup *
 	if (ret)
 		goto fail;
 	set->id = atomic_inc_return(&latscope_recorder_ids);
+	set->flight = latscope_flight_of(setup->cpu);
+	set->self_fn = latscope_timeline_fn();
+	raw_spin_lock_init(&set->lock);
+	INIT_WORK(&set->work, latscope_recorder_build);
 	latscope_worst_reset(set);
 	return set;
 
@@ -73,6 +126,7 @@ void latscope_recorder_free(struct latscope_worst_set *set)
 {
 	if (!set)
 		return;
+	cancel_work_sync(&set->work);
 	latscope_flight_put();
 	kvfree(set->tally);
 	kvfree(set->scratch);
@@ -86,8 +140,14 @@ void latscope_recorder_free(struct latscope_worst_set *set)
  */
 void latscope_recorder_arm(struct latscope_session *s)
 {
-	if (s->worst)
-		atomic_inc(&latscope_flight_of(s->setup.cpu)->armed);
+	struct latscope_flight *fl;
+
+	if (!s->worst)
+		return;
+	fl = s->worst->flight;
+	/* What it held from before is another run's: stale. */
+	if (atomic_inc_return(&fl->armed) == 1)
+		WRITE_ONCE(fl->since, ktime_get_mono_fast_ns());
 }
 
 /**
@@ -97,7 +157,7 @@ void latscope_recorder_arm(struct latscope_session *s)
 void latscope_recorder_disarm(struct latscope_session *s)
 {
 	if (s->worst)
-		atomic_dec(&latscope_flight_of(s->setup.cpu)->armed);
+		atomic_dec(&s->worst->flight->armed);
 }
 
 /**
@@ -131,35 +191,68 @@ static s32 latscope_recorder_responder(struct latscope_session *s)
  * @ideal: its event's ideal time
  * @crossing: it crossed the trace threshold first: kept whatever its rank
  *
+ * Claims its slot and queues the record's building: the measuring
+ * context only compares, copies a few words and queues a work item.
+ * Until built (or if 16 records already wait), the record holds the
+ * latency and time alone, flagged cut with nothing covered.
+ *
  * Context: the session's measuring context, after the sample was taken.
  */
 void latscope_recorder_sample(struct latscope_session *s, s64 lat, u64 ideal,
 			      bool crossing)
 {
 	struct latscope_worst_set *set = s->worst;
-	struct latscope_why_window w;
 	struct latscope_worst *slot;
-	u32 n;
+	struct latscope_why_job *job;
+	unsigned long flags;
+	u32 why = 0;
 
 	if (!set)
 		return;
-	slot = latscope_worst_claim(set, lat, crossing);
-	if (!slot)
-		return;
-	w.ideal = ideal;
-	w.end = lat > 0 ? ideal + lat : ideal;
-	w.session = set->id;
-	w.responder = latscope_recorder_responder(s);
-	w.self_fn = latscope_timeline_fn();
-	n = latscope_flight_copy(latscope_flight_of(s->setup.cpu), ideal,
-				 set->scratch, &w.cut);
-	latscope_why_build(set->scratch, n, &w, set->tally, slot);
-	slot->why.latency_ns = lat;
-	slot->why.realtime_ns = ktime_to_ns(ktime_mono_to_real(ns_to_ktime(ideal)));
 	if (crossing)
-		slot->why.flags |= LATSCOPE_WHY_THRESHOLD;
+		why |= LATSCOPE_WHY_THRESHOLD;
 	if (s->setup.context == LATSCOPE_CTX_USER &&
 	    READ_ONCE(s->resp_cpu) != s->setup.cpu)
-		slot->why.flags |= LATSCOPE_WHY_ELSEWHERE;
+		why |= LATSCOPE_WHY_ELSEWHERE;
+	raw_spin_lock_irqsave(&set->lock, flags);
+	slot = latscope_worst_claim(set, lat, crossing);
+	if (!slot) {
+		raw_spin_unlock_irqrestore(&set->lock, flags);
+		return;
+	}
+	memset(slot, 0, sizeof(*slot));
+	slot->why.latency_ns = lat;
+	slot->why.ideal_ns = ideal;
+	slot->why.idle_state = -1;
+	slot->why.flags = why | LATSCOPE_WHY_NO_WHERE | LATSCOPE_WHY_CUT;
+	slot->gen = ++set->gen;
+	if (set->job_head - set->job_tail < LATSCOPE_WHY_JOBS) {
+		job = &set->job[set->job_head++ % LATSCOPE_WHY_JOBS];
+		job->ideal = ideal;
+		job->lat = lat;
+		job->responder = latscope_recorder_responder(s);
+		job->slot = slot - set->slot;
+		job->gen = slot->gen;
+		job->flags = why;
+	}
 	latscope_worst_done(set);
+	raw_spin_unlock_irqrestore(&set->lock, flags);
+	queue_work(system_unbound_wq, &set->work);
+}
+
+/**
+ * latscope_recorder_export() - the records, the worst first, built
+ * @s: the session; @s->lock held
+ * @tmp: room for @s->worst->k struct latscope_worst; holds the records as
+ *	struct latscope_why, back to back, on success
+ *
+ * Waits for the records queued so far to be built.
+ *
+ * Context: process, may sleep.
+ * Return: the records, or -EAGAIN (latscope_worst_export()).
+ */
+int latscope_recorder_export(struct latscope_session *s, struct latscope_worst *tmp)
+{
+	flush_work(&s->worst->work);
+	return latscope_worst_export(s->worst, tmp);
 }

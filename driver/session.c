@@ -486,8 +486,8 @@ static int latscope_session_copy(struct latscope_session *s,
 		ret = latscope_acc_snapshot(&s->irq, &res->irq, c.irq_cells,
 					    c.irq_tail);
 	if (!ret && copy && s->worst) {
-		ret = latscope_worst_export(s->worst, (struct latscope_worst *)
-					    (copy + latscope_result_counters(&s->setup)));
+		ret = latscope_recorder_export(s, (struct latscope_worst *)
+					       (copy + latscope_result_counters(&s->setup)));
 		if (ret >= 0) {
 			res->why_count = ret;
 			ret = 0;

@@ -494,6 +494,8 @@ void latscope_why_build(const struct latscope_flight_entry *ev, u32 n,
 void latscope_worst_reset(struct latscope_worst_set *set)
 {
 	seqcount_init(&set->seq);
+	set->job_head = 0;
+	set->job_tail = 0;
 	set->nr = 0;
 	set->floor = S64_MIN;
 	set->floor_slot = 0;
@@ -550,6 +552,22 @@ void latscope_worst_done(struct latscope_worst_set *set)
 	raw_write_seqcount_end(&set->seq);
 }
 
+/**
+ * latscope_worst_fill() - put a built record in its slot
+ * @set: the set, @set->lock held
+ * @slot: the slot it was claimed for
+ * @rec: the record; goes in only if the slot still holds its claim
+ */
+void latscope_worst_fill(struct latscope_worst_set *set, u32 slot,
+			 const struct latscope_worst *rec)
+{
+	if (slot >= set->nr || set->slot[slot].gen != rec->gen)
+		return;
+	raw_write_seqcount_begin(&set->seq);
+	set->slot[slot] = *rec;
+	raw_write_seqcount_end(&set->seq);
+}
+
 static int latscope_worst_cmp(const void *a, const void *b)
 {
 	const struct latscope_worst *x = a, *y = b;
@@ -560,6 +578,22 @@ static int latscope_worst_cmp(const void *a, const void *b)
 }
 
 #define LATSCOPE_WORST_TRIES	16
+
+/*
+ * A callback's name: "fn", or "fn [module]" if that fits; a module's
+ * name goes first when room is short, the function's is what says most.
+ */
+static void latscope_worst_symbol(char *name, size_t len, u64 fn)
+{
+	char sym[96];
+	char *mod;
+
+	snprintf(sym, sizeof(sym), "%ps", (void *)(unsigned long)fn);
+	mod = strstr(sym, " [");
+	if (mod && strlen(sym) >= len)
+		*mod = '\0';
+	strscpy(name, sym, len);
+}
 
 /**
  * latscope_worst_export() - a set's records, the worst first, as the ABI has them
@@ -603,9 +637,9 @@ int latscope_worst_export(struct latscope_worst_set *set,
 				 (void *)(unsigned long)w->where);
 		for (j = 0; j < w->why.nr_items; j++)
 			if (w->fn[j])
-				snprintf(w->why.item[j].name,
-					 sizeof(w->why.item[j].name), "%ps",
-					 (void *)(unsigned long)w->fn[j]);
+				latscope_worst_symbol(w->why.item[j].name,
+						      sizeof(w->why.item[j].name),
+						      w->fn[j]);
 		/* Packed forward: record i never lies past worst i. */
 		memmove(&why[i], &w->why, sizeof(*why));
 	}

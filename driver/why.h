@@ -11,7 +11,9 @@
 #include <linux/atomic.h>
 #include <linux/sched.h>
 #include <linux/seqlock.h>
+#include <linux/spinlock.h>
 #include <linux/types.h>
+#include <linux/workqueue.h>
 #include <uapi/linux/latscope.h>
 
 #include <asm/local.h>
@@ -86,6 +88,7 @@ struct latscope_flight_entry {
 struct latscope_flight {
 	local_t head;			/* entries reserved so far */
 	atomic_t armed;			/* running sessions with a recorder */
+	u64 since;			/* armed then: older entries are stale */
 	struct latscope_flight_entry slot[LATSCOPE_FLIGHT_SLOTS];
 };
 
@@ -153,7 +156,21 @@ struct latscope_worst {
 	struct latscope_why why;
 	u64 where;			/* interrupted code, or 0 */
 	u64 fn[LATSCOPE_WHY_ITEMS];	/* NMI and hrtimer items' callbacks */
+	u32 gen;			/* which claim of its slot it is */
 };
+
+/* A record to build: a claimed slot, and what its walk needs. */
+struct latscope_why_job {
+	u64 ideal;
+	s64 lat;
+	s32 responder;
+	u32 slot;
+	u32 gen;
+	u32 flags;			/* LATSCOPE_WHY_* the sample brings */
+};
+
+/* Records waiting to be built; more are left as claimed, unexplained. */
+#define LATSCOPE_WHY_JOBS	16
 
 /**
  * struct latscope_worst_set - a session's K worst samples, explained
@@ -164,10 +181,24 @@ struct latscope_worst {
  * @floor: the smallest latency kept once @nr == @k
  * @floor_slot: its slot
  * @slot: @k records, unordered
- * @scratch: a copy of the flight record, LATSCOPE_FLIGHT_SLOTS entries
- * @tally: the walk's
+ * @gen: claims so far
+ * @lock: the measuring context's claims against the builder's fills
+ * @job: records to build, @job_head - @job_tail of them, under @lock
+ * @job_head: next job to queue
+ * @job_tail: next job to build
+ * @work: the builder, off the measuring context
+ * @flight: the measured CPU's flight record
+ * @self_fn: the timeline's hrtimer callback, not counted
+ * @scratch: a copy of the flight record, LATSCOPE_FLIGHT_SLOTS entries,
+ *	the builder's
+ * @tally: the builder's walk
+ * @build: the record the builder fills before it goes in its slot
  *
- * One writer: the session's measuring context.
+ * The measuring context claims a slot (placeholder: latency and ideal
+ * time) and queues a job; a worker on any CPU builds the record from the
+ * flight record, which it reads without disturbing its CPU, and puts it
+ * in the slot if no later claim took it meanwhile. @seq is written
+ * under @lock, so a snapshot sees whole records.
  */
 struct latscope_worst_set {
 	seqcount_t seq;
@@ -177,8 +208,17 @@ struct latscope_worst_set {
 	s64 floor;
 	u32 floor_slot;
 	struct latscope_worst *slot;
+	u32 gen;
+	raw_spinlock_t lock;
+	struct latscope_why_job job[LATSCOPE_WHY_JOBS];
+	u32 job_head;
+	u32 job_tail;
+	struct work_struct work;
+	struct latscope_flight *flight;
+	u64 self_fn;
 	struct latscope_flight_entry *scratch;
 	struct latscope_why_tally *tally;
+	struct latscope_worst build;
 };
 
 /* why.c */
@@ -190,6 +230,8 @@ struct latscope_worst *latscope_worst_claim(struct latscope_worst_set *set,
 					    s64 lat, bool force);
 void latscope_worst_done(struct latscope_worst_set *set);
 void latscope_worst_reset(struct latscope_worst_set *set);
+void latscope_worst_fill(struct latscope_worst_set *set, u32 slot,
+			 const struct latscope_worst *rec);
 int latscope_worst_export(struct latscope_worst_set *set,
 			  struct latscope_worst *tmp);
 

@@ -89,7 +89,7 @@ def check_cost(files):
     and without it, interleaved rounds, within a factor of 2 (a gross
     difference; the cost itself is measured by scripts/why-cost.sh)."""
     for r in (1, 2):
-        on, off = load(files, f"cost-on-{r}"), load(files, f"cost-off-{r}")
+        on, off = load(files, f"cost-on-kernel-{r}"), load(files, f"cost-off-kernel-{r}")
         if not on or not off:
             continue
         a, b = on["total"]["avg"], off["total"]["avg"]
@@ -115,11 +115,11 @@ def rtla_blocking(files):
 def main():
     files = sys.argv[1]
     spin = int(sys.argv[2]) if len(sys.argv) > 2 else 4000
-    doc = load(files, "quiet-k")
+    doc = load(files, "quiet-kernel")
     if doc:
-        check_quiet(doc, "quiet-k")
+        check_quiet(doc, "quiet-kernel")
     check_cost(files)
-    for ctx in ("k", "u"):
+    for ctx in ("kernel", "user"):
         doc = load(files, f"thread-{ctx}")
         if not doc:
             continue
@@ -136,7 +136,7 @@ def main():
         check(any(w.startswith("latscope_noise_spin+") for w in where),
               f"thread-{ctx}: the event interrupted lsnoise/1 in latscope_noise_spin",
               where or top["line"])
-    for ctx in ("i", "k"):
+    for ctx in ("irq", "kernel"):
         doc = load(files, f"irq-{ctx}")
         if doc:
             check_blamed(doc, f"irq-{ctx}", "irq", IRQ, spin)

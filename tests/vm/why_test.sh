@@ -50,22 +50,22 @@ measure() { # name, latscope options...
 # A blocking thread that is named, on CPU0, must not be on CPU1's record.
 if noise_on "on CPU0" cpu=0 thread_us=$SPIN; then
 	wait_until 30 spins thread 2 || nok "noise on CPU0: spinning" "no spin in 30 s"
-	measure quiet-k -k
+	measure quiet-kernel -k
 	noise_off
 fi
 
 # The recorder's price: the same run with and without it, interleaved.
 for round in 1 2; do
-	measure cost-on-$round -k --why
-	measure cost-off-$round -k --no-why
+	measure cost-on-kernel-$round -k --why
+	measure cost-off-kernel-$round -k --no-why
 done
 
 if noise_on "thread on CPU1" cpu=1 thread_us=$SPIN; then
 	wait_until 30 spins thread 2 || nok "noise thread: spinning" "no spin in 30 s"
-	measure thread-k -k
-	has "why thread-k: names lsnoise/1" why-thread-k.out '^WHY|.*lsnoise/1'
-	measure thread-u -u
-	has "why thread-u: names lsnoise/1" why-thread-u.out '^WHY|.*lsnoise/1'
+	measure thread-kernel -k
+	has "why thread-kernel: names lsnoise/1" why-thread-kernel.out '^WHY|.*lsnoise/1'
+	measure thread-user -u
+	has "why thread-user: names lsnoise/1" why-thread-user.out '^WHY|.*lsnoise/1'
 	# rtla's timerlat, with its auto-analysis, where the kernel has it.
 	if grep -qw timerlat /sys/kernel/tracing/available_tracers 2>/dev/null &&
 		[ -x /usr/bin/rtla ]; then
@@ -82,9 +82,9 @@ fi
 
 if noise_on "irq on CPU1" cpu=1 irq_us=$SPIN; then
 	wait_until 30 spins irq 2 || nok "noise irq: spinning" "no spin in 30 s"
-	measure irq-i -i
-	has "why irq-i: names the irq" why-irq-i.out '^WHY|.*irq [0-9]* lsnoise'
-	measure irq-k -k
+	measure irq-irq -i
+	has "why irq-irq: names the irq" why-irq-irq.out '^WHY|.*irq [0-9]* lsnoise'
+	measure irq-kernel -k
 	noise_off
 fi
 

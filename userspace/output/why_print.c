@@ -374,7 +374,8 @@ static void json_part(FILE *f, const char *key, bool known, __s64 ns, const char
 
 static void json_item(FILE *f, const struct latscope_why_item *it, bool last)
 {
-	fprintf(f, "          {\"kind\": \"%s\", \"id\": %d, \"name\": ", kind_name(it->kind), it->id);
+	fprintf(f, "          {\"kind\": \"%s\", \"id\": %d, \"name\": ", kind_name(it->kind),
+		it->id);
 	ls_json_string(f, it->name);
 	fprintf(f, ", \"count\": %u, \"duration_ns\": %llu, \"blocking_ns\": %llu",
 		it->count, (unsigned long long)it->duration_ns,

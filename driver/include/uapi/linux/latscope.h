@@ -535,17 +535,25 @@ struct latscope_why_item {
 	char name[32];
 };
 
-/* struct latscope_why.flags */
-#define LATSCOPE_WHY_HAS_IRQ		_BITUL(0)	/* @irq_ns known */
-#define LATSCOPE_WHY_HAS_WAKE		_BITUL(1)	/* @wake_ns known */
-#define LATSCOPE_WHY_HAS_RUN		_BITUL(2)	/* @sched_ns and @run_ns known */
-#define LATSCOPE_WHY_CUT		_BITUL(3)	/* the record did not reach back to the ideal time */
-#define LATSCOPE_WHY_IDLE		_BITUL(4)	/* the CPU was idle at the ideal time */
-#define LATSCOPE_WHY_USER_MODE		_BITUL(5)	/* the event interrupted user space */
-#define LATSCOPE_WHY_NO_WHERE		_BITUL(6)	/* the interrupted task and code are unknown */
-#define LATSCOPE_WHY_BUSY		_BITUL(7)	/* the responder was running when woken */
-#define LATSCOPE_WHY_THRESHOLD		_BITUL(8)	/* the sample crossed the trace threshold */
-#define LATSCOPE_WHY_ELSEWHERE		_BITUL(9)	/* the responder ran on another CPU */
+/*
+ * struct latscope_why.flags: HAS_IRQ @irq_ns known; HAS_WAKE @wake_ns
+ * known; HAS_RUN @sched_ns and @run_ns known; CUT the record did not reach
+ * back to the ideal time; IDLE the CPU was idle at the ideal time;
+ * USER_MODE the event interrupted user space; NO_WHERE the interrupted
+ * task and code are unknown; BUSY the responder was running when woken;
+ * THRESHOLD the sample crossed the trace threshold; ELSEWHERE the
+ * responder ran on another CPU.
+ */
+#define LATSCOPE_WHY_HAS_IRQ		_BITUL(0)
+#define LATSCOPE_WHY_HAS_WAKE		_BITUL(1)
+#define LATSCOPE_WHY_HAS_RUN		_BITUL(2)
+#define LATSCOPE_WHY_CUT		_BITUL(3)
+#define LATSCOPE_WHY_IDLE		_BITUL(4)
+#define LATSCOPE_WHY_USER_MODE		_BITUL(5)
+#define LATSCOPE_WHY_NO_WHERE		_BITUL(6)
+#define LATSCOPE_WHY_BUSY		_BITUL(7)
+#define LATSCOPE_WHY_THRESHOLD		_BITUL(8)
+#define LATSCOPE_WHY_ELSEWHERE		_BITUL(9)
 
 /**
  * struct latscope_why - one of a run's worst samples, explained
