@@ -118,6 +118,7 @@ add_test_programs() {
 		done
 	done
 	cp "$top/tests/vm/stress_test.sh" "$root/stress_test.sh"
+	cp "$top/tests/vm/why_cost.sh" "$root/why_cost.sh"
 	# The recorder's test (Debian's kernels): the noise module, built
 	# against the same headers, and rtla where the kernel has timerlat.
 	if [ "$series" != gpio ]; then
@@ -135,15 +136,20 @@ add_test_programs() {
 	fi
 }
 
-# Copies a program into the image's /usr/bin as NAME, with the libraries it links.
+# Copies a program into the image's /usr/bin as NAME, with the libraries
+# it links, and libgcc_s, which glibc's pthread_exit() loads at run time.
 add_tool() { # path, name
+	local gcc_s
+
 	mkdir -p "$root/usr/bin"
 	cp "$1" "$root/usr/bin/$2"
-	ldd "$1" | awk '/=>/ { print $3 } /^\t\// { print $1 }' |
+	gcc_s=$(gcc -print-file-name=libgcc_s.so.1)
+	{ ldd "$1" | awk '/=>/ { print $3 } /^\t\// { print $1 }'; readlink -f "$gcc_s"; } |
 	while read -r lib; do
 		mkdir -p "$root$(dirname "$lib")"
 		cp -L "$lib" "$root$lib"
 	done
+	cp -L "$gcc_s" "$root/lib/x86_64-linux-gnu/libgcc_s.so.1"
 }
 
 # The initramfs: busybox, the module, the test program, our init.
@@ -183,7 +189,7 @@ boot() {
 	timeout $((720 + ${LATSCOPE_FUZZ_SECONDS:-60})) \
 		qemu-system-x86_64 -accel tcg,thread=single -cpu qemu64,+rdrand -smp 2 -m 1024 \
 		-nographic -no-reboot -kernel "$vmlinuz" -initrd "$work/initrd.gz" \
-		-append "console=ttyS0 panic=-1 quiet random.trust_cpu=on lsmode=$mode lssecs=${LATSCOPE_COMPARE_SECONDS:-60} lscost=${LATSCOPE_COMPARE_COST_SCALE:-10} $fuzz$tests" \
+		-append "console=ttyS0 panic=-1 quiet random.trust_cpu=on lsmode=$mode lssecs=${LATSCOPE_COMPARE_SECONDS:-60} lscost=${LATSCOPE_COMPARE_COST_SCALE:-10} lsrounds=${LATSCOPE_WHY_ROUNDS:-4} $fuzz$tests" \
 		>"$log" 2>&1 || true
 }
 boot
@@ -218,7 +224,7 @@ rm -rf "$work/root" "$work/mod" "$work/initrd.gz"
 # scripts/compare-gpio.sh), demo its output to scripts/demo.sh; fuzz
 # writes no file.
 case $mode in
-compare | gpio-compare | fuzz | demo) exit 0 ;;
+compare | gpio-compare | fuzz | demo | why-cost) exit 0 ;;
 esac
 # A subset (LATSCOPE_VM_TESTS) whose parts write no file has none to check.
 if [ -n "${LATSCOPE_VM_TESTS:-}" ] && [ -z "$(ls -A "$files")" ]; then
