@@ -115,14 +115,18 @@ u32 latscope_flight_copy(struct latscope_flight *fl, u64 from,
 	long head = local_read(&fl->head);
 	long n, first = head + 1, oldest = max(head - LATSCOPE_FLIGHT_SLOTS + 1, 1L);
 	u64 ts, since = READ_ONCE(fl->since);
-	/* Armed before @from: the record holds all that happened since. */
-	bool reached = since && since <= from;
+	bool reached = false, whole = false;
 	u32 count = 0;
 	u16 kind;
 
 	for (n = head; n >= oldest; n--) {
-		if (!latscope_flight_peek(fl, n, &ts, &kind) || ts < since)
+		if (!latscope_flight_peek(fl, n, &ts, &kind))
 			break;
+		/* Older than the arming: all since is here. */
+		if (ts < since) {
+			whole = true;
+			break;
+		}
 		first = n;
 		if (ts < from) {
 			reached = true;
@@ -135,6 +139,12 @@ u32 latscope_flight_copy(struct latscope_flight *fl, u64 from,
 	 * is not known. An older entry reached without its SWITCH is no cut:
 	 * the task comes from the EVENT, or is told unknown.
 	 */
+	/* Never wrapped: all since the start is here too. */
+	if (n < 1)
+		whole = true;
+	/* Armed before @from, and nothing lost since: what ran is known. */
+	if (whole && since && since <= from)
+		reached = true;
 	*cut = !reached;
 	for (n = first; n <= head; n++) {
 		const struct latscope_flight_entry *e =

@@ -10,7 +10,8 @@
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/timekeeping.h>
-#include <linux/workqueue.h>
+#include <linux/cpumask.h>
+#include <linux/kthread.h>
 
 #include "latscope.h"
 #include "why.h"
@@ -37,7 +38,7 @@ static bool latscope_recorder_job(struct latscope_worst_set *set,
  * flight record, read from here without disturbing that CPU. A window
  * the record no longer holds is flagged cut.
  */
-static void latscope_recorder_build(struct work_struct *work)
+static void latscope_recorder_build(struct kthread_work *work)
 {
 	struct latscope_worst_set *set = container_of(work, struct latscope_worst_set,
 						      work);
@@ -63,6 +64,31 @@ static void latscope_recorder_build(struct work_struct *work)
 		latscope_worst_fill(set, job.slot, rec);
 		raw_spin_unlock_irqrestore(&set->lock, flags);
 	}
+}
+
+/*
+ * The builder's thread: SCHED_FIFO 1, so a load at SCHED_OTHER does not
+ * hold the records back until the flight record wrapped, and off the
+ * measured CPU when there is another.
+ */
+static int latscope_recorder_worker(struct latscope_worst_set *set,
+				    unsigned int cpu)
+{
+	cpumask_var_t others;
+	struct kthread_worker *w;
+
+	w = kthread_create_worker(0, "latscope-why/%u", cpu);
+	if (IS_ERR(w))
+		return PTR_ERR(w);
+	sched_set_fifo_low(w->task);
+	if (zalloc_cpumask_var(&others, GFP_KERNEL)) {
+		cpumask_andnot(others, cpu_online_mask, cpumask_of(cpu));
+		if (!cpumask_empty(others))
+			set_cpus_allowed_ptr(w->task, others);
+		free_cpumask_var(others);
+	}
+	set->worker = w;
+	return 0;
 }
 
 /**
@@ -104,7 +130,12 @@ struct latscope_worst_set *latscope_recorder_alloc(const struct latscope_setup *
 	set->flight = latscope_flight_of(setup->cpu);
 	set->self_fn = latscope_timeline_fn();
 	raw_spin_lock_init(&set->lock);
-	INIT_WORK(&set->work, latscope_recorder_build);
+	kthread_init_work(&set->work, latscope_recorder_build);
+	ret = latscope_recorder_worker(set, setup->cpu);
+	if (ret) {
+		latscope_flight_put();
+		goto fail;
+	}
 	latscope_worst_reset(set);
 	return set;
 
@@ -126,7 +157,7 @@ void latscope_recorder_free(struct latscope_worst_set *set)
 {
 	if (!set)
 		return;
-	cancel_work_sync(&set->work);
+	kthread_destroy_worker(set->worker);
 	latscope_flight_put();
 	kvfree(set->tally);
 	kvfree(set->scratch);
@@ -192,7 +223,7 @@ static s32 latscope_recorder_responder(struct latscope_session *s)
  * @crossing: it crossed the trace threshold first: kept whatever its rank
  *
  * Claims its slot and queues the record's building: the measuring
- * context only compares, copies a few words and queues a work item.
+ * context only compares, copies a few words and queues a kthread work.
  * Until built (or if 16 records already wait), the record holds the
  * latency and time alone, flagged cut with nothing covered.
  *
@@ -237,7 +268,7 @@ void latscope_recorder_sample(struct latscope_session *s, s64 lat, u64 ideal,
 	}
 	latscope_worst_done(set);
 	raw_spin_unlock_irqrestore(&set->lock, flags);
-	queue_work(system_unbound_wq, &set->work);
+	kthread_queue_work(set->worker, &set->work);
 }
 
 /**
@@ -253,6 +284,6 @@ void latscope_recorder_sample(struct latscope_session *s, s64 lat, u64 ideal,
  */
 int latscope_recorder_export(struct latscope_session *s, struct latscope_worst *tmp)
 {
-	flush_work(&s->worst->work);
+	kthread_flush_work(&s->worst->work);
 	return latscope_worst_export(s->worst, tmp);
 }

@@ -9,17 +9,17 @@
 #define LATSCOPE_WHY_H
 
 #include <linux/atomic.h>
+#include <linux/kthread.h>
 #include <linux/sched.h>
 #include <linux/seqlock.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
-#include <linux/workqueue.h>
 #include <uapi/linux/latscope.h>
 
 #include <asm/local.h>
 
 /* Entries of one CPU's flight record: a power of two. */
-#define LATSCOPE_FLIGHT_SLOTS	256
+#define LATSCOPE_FLIGHT_SLOTS	1024
 
 /* What a flight entry says happened. */
 enum latscope_flight_kind {
@@ -186,7 +186,8 @@ struct latscope_why_job {
  * @job: records to build, @job_head - @job_tail of them, under @lock
  * @job_head: next job to queue
  * @job_tail: next job to build
- * @work: the builder, off the measuring context
+ * @worker: the builder's thread, SCHED_FIFO 1, off the measured CPU
+ * @work: the builder
  * @flight: the measured CPU's flight record
  * @self_fn: the timeline's hrtimer callback, not counted
  * @scratch: a copy of the flight record, LATSCOPE_FLIGHT_SLOTS entries,
@@ -213,7 +214,8 @@ struct latscope_worst_set {
 	struct latscope_why_job job[LATSCOPE_WHY_JOBS];
 	u32 job_head;
 	u32 job_tail;
-	struct work_struct work;
+	struct kthread_worker *worker;
+	struct kthread_work work;
 	struct latscope_flight *flight;
 	u64 self_fn;
 	struct latscope_flight_entry *scratch;

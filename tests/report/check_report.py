@@ -21,6 +21,17 @@ Then what must be refused: files that are not results or do not add up,
 files of one label that differ in context or histogram cells, one run
 given twice.
 
+The worst samples (latscope --why: the JSON's "why" and "worst"): with
+--no-merge a section of worst.md per file, its worst records the worst
+first, each cell computed here from its record, or one line saying the
+recorder was off or the file predates it; merged, a label's worst 8 of
+all its files' records, in worst.md and --json-out, and a note naming the
+files they come from when some have none; for the VM's why files the
+first row worked out by hand. worst.png when a run has records, else a
+line says why it is not written. Copies made here: two runs of one label
+whose records interleave, a run with records beside one older than the
+recorder and one with it off, and a recorder that saw no NMI.
+
 The cost suite's files (kind "cost") among them: with --no-merge a row
 per file, every cell of cost.md's plain, measured and cost tables equal
 to one computed here from the file's runs (and to the file's own mean,
@@ -49,6 +60,7 @@ import statistics
 import struct
 import subprocess
 import sys
+import time
 import xml.etree.ElementTree as ET
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
@@ -532,6 +544,297 @@ def check_refusals(tool, work, runs):
     expect_refusals(tool, work, "not-made", cases)
 
 
+# ---- the worst samples (latscope --why: the JSON's "why" and "worst") ----
+
+WORST_TITLE = "The worst samples: what their time went to"
+WORST_SHOWN = 8
+PARTS = (("irq", "irq_ns"), ("wake", "wake_ns"), ("sched", "sched_ns"), ("run", "run_ns"))
+IRQ_CONTEXTS = ("irq", "gpio-monitor")
+# The first row of worst.md for the 6.12 VM's files (TCG, emulated: the
+# figures say nothing of hardware), from the fixtures' first records.
+WORST_HAND = {
+    # A kthread lsnoise/1 spinning 4 ms with preemption off on the measured
+    # CPU: the worst record is 4199328 ns (the run's maximum, 4199.328),
+    # the irq came in lsnoise/1's spin, and lsnoise/1 ran 4122.855 us of it,
+    # all while the answer waited: a SCHED_OTHER task beside the FIFO 90
+    # responder, so non-preemptible.
+    "vm-6.12-why-thread.json": {
+        "latency": "4199.328", "CPU": "1", "at (s)": "1.454",
+        "irq": "27.8", "wake": "1.1", "sched": "4165.5", "run": "4.9",
+        "interrupted": "lsnoise/1 (3280, OTHER) in latscope_noise_spin+0x25/0x70 "
+                       "[latscope_noise]",
+        "what took the time": "lsnoise/1 (3280, OTHER) 4122.9 (4122.9 non-preemptible); "
+                              "hrtimer tick_nohz_handler 48.2; softirq SCHED 6.9"},
+    # An irq handler "lsnoise" (irq 24) spinning 4 ms, the irq context: the
+    # latency (3547666 ns, the run's maximum) is all irq, and its handler
+    # took 3527.967 us of it; the noise's own hrtimer and idle the rest.
+    "vm-6.12-why-irq.json": {
+        "latency": "3547.666", "CPU": "1", "at (s)": "2.693",
+        "irq": "3547.7", "wake": "-", "sched": "-", "run": "-", "interrupted": "idle",
+        "what took the time": "irq 24 lsnoise 3528.0; hrtimer noise_timer_fire "
+                              "[latscope_nois 10.6; idle (state 1) 8.7"},
+}
+# The culprit the plot's legend names for each, by hand.
+WORST_HAND_CULPRIT = {"vm-6.12-why-thread.json": "lsnoise/1",
+                      "vm-6.12-why-irq.json": "irq lsnoise"}
+# The line a run without records has instead of a table.
+NO_RECORDS = "No worst-sample records"
+
+
+def has_records(doc):
+    return bool(doc.get("worst"))
+
+
+def read_sections(path):
+    """A NAME.md of titled tables: {title: ([{heading: cell}], notes)}."""
+    tables, title = {}, None
+    with open(path, encoding="utf-8") as f:
+        for line in f.read().splitlines():
+            if line.startswith("## "):
+                title = line[3:]
+                tables[title] = ([], [])
+            elif title and line.startswith("| "):
+                tables[title][0].append([c.strip() for c in line.strip().strip("|").split(" | ")])
+            elif title and line.startswith("- "):
+                tables[title][1].append(line[2:])
+    return {t: ([dict(zip(cells[0], r)) for r in cells[1:] if not r[0].startswith("---")],
+                notes) for t, (cells, notes) in tables.items()}
+
+
+def read_worst(out):
+    return read_sections(os.path.join(out, "worst.md"))
+
+
+def top_latencies(docs):
+    """The WORST_SHOWN worst records' latencies of the files @docs together,
+    as worst.md writes them."""
+    ns = sorted((r["latency_ns"] for d in docs for r in d.get("worst", [])), reverse=True)
+    return [f"{n / 1000:.3f}" for n in ns[:WORST_SHOWN]]
+
+
+def culprit_start(item):
+    """How a row names the thing that took the most time, as the CLI's line."""
+    if item["kind"] == "task":
+        return f'{item["name"]} ({item["id"]}, '
+    if item["kind"] == "irq":
+        return f'irq {item["id"]} {item["name"]} '
+    if item["kind"] == "idle":
+        return "idle"
+    return f'{item["kind"]} {item["name"]} '
+
+
+def expected_worst_row(doc, rec):
+    """The cells of @rec's row in worst.md, computed from the record: all
+    but interrupted and what took the time, which must start with these."""
+    irq_context = doc["settings"]["context"] in IRQ_CONTEXTS
+    row = {"latency": f'{rec["latency_ns"] / 1000:.3f}', "CPU": str(rec["cpu"]),
+           "at (s)": f'{rec["elapsed_s"]:.3f}',
+           "time": (time.strftime("%H:%M:%S", time.localtime(rec["realtime_ns"] // 10**9))
+                    if rec["realtime_ns"] else "?")}
+    for name, key in PARTS:
+        ns = rec["parts"][key]
+        row[name] = ("-" if irq_context and name != "irq" else
+                     "?" if ns is None else f"{ns / 1000:.1f}")
+    it = rec["interrupted"]
+    starts = {"interrupted": "?" if it is None else it["comm"] if it["pid"] else "idle",
+              "what took the time": culprit_start(rec["items"][0]) if rec["items"] else ""}
+    return row, starts
+
+
+def check_worst_rows(name, doc, rows):
+    """Every row of one file's worst samples against its records: the
+    worst first, at most WORST_SHOWN, each cell from its record."""
+    want = top_latencies([doc])
+    check([r.get("latency") for r in rows] == want,
+          f"{name}: worst.md has its worst {len(want)} records, the worst first",
+          ([r.get("latency") for r in rows], want))
+    for row in rows:
+        rec = next((r for r in doc["worst"] if f'{r["latency_ns"] / 1000:.3f}' == row["latency"]
+                    and f'{r["elapsed_s"]:.3f}' == row["at (s)"]), None)
+        if rec is None:
+            check(False, f"{name}: row #{row['#']} is one of its records", row)
+            continue
+        cells, starts = expected_worst_row(doc, rec)
+        check(not differences(row, cells) and
+              all(row[k].startswith(v) for k, v in starts.items()),
+              f"{name}: row #{row['#']} of worst.md from its record",
+              (differences(row, cells), {k: (row[k], v) for k, v in starts.items()}))
+
+
+def check_worst_apart(tool, work, runs):
+    """--no-merge: a section of worst.md per file, in the table's order:
+    its records, or the line that says why it has none; worst.png when a
+    file has records; the hand-made first rows of the VM's why files."""
+    out = os.path.join(work, "apart")
+    if not os.path.exists(os.path.join(out, "table.md")):
+        return      # --no-merge failed: said there
+    sections = read_worst(out)
+    titles = [r["run"] for r in read_table(out)[0]]
+    check(list(sections) == titles, "worst.md: a section per run, in table.md's order",
+          (list(sections), titles))
+    with open(os.path.join(out, "worst.txt"), encoding="utf-8") as f:
+        txt = f.read()
+    for path, title in zip(runs, titles):
+        name, doc = os.path.basename(path), load(path)
+        rows, notes = sections.get(title, ([], []))
+        if has_records(doc):
+            check_worst_rows(name, doc, rows)
+            check(all(c in txt for row in rows for c in row.values()),
+                  f"{name}: worst.txt has the same figures")
+            unseen = [k for k in ("irq", "softirq", "switch", "nmi", "idle", "hrtimer")
+                      if k not in doc["why"]["seen"]]
+            check(not unseen or any(n.startswith("Not seen by the recorder") for n in notes),
+                  f"{name}: worst.md says what the recorder did not see", (unseen, notes))
+            check(doc["settings"]["context"] not in IRQ_CONTEXTS or
+                  any("wake, sched and run do not apply (-)" in n for n in notes),
+                  f"{name}: worst.md says the irq context has only the irq part", notes)
+        else:
+            said = ("the recorder was off" if "why" in doc else "predates the recorder")
+            check(not rows and len(notes) == 1 and notes[0].startswith(NO_RECORDS) and
+                  said in notes[0] and notes[0] in txt,
+                  f"{name}: worst.md says in a line it has no records: {said}", (rows, notes))
+        if name in WORST_HAND:
+            check(rows and not differences(rows[0], WORST_HAND[name]),
+                  f"{name}: the first row of worst.md by hand",
+                  differences(rows[0] if rows else {}, WORST_HAND[name]))
+            check(svg_says(out, WORST_HAND_CULPRIT[name], "worst"),
+                  f"{name}: worst.svg's legend names {WORST_HAND_CULPRIT[name]}")
+    check_worst_plot(out, [load(p) for p in runs], "--no-merge")
+
+
+def check_worst_plot(out, docs, what):
+    """worst.png/.svg when a file has records."""
+    if any(has_records(d) for d in docs):
+        check_images(out, {"worst": WORST_TITLE})
+    else:
+        check(not os.path.exists(os.path.join(out, "worst.png")),
+              f"{what}: no record, no worst.png")
+
+
+def check_worst_merged(tool, work, runs):
+    """Merged (the default): a label's worst samples are the worst
+    WORST_SHOWN of its files' records together, in worst.md and
+    --json-out; a note names the files they come from when some have none;
+    the same sections whatever the files' order."""
+    out = os.path.join(work, "merged")
+    if not os.path.exists(os.path.join(out, "table.md")):
+        return      # refused or failed: said there
+    groups = {}
+    for path in runs:
+        groups.setdefault(label_key(load(path)), []).append(path)
+    sections = read_worst(out)
+    titles = [r["run"] for r in read_table(out)[0]]
+    with open(os.path.join(work, "merged.json")) as f:
+        merged = json.load(f)["runs"]
+    for paths, title, js in zip(groups.values(), titles, merged):
+        docs, names = [load(p) for p in paths], [os.path.basename(p) for p in paths]
+        rows, notes = sections.get(title, ([], []))
+        want = top_latencies(docs)
+        check([r.get("latency") for r in rows] == want and
+              [f'{r["latency_ns"] / 1000:.3f}' for r in js["worst"]] == want,
+              f"merged {names}: worst.md and --json-out have "
+              f"{f'the worst {len(want)} of their records' if want else 'no record'}",
+              ([r.get("latency") for r in rows], want))
+        check([w["recorder"] for w in js["why"]] ==
+              [d["why"]["recorder"] if "why" in d else None for d in docs],
+              f"merged {names}: --json-out says what each file says of the recorder",
+              js["why"])
+        have = sorted(n for n, d in zip(names, docs) if has_records(d))
+        if not have:
+            check(not rows and any(n.startswith(NO_RECORDS) for n in notes),
+                  f"merged {names}: worst.md says it has no records", notes)
+        elif len(have) < len(names):
+            check(any(f"come from {len(have)} of its {len(names)} files only "
+                      f"({', '.join(have)})" in n for n in notes),
+                  f"merged {names}: worst.md says the records come from {have} only", notes)
+    check_worst_plot(out, [load(p) for p in runs], "merged")
+    backwards = os.path.join(work, "merged-backwards")
+    if os.path.exists(os.path.join(backwards, "worst.md")):
+        check(read_worst(backwards) == sections,
+              "merged: the same worst samples from the files in reverse order")
+
+
+def why_copies(src, work):
+    """Copies of @src, a run with records: another run of it whose records
+    are each 500 ns less (they interleave with its own), one older than the
+    recorder, one with it off, one whose recorder saw no NMI."""
+    def less(d):
+        for r in d["worst"]:
+            r["latency_ns"] -= 500
+
+    def older(d):
+        d.pop("why")
+        d.pop("worst")
+
+    def off(d):
+        d["why"] = {"records_per_cpu": d["why"]["records_per_cpu"], "recorder": False}
+        d["worst"] = []
+
+    def no_nmi(d):
+        d["why"]["seen"] = [k for k in d["why"]["seen"] if k != "nmi"]
+
+    return [copy_of(src, work, f"worst-{name}.json", change)
+            for name, change in (("less", less), ("older", older), ("off", off),
+                                 ("no-nmi", no_nmi))]
+
+
+def check_worst_merges(tool, work, runs):
+    """One label: two runs with records keep the worst WORST_SHOWN of both,
+    sorted, each row naming its file; a run with records beside two
+    without names the one they come from; runs without any say so, and
+    no worst.png is written, a line says why. A recorder that saw no NMI
+    (a kernel other than x86's) is said to."""
+    names = {os.path.basename(p): p for p in runs}
+    src = names.get("vm-6.12-why-thread.json") or next(
+        (p for p in runs if has_records(load(p))), None)
+    if src is None:
+        return
+    less, older, off, no_nmi = why_copies(src, work)
+    same = ["--label", "why", "--label", "why"]
+    out = os.path.join(work, "why-two")
+    run = report(tool, out, same + [src, less])
+    check(run.returncode == 0, "why merged with a copy: runs", run.stderr.strip())
+    if run.returncode == 0:
+        recs = sorted([(r["latency_ns"], os.path.basename(p)) for p in (src, less)
+                       for r in load(p)["worst"]], reverse=True)[:WORST_SHOWN]
+        rows = read_worst(out).get("why", ([], []))[0]
+        got = [(r.get("latency"), r.get("file")) for r in rows]
+        check(got == [(f"{ns / 1000:.3f}", f) for ns, f in recs],
+              f"why merged with a copy: its worst {WORST_SHOWN} of both, sorted, each with "
+              "its file", got)
+    out = os.path.join(work, "why-some")
+    run = report(tool, out, same + ["--label", "why", src, older, off])
+    check(run.returncode == 0, "why merged with files without records: runs",
+          run.stderr.strip())
+    if run.returncode == 0:
+        rows, notes = read_worst(out).get("why", ([], []))
+        check([r.get("latency") for r in rows] == top_latencies([load(src)]) and
+              any(f"come from 1 of its 3 files only ({os.path.basename(src)}): the recorder "
+                  "was off in worst-off.json; worst-older.json predates the recorder" in n
+                  for n in notes),
+              "why merged with files without records: the records of the one that has "
+              "them, and a note says so", notes)
+    out = os.path.join(work, "why-none")
+    run = report(tool, out, same + [older, off])
+    notes = read_worst(out).get("why", ([], []))[1] if run.returncode == 0 else []
+    check(run.returncode == 0 and not os.path.exists(os.path.join(out, "worst.png")) and
+          "worst.png not written: no run has worst-sample records" in run.stdout and
+          any(n.startswith(NO_RECORDS) for n in notes),
+          "no records: no worst.png, a line says why, worst.md says so",
+          (run.returncode, run.stdout, notes))
+    out = os.path.join(work, "why-no-nmi")
+    run = report(tool, out, ["--label", "why", no_nmi])
+    notes = read_worst(out).get("why", ([], []))[1] if run.returncode == 0 else []
+    check(any(n.startswith("Not seen by the recorder on this kernel: NMIs;") for n in notes),
+          "a recorder that saw no NMI: worst.md says so", (run.returncode, notes))
+
+
+def check_worst(tool, work, runs):
+    check_worst_apart(tool, work, runs)
+    check_worst_merged(tool, work, runs)
+    check_worst_merges(tool, work, runs)
+
+
 # ---- the cost suite's files (latscope --cost --json) ----
 
 WORKLOADS = ("queens-1", "queens-all", "hackbench", "switch", "fork", "fsync", "iperf3")
@@ -548,9 +851,9 @@ UNCHANGED = {"cost-mainline-rt": ("cost-mainline.json", "cost-rt.json"),
              "cost-mainline-rt-merged": ("cost-mainline.json", "cost-rt.json", "cost-rt-2.json")}
 COST_TITLE = "Running time relative to the first kernel's plain run (= 1.0)"
 COST_OUTPUTS = ("cost.txt", "cost.md", "cost.png", "cost.svg")
-LATENCY_OUTPUTS = ("table.txt", "table.md", "tail.png", "tail.svg", "cdf.png", "cdf.svg",
-                   "timeline.png", "timeline.svg", "histogram.png", "histogram.svg",
-                   "heat.png", "heat.svg")
+LATENCY_OUTPUTS = ("table.txt", "table.md", "worst.txt", "worst.md", "tail.png", "tail.svg",
+                   "cdf.png", "cdf.svg", "timeline.png", "timeline.svg", "histogram.png",
+                   "histogram.svg", "heat.png", "heat.svg", "worst.png", "worst.svg")
 # The hand-made cost fixtures, every cell worked out by hand. A cell is the
 # mean in s ± the sample stddev (n - 1) (% against the first row's mean);
 # the cost table (measured mean - plain mean) / plain mean in %.
@@ -1161,9 +1464,9 @@ def check_cost_interrupted(tool, work, costs):
           "interrupted: notes say so and how the measuring latscope ended", notes)
 
 
-def svg_says(out, text):
-    """Whether cost.svg has @text (matplotlib writes each text as a comment)."""
-    with open(os.path.join(out, "cost.svg"), encoding="utf-8") as f:
+def svg_says(out, text, name="cost"):
+    """Whether NAME.svg has @text (matplotlib writes each text as a comment)."""
+    with open(os.path.join(out, f"{name}.svg"), encoding="utf-8") as f:
         return f"<!-- {text} -->" in f.read()
 
 
@@ -1299,6 +1602,7 @@ def main():
         check_heat(tool, work, runs)
         check_merged(tool, work, runs)
         check_refusals(tool, work, runs)
+        check_worst(tool, work, runs)
     if costs:
         check_cost(tool, work, runs, costs)
     return summary("report")

@@ -18,8 +18,14 @@
 # load, --stress grinder: their tables and the load column worked out by
 # hand; one label with two loads refused), and the 6.12 VM's suite at 2 %
 # (vm-6.12-cost.json). Without runs under load, cost.md and cost.txt must
-# be byte for byte those in tests/report/expected/. Ends with
-# "report: N passed, N failed".
+# be byte for byte those in tests/report/expected/. The worst-sample
+# recorder's files of the 6.12 VM (latscope --why, TCG: emulated):
+# vm-6.12-why-thread.json (a kthread lsnoise/1 spinning 4 ms with
+# preemption off on the measured CPU: its worst samples name it),
+# vm-6.12-why-irq.json (an irq handler "lsnoise" spinning 4 ms, the irq
+# context) and vm-6.12-why-off.json (--no-why: no records); the first and
+# last share vm-6.12-kernel.json's label, so they merge with it, a file
+# older than the recorder. Ends with "report: N passed, N failed".
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 work=$(mktemp -d)
