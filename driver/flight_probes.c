@@ -42,18 +42,32 @@ static struct latscope_flight *latscope_flight_here(void)
 	return fl;
 }
 
-/* A plain entry: @kind, @id and @ptr, stamped now. */
-static void latscope_flight_note(u16 kind, s32 id, u64 ptr)
+/*
+ * A new entry of @kind on this CPU's record, stamped now, if a run
+ * records it: the caller fills the rest and commits it with @n.
+ */
+static struct latscope_flight_entry *latscope_flight_begin(u16 kind, long *n)
 {
 	struct latscope_flight *fl = latscope_flight_here();
 	struct latscope_flight_entry *e;
-	long n;
 
 	if (!fl)
-		return;
-	e = latscope_flight_reserve(fl, &n);
+		return NULL;
+	e = latscope_flight_reserve(fl, n);
 	e->ts = ktime_get_mono_fast_ns();
 	e->kind = kind;
+	return e;
+}
+
+/* A plain entry: @kind, @id and @ptr. */
+static void latscope_flight_note(u16 kind, s32 id, u64 ptr)
+{
+	struct latscope_flight_entry *e;
+	long n;
+
+	e = latscope_flight_begin(kind, &n);
+	if (!e)
+		return;
 	e->id = id;
 	e->ptr = ptr;
 	latscope_flight_commit(e, n);
@@ -73,21 +87,17 @@ static void latscope_flight_note(u16 kind, s32 id, u64 ptr)
  */
 void latscope_flight_event(u32 session, u64 ideal, u64 arrival)
 {
-	struct latscope_flight *fl;
 	struct latscope_flight_entry *e;
 	struct pt_regs *regs;
 	long n;
 
 	/* An irq thread may be preempted: the slot is this CPU's to fill. */
 	preempt_disable();
-	fl = latscope_flight_here();
-	if (!fl) {
+	e = latscope_flight_begin(LATSCOPE_FL_EVENT, &n);
+	if (!e) {
 		preempt_enable();
 		return;
 	}
-	e = latscope_flight_reserve(fl, &n);
-	e->ts = ktime_get_mono_fast_ns();
-	e->kind = LATSCOPE_FL_EVENT;
 	e->id = session;
 	e->arg = ideal;
 	e->arg2 = arrival;
@@ -108,15 +118,12 @@ void latscope_flight_event(u32 session, u64 ideal, u64 arrival)
 static void latscope_probe_irq_entry(void *data, int irq,
 				     struct irqaction *action)
 {
-	struct latscope_flight *fl = latscope_flight_here();
 	struct latscope_flight_entry *e;
 	long n;
 
-	if (!fl)
+	e = latscope_flight_begin(LATSCOPE_FL_IRQ_ENTRY, &n);
+	if (!e)
 		return;
-	e = latscope_flight_reserve(fl, &n);
-	e->ts = ktime_get_mono_fast_ns();
-	e->kind = LATSCOPE_FL_IRQ_ENTRY;
 	e->id = irq;
 	strscpy(e->name, action->name ? action->name : "", sizeof(e->name));
 	latscope_flight_commit(e, n);
@@ -143,15 +150,12 @@ static void latscope_probe_switch(void *data, bool preempt,
 				  struct task_struct *next,
 				  unsigned int prev_state)
 {
-	struct latscope_flight *fl = latscope_flight_here();
 	struct latscope_flight_entry *e;
 	long n;
 
-	if (!fl)
+	e = latscope_flight_begin(LATSCOPE_FL_SWITCH, &n);
+	if (!e)
 		return;
-	e = latscope_flight_reserve(fl, &n);
-	e->ts = ktime_get_mono_fast_ns();
-	e->kind = LATSCOPE_FL_SWITCH;
 	e->id = next->pid;
 	e->arg = prev_state;
 	latscope_flight_task(&e->task[0], prev);
@@ -172,15 +176,12 @@ static void latscope_probe_idle(void *data, unsigned int state,
 static void latscope_probe_nmi(void *data, void *handler, s64 delta_ns,
 			       int handled)
 {
-	struct latscope_flight *fl = latscope_flight_here();
 	struct latscope_flight_entry *e;
 	long n;
 
-	if (!fl)
+	e = latscope_flight_begin(LATSCOPE_FL_NMI, &n);
+	if (!e)
 		return;
-	e = latscope_flight_reserve(fl, &n);
-	e->ts = ktime_get_mono_fast_ns();
-	e->kind = LATSCOPE_FL_NMI;
 	e->ptr = (u64)(unsigned long)handler;
 	e->arg = delta_ns > 0 ? delta_ns : 0;
 	latscope_flight_commit(e, n);

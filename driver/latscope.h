@@ -351,7 +351,7 @@ void latscope_measure_flush(struct latscope_session *s);
 
 /* recorder.c */
 struct latscope_worst_set *latscope_recorder_alloc(const struct latscope_setup *setup,
-						   u32 *seen);
+						   u64 self_fn, u32 *seen);
 void latscope_recorder_free(struct latscope_worst_set *set);
 void latscope_recorder_arm(struct latscope_session *s);
 void latscope_recorder_disarm(struct latscope_session *s);

@@ -94,6 +94,7 @@ static int latscope_recorder_worker(struct latscope_worst_set *set,
 /**
  * latscope_recorder_alloc() - a recorder for a setup, and the probes on
  * @setup: the checked setup; why_records 0 is none
+ * @self_fn: the measurement's own hrtimer callback, not counted
  * @seen: set to LATSCOPE_WHY_SEEN_* of what it will see
  *
  * The K records, the flight record's copy and the tally, all allocated
@@ -104,7 +105,7 @@ static int latscope_recorder_worker(struct latscope_worst_set *set,
  * Return: the recorder, NULL for none, or an ERR_PTR (-ENOMEM).
  */
 struct latscope_worst_set *latscope_recorder_alloc(const struct latscope_setup *setup,
-						   u32 *seen)
+						   u64 self_fn, u32 *seen)
 {
 	struct latscope_worst_set *set;
 	int ret;
@@ -128,7 +129,7 @@ struct latscope_worst_set *latscope_recorder_alloc(const struct latscope_setup *
 		goto fail;
 	set->id = atomic_inc_return(&latscope_recorder_ids);
 	set->flight = latscope_flight_of(setup->cpu);
-	set->self_fn = latscope_timeline_fn();
+	set->self_fn = self_fn;
 	raw_spin_lock_init(&set->lock);
 	kthread_init_work(&set->work, latscope_recorder_build);
 	ret = latscope_recorder_worker(set, setup->cpu);
@@ -239,6 +240,12 @@ void latscope_recorder_sample(struct latscope_session *s, s64 lat, u64 ideal,
 	u32 why = 0;
 
 	if (!set)
+		return;
+	/*
+	 * Most samples are not among the worst: told without the lock, as
+	 * only this context changes what is kept (the builder fills in).
+	 */
+	if (set->nr == set->k && lat <= set->floor && !crossing)
 		return;
 	if (crossing)
 		why |= LATSCOPE_WHY_THRESHOLD;

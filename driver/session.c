@@ -263,7 +263,7 @@ int latscope_session_setup(struct latscope_session *s,
 	if (!cells)
 		return -ENOMEM;
 	/* Unlocked: hooking the tracepoints may take a while. */
-	worst = latscope_recorder_alloc(&checked, &seen);
+	worst = latscope_recorder_alloc(&checked, latscope_timeline_fn(), &seen);
 	if (IS_ERR(worst)) {
 		kvfree(cells);
 		return PTR_ERR(worst);

@@ -336,6 +336,16 @@ static void latscope_why_event(struct latscope_why_walk *wk,
 	}
 }
 
+/* The ideal time: what runs began before it; an idle CPU is said. */
+static void latscope_why_start(struct latscope_why_walk *wk, struct latscope_why *why)
+{
+	latscope_why_mark(wk, LATSCOPE_WHY_ITEM_BEFORE);
+	if (wk->base_pid == 0) {
+		why->flags |= LATSCOPE_WHY_IDLE;
+		why->idle_state = wk->idle_state;
+	}
+}
+
 static int latscope_why_cmp(const void *a, const void *b)
 {
 	const struct latscope_why_count *x = a, *y = b;
@@ -417,11 +427,7 @@ void latscope_why_build(const struct latscope_flight_entry *ev, u32 n,
 		if (inside && !started) {
 			/* What runs at the ideal time began before it. */
 			started = true;
-			latscope_why_mark(&wk, LATSCOPE_WHY_ITEM_BEFORE);
-			if (wk.base_pid == 0) {
-				why->flags |= LATSCOPE_WHY_IDLE;
-				why->idle_state = wk.idle_state;
-			}
+			latscope_why_start(&wk, why);
 		}
 		if (e->kind != LATSCOPE_FL_EVENT)
 			latscope_why_advance(&wk, e->ts);
@@ -464,13 +470,8 @@ void latscope_why_build(const struct latscope_flight_entry *ev, u32 n,
 			break;
 		}
 	}
-	if (!started) {
-		latscope_why_mark(&wk, LATSCOPE_WHY_ITEM_BEFORE);
-		if (wk.base_pid == 0) {
-			why->flags |= LATSCOPE_WHY_IDLE;
-			why->idle_state = wk.idle_state;
-		}
-	}
+	if (!started)
+		latscope_why_start(&wk, why);
 	latscope_why_advance(&wk, w->end);
 	latscope_why_mark(&wk, LATSCOPE_WHY_ITEM_AFTER);
 	t->lost_ns += wk.orphan_ns;

@@ -63,7 +63,7 @@ fi
 status=0
 python3 tools/testing/kunit/kunit.py parse "$log" || status=1
 # The figure latscope_sample_cost prints (emulated: not the hardware's).
-grep -o 'per-sample cost: .*' "$log" | sed 's/^/kunit (TCG): /' || true
+grep -o 'per-sample cost.*' "$log" | sed 's/^/kunit (TCG): /' || true
 if sed -n '/^Running tests with:/,$p' "$log" |
 	grep -E 'BUG:|WARNING:|Oops|general protection|blocked for more than|scheduling while atomic|possible circular|inconsistent lock|lock held when returning'; then
 	echo "kunit: the kernel log has the splats above, log in $log"

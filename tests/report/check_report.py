@@ -30,7 +30,8 @@ files they come from when some have none; for the VM's why files the
 first row worked out by hand. worst.png when a run has records, else a
 line says why it is not written. Copies made here: two runs of one label
 whose records interleave, a run with records beside one older than the
-recorder and one with it off, and a recorder that saw no NMI.
+recorder and one with it off, a recorder that saw no NMI, and a record
+without a key (refused).
 
 The cost suite's files (kind "cost") among them: with --no-merge a row
 per file, every cell of cost.md's plain, measured and cost tables equal
@@ -661,7 +662,7 @@ def check_worst_rows(name, doc, rows):
               (differences(row, cells), {k: (row[k], v) for k, v in starts.items()}))
 
 
-def check_worst_apart(tool, work, runs):
+def check_worst_apart(work, runs):
     """--no-merge: a section of worst.md per file, in the table's order:
     its records, or the line that says why it has none; worst.png when a
     file has records; the hand-made first rows of the VM's why files."""
@@ -711,7 +712,7 @@ def check_worst_plot(out, docs, what):
               f"{what}: no record, no worst.png")
 
 
-def check_worst_merged(tool, work, runs):
+def check_worst_merged(work, runs):
     """Merged (the default): a label's worst samples are the worst
     WORST_SHOWN of its files' records together, in worst.md and
     --json-out; a note names the files they come from when some have none;
@@ -783,7 +784,8 @@ def check_worst_merges(tool, work, runs):
     sorted, each row naming its file; a run with records beside two
     without names the one they come from; runs without any say so, and
     no worst.png is written, a line says why. A recorder that saw no NMI
-    (a kernel other than x86's) is said to."""
+    (a kernel other than x86's) is said to; a record without a key the
+    report reads is refused."""
     names = {os.path.basename(p): p for p in runs}
     src = names.get("vm-6.12-why-thread.json") or next(
         (p for p in runs if has_records(load(p))), None)
@@ -822,6 +824,13 @@ def check_worst_merges(tool, work, runs):
           any(n.startswith(NO_RECORDS) for n in notes),
           "no records: no worst.png, a line says why, worst.md says so",
           (run.returncode, run.stdout, notes))
+    def no_duration(d):
+        d["worst"][-1]["items"][0].pop("duration_ns")
+
+    if load(src)["worst"][-1]["items"]:
+        expect_refusals(tool, work, "not-made-worst", [
+            ([copy_of(src, work, "worst-no-duration.json", no_duration)],
+             ("worst-no-duration.json", "worst-sample record", "duration_ns"))])
     out = os.path.join(work, "why-no-nmi")
     run = report(tool, out, ["--label", "why", no_nmi])
     notes = read_worst(out).get("why", ([], []))[1] if run.returncode == 0 else []
@@ -830,8 +839,8 @@ def check_worst_merges(tool, work, runs):
 
 
 def check_worst(tool, work, runs):
-    check_worst_apart(tool, work, runs)
-    check_worst_merged(tool, work, runs)
+    check_worst_apart(work, runs)
+    check_worst_merged(work, runs)
     check_worst_merges(tool, work, runs)
 
 
