@@ -169,6 +169,8 @@ loopback() {
 		nok "$name: samples" "$cycles, $lost of $events pulses lost"
 	fi
 	is "$name: an ack per sample" "$(jget "$name.json" acks)" "$cycles"
+	# The recorder (on by default) explains GPIO samples too.
+	has "$name: worst samples explained" "$name.out" '^WHY| [0-9.]* us at .* CPU1: irq '
 	d=$((events - cycles - overruns))
 	if [ $d -ge 0 ] && [ $d -le 1 ] && [ "$lost" -le "$overruns" ]; then ok "$name: samples + overruns = events"; else nok "$name: samples + overruns = events" "$cycles + $overruns ($lost lost) vs $events"; fi
 	if [ "${spurious:-9}" -le $((lost + 2)) ]; then ok "$name: stray edges: $spurious, $lost pulses lost"; else nok "$name: stray edges" "$spurious, $lost pulses lost"; fi

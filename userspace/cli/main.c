@@ -36,9 +36,10 @@ static void print_breaktrace(const struct ls_report *r)
 		const struct ls_cpu_result *c = i < r->nr_cpus ? &r->cpu[i] : r->monitor;
 
 		if (c && (c->res.flags & LATSCOPE_RESULT_TRACE_FIRED))
-			printf("BRK| %sCPU%d stopped the trace at a %.3f us sample: read /sys/kernel/tracing/trace\n",
+			printf("BRK| %sCPU%d stopped the trace at a %.3f us sample: read /sys/kernel/tracing/trace%s\n",
 			       c == r->monitor ? "the monitor on " : "", c->cpu,
-			       ls_us(c->res.trace_sample_ns));
+			       ls_us(c->res.trace_sample_ns),
+			       c->has_why ? "; its account is the WHY| line that says (crossed -b)" : "");
 	}
 }
 

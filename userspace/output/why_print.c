@@ -317,7 +317,10 @@ static void print_lines(FILE *f, const struct ls_report *r, const char *prefix)
 		return;
 	refs = why_sorted(r, &n);
 	shown = n < r->params->why ? n : r->params->why;
-	for (i = 0; i < shown; i++) {
+	for (i = 0; i < n; i++) {
+		/* The worst, and the one that crossed -b whatever its rank. */
+		if (i >= shown && !(refs[i].w->flags & LATSCOPE_WHY_THRESHOLD))
+			continue;
 		ls_why_line(line, sizeof(line), refs[i].w, refs[i].c->cpu, r->params);
 		fprintf(f, "%sWHY| %s\n", prefix, line);
 	}
