@@ -7,11 +7,12 @@
  * session pays one test per event.
  */
 #include <linux/atomic.h>
+#include <linux/err.h>
+#include <linux/kthread.h>
+#include <linux/mm.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/timekeeping.h>
-#include <linux/cpumask.h>
-#include <linux/kthread.h>
 
 #include "latscope.h"
 #include "why.h"
@@ -42,7 +43,8 @@ static void latscope_recorder_build(struct kthread_work *work)
 {
 	struct latscope_worst_set *set = container_of(work, struct latscope_worst_set,
 						      work);
-	struct latscope_worst *rec = &set->build;
+	struct latscope_builder *b = set->builder;
+	struct latscope_worst *rec = &b->build;
 	struct latscope_why_window w;
 	struct latscope_why_job job;
 	unsigned long flags;
@@ -54,8 +56,8 @@ static void latscope_recorder_build(struct kthread_work *work)
 		w.session = set->id;
 		w.responder = job.responder;
 		w.self_fn = set->self_fn;
-		n = latscope_flight_copy(set->flight, job.ideal, set->scratch, &w.cut);
-		latscope_why_build(set->scratch, n, &w, set->tally, rec);
+		n = latscope_flight_copy(set->flight, job.ideal, b->scratch, &w.cut);
+		latscope_why_build(b->scratch, n, &w, b->tally, rec);
 		rec->why.latency_ns = job.lat;
 		rec->why.realtime_ns = ktime_to_ns(ktime_mono_to_real(ns_to_ktime(job.ideal)));
 		rec->why.flags |= job.flags;
@@ -66,43 +68,19 @@ static void latscope_recorder_build(struct kthread_work *work)
 	}
 }
 
-/*
- * The builder's thread: SCHED_FIFO 1, so a load at SCHED_OTHER does not
- * hold the records back until the flight record wrapped, and off the
- * measured CPU when there is another.
- */
-static int latscope_recorder_worker(struct latscope_worst_set *set,
-				    unsigned int cpu)
-{
-	cpumask_var_t others;
-	struct kthread_worker *w;
-
-	w = kthread_create_worker(0, "latscope-why/%u", cpu);
-	if (IS_ERR(w))
-		return PTR_ERR(w);
-	sched_set_fifo_low(w->task);
-	if (zalloc_cpumask_var(&others, GFP_KERNEL)) {
-		cpumask_andnot(others, cpu_online_mask, cpumask_of(cpu));
-		if (!cpumask_empty(others))
-			set_cpus_allowed_ptr(w->task, others);
-		free_cpumask_var(others);
-	}
-	set->worker = w;
-	return 0;
-}
-
 /**
  * latscope_recorder_alloc() - a recorder for a setup, and the probes on
  * @setup: the checked setup; why_records 0 is none
  * @self_fn: the measurement's own hrtimer callback, not counted
  * @seen: set to LATSCOPE_WHY_SEEN_* of what it will see
  *
- * The K records, the flight record's copy and the tally, all allocated
- * here, so that building a record never allocates. The setup's CPU gets
- * a flight record and the tracepoints are hooked.
+ * The K records, allocated here; the setup's CPU gets its flight record
+ * and its builder (what they need is set aside there, once), so that
+ * building a record never allocates; the tracepoints are hooked.
  *
  * Context: process, may sleep; not under cpus_read_lock().
- * Return: the recorder, NULL for none, or an ERR_PTR (-ENOMEM).
+ * Return: the recorder, NULL for none, or an ERR_PTR (-ENOMEM, or the
+ * builder's thread's error).
  */
 struct latscope_worst_set *latscope_recorder_alloc(const struct latscope_setup *setup,
 						   u64 self_fn, u32 *seen)
@@ -118,31 +96,28 @@ struct latscope_worst_set *latscope_recorder_alloc(const struct latscope_setup *
 		return ERR_PTR(-ENOMEM);
 	set->k = setup->why_records;
 	set->slot = kvcalloc(set->k, sizeof(*set->slot), GFP_KERNEL_ACCOUNT);
-	set->scratch = kvcalloc(LATSCOPE_FLIGHT_SLOTS, sizeof(*set->scratch),
-				GFP_KERNEL_ACCOUNT);
-	set->tally = kvzalloc(sizeof(*set->tally), GFP_KERNEL_ACCOUNT);
 	ret = -ENOMEM;
-	if (!set->slot || !set->scratch || !set->tally)
+	if (!set->slot)
 		goto fail;
+	set->builder = latscope_builder_get(setup->cpu);
+	if (IS_ERR(set->builder)) {
+		ret = PTR_ERR(set->builder);
+		goto fail;
+	}
 	ret = latscope_flight_get(setup->cpu, seen);
-	if (ret)
+	if (ret) {
+		latscope_builder_put(set->builder);
 		goto fail;
+	}
 	set->id = atomic_inc_return(&latscope_recorder_ids);
 	set->flight = latscope_flight_of(setup->cpu);
 	set->self_fn = self_fn;
 	raw_spin_lock_init(&set->lock);
 	kthread_init_work(&set->work, latscope_recorder_build);
-	ret = latscope_recorder_worker(set, setup->cpu);
-	if (ret) {
-		latscope_flight_put();
-		goto fail;
-	}
 	latscope_worst_reset(set);
 	return set;
 
 fail:
-	kvfree(set->tally);
-	kvfree(set->scratch);
 	kvfree(set->slot);
 	kfree(set);
 	return ERR_PTR(ret);
@@ -158,10 +133,9 @@ void latscope_recorder_free(struct latscope_worst_set *set)
 {
 	if (!set)
 		return;
-	kthread_destroy_worker(set->worker);
+	kthread_cancel_work_sync(&set->work);
+	latscope_builder_put(set->builder);
 	latscope_flight_put();
-	kvfree(set->tally);
-	kvfree(set->scratch);
 	kvfree(set->slot);
 	kfree(set);
 }
@@ -275,7 +249,7 @@ void latscope_recorder_sample(struct latscope_session *s, s64 lat, u64 ideal,
 	}
 	latscope_worst_done(set);
 	raw_spin_unlock_irqrestore(&set->lock, flags);
-	kthread_queue_work(set->worker, &set->work);
+	kthread_queue_work(set->builder->worker, &set->work);
 }
 
 /**

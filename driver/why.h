@@ -173,6 +173,30 @@ struct latscope_why_job {
 #define LATSCOPE_WHY_JOBS	16
 
 /**
+ * struct latscope_builder - what builds the records of a CPU's sessions
+ * @worker: its thread, SCHED_FIFO 1, off the CPU when there is another
+ * @cpu: the CPU
+ * @users: sessions set up with a recorder there, under builder.c's lock
+ * @scratch: a copy of the flight record, LATSCOPE_FLIGHT_SLOTS entries
+ * @tally: the walk's
+ * @build: the record built before it goes in its slot
+ *
+ * Only its worker uses @scratch, @tally and @build, one work at a time.
+ */
+struct latscope_builder {
+	struct kthread_worker *worker;
+	unsigned int cpu;
+	unsigned int users;
+	struct latscope_flight_entry *scratch;
+	struct latscope_why_tally *tally;
+	struct latscope_worst build;
+};
+
+/* builder.c */
+struct latscope_builder *latscope_builder_get(unsigned int cpu);
+void latscope_builder_put(struct latscope_builder *b);
+
+/**
  * struct latscope_worst_set - a session's K worst samples, explained
  * @seq: lets a snapshot see whole records
  * @id: the recorder's id in its EVENT entries
@@ -186,19 +210,15 @@ struct latscope_why_job {
  * @job: records to build, @job_head - @job_tail of them, under @lock
  * @job_head: next job to queue
  * @job_tail: next job to build
- * @worker: the builder's thread, SCHED_FIFO 1, off the measured CPU
- * @work: the builder
+ * @builder: the measured CPU's builder
+ * @work: what it does for this set
  * @flight: the measured CPU's flight record
  * @self_fn: the timeline's hrtimer callback, not counted
- * @scratch: a copy of the flight record, LATSCOPE_FLIGHT_SLOTS entries,
- *	the builder's
- * @tally: the builder's walk
- * @build: the record the builder fills before it goes in its slot
  *
  * The measuring context claims a slot (placeholder: latency and ideal
- * time) and queues a job; a worker on any CPU builds the record from the
- * flight record, which it reads without disturbing its CPU, and puts it
- * in the slot if no later claim took it meanwhile. @seq is written
+ * time) and queues a job; the CPU's builder, elsewhere, builds the
+ * record from the flight record, which it reads without disturbing its
+ * CPU, and puts it in the slot if no later claim took it meanwhile. @seq is written
  * under @lock, so a snapshot sees whole records.
  */
 struct latscope_worst_set {
@@ -214,13 +234,10 @@ struct latscope_worst_set {
 	struct latscope_why_job job[LATSCOPE_WHY_JOBS];
 	u32 job_head;
 	u32 job_tail;
-	struct kthread_worker *worker;
+	struct latscope_builder *builder;
 	struct kthread_work work;
 	struct latscope_flight *flight;
 	u64 self_fn;
-	struct latscope_flight_entry *scratch;
-	struct latscope_why_tally *tally;
-	struct latscope_worst build;
 };
 
 /* why.c */

@@ -39,7 +39,8 @@ static void print_breaktrace(const struct ls_report *r)
 			printf("BRK| %sCPU%d stopped the trace at a %.3f us sample: read /sys/kernel/tracing/trace%s\n",
 			       c == r->monitor ? "the monitor on " : "", c->cpu,
 			       ls_us(c->res.trace_sample_ns),
-			       c->has_why ? "; its account is the WHY| line that says (crossed -b)" : "");
+			       c->has_why ?
+			       "; its account is the WHY| line that says (crossed -b)" : "");
 	}
 }
 
