@@ -310,6 +310,7 @@ void test_why(void)
 
 	sample_report(&r, &p, &si, cpu, &b);
 	p.context = LATSCOPE_CTX_KERNEL;
+	p.why = LS_WHY_RECORDS;
 	memset(why, 0, sizeof(why));
 	/* CPU1: a kworker ran non-preemptible while the responder waited. */
 	why[0][0] = (struct latscope_why){

@@ -144,7 +144,7 @@ loopback() {
 	pull $IN down
 	taskset -c 0 /gpio_loop "$sim" $OUT $IN &
 	wire=$!
-	latscope "$2" -I "$chip,$IN" -O "$chip,$ACK" --pulse-out "$chip,$OUT" \
+	latscope "$2" -I "$chip,$IN" -O "$chip,$ACK" --pulse-out "$chip,$OUT" --why \
 		-p 20000 -c 1 -T 4 -H 10000 --json "$name.json" -g "$name.plot" >"$name.out" 2>&1
 	expect_rc "$name: 4 s run" $? 0
 	kill $wire
@@ -169,7 +169,7 @@ loopback() {
 		nok "$name: samples" "$cycles, $lost of $events pulses lost"
 	fi
 	is "$name: an ack per sample" "$(jget "$name.json" acks)" "$cycles"
-	# The recorder (on by default) explains GPIO samples too.
+	# The recorder explains GPIO samples too.
 	has "$name: worst samples explained" "$name.out" '^WHY| [0-9.]* us at .* CPU1: irq '
 	d=$((events - cycles - overruns))
 	if [ $d -ge 0 ] && [ $d -le 1 ] && [ "$lost" -le "$overruns" ]; then ok "$name: samples + overruns = events"; else nok "$name: samples + overruns = events" "$cycles + $overruns ($lost lost) vs $events"; fi

@@ -23,7 +23,7 @@ while [ $r -le "$rounds" ]; do
 				# shellcheck disable=SC2086 # $stress is two words or none
 				latscope -"$(echo $ctx | cut -c1)" -c 1 -T "$secs" -q $stress $why \
 					--json "$f" >/dev/null 2>&1 || { echo "not ok - $f: exit $?"; rc=1; }
-				grep -m 1 '"avg"' "$f" | sed "s/^/# $f: /"
+				sed -n '/"total"/,/"avg"/s/.*"avg": \(.*\),/# '"$f"': avg \1 us/p' "$f"
 				echo "LATSCOPE-FILE-BEGIN $f"
 				cat "$f"
 				echo "LATSCOPE-FILE-END"

@@ -42,7 +42,7 @@ noise_off() {
 measure() { # name, latscope options...
 	name=$1
 	shift
-	latscope -c 1 -T 4 --json why-"$name".json "$@" >why-"$name".out 2>&1
+	latscope -c 1 -T 4 --why --json why-"$name".json "$@" >why-"$name".out 2>&1
 	expect_rc "why $name: run" $? 0
 	grep '^WHY|' why-"$name".out
 	dump why-"$name".json why-"$name".json
@@ -57,7 +57,7 @@ fi
 
 # The recorder's price: the same run with and without it, interleaved.
 for round in 1 2; do
-	measure cost-on-kernel-$round -k --why
+	measure cost-on-kernel-$round -k
 	measure cost-off-kernel-$round -k --no-why
 done
 
