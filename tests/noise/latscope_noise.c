@@ -78,6 +78,8 @@ static struct {
 	u64 period_ns;
 	unsigned long thread_spins;	/* written by the thread only */
 	unsigned long irq_spins;	/* written by the handler only */
+	unsigned long thread_max_us;	/* the longest spin, as it took */
+	unsigned long irq_max_us;
 } noise;
 
 /*
@@ -104,20 +106,26 @@ module_param_cb(thread_spins, &noise_count_ops, &noise.thread_spins, 0444);
 MODULE_PARM_DESC(thread_spins, "thread spins done (read-only)");
 module_param_cb(irq_spins, &noise_count_ops, &noise.irq_spins, 0444);
 MODULE_PARM_DESC(irq_spins, "irq handler spins done (read-only)");
+module_param_cb(thread_max_us, &noise_count_ops, &noise.thread_max_us, 0444);
+MODULE_PARM_DESC(thread_max_us, "the longest thread spin as it took, in us (read-only)");
+module_param_cb(irq_max_us, &noise_count_ops, &noise.irq_max_us, 0444);
+MODULE_PARM_DESC(irq_max_us, "the longest irq handler spin as it took, in us (read-only)");
 
 /*
  * Keeps the CPU busy for @ns by ktime_get_ns(). latscope's irq samples the
  * instruction pointer it interrupted, which must then lie in the spin's
  * function, not in the clock's code: read at every cpu_relax(), the clock
  * would take about half the time. So it is read a few times per spin only:
- * each batch of cpu_relax() is sized, at the rate the last one ran, to end
- * at the spin's end. An interrupt during the last batch lengthens the spin
- * by its own time.
+ * each batch of cpu_relax() is sized, at the rate the last one ran, to
+ * cover half the time left, so that an emulator slowing down mid-batch
+ * (QEMU's TCG on a busy host) overshoots by little. An interrupt during
+ * the last batch lengthens the spin by its own time.
+ * Return: how long it spun, in ns.
  */
-static __always_inline void noise_burn(u64 ns)
+static __always_inline u64 noise_burn(u64 ns)
 {
 	u64 now = ktime_get_ns();
-	u64 end = now + ns;
+	u64 start = now, end = now + ns;
 	u64 batch = NOISE_FIRST_BATCH;
 	u64 then, i;
 
@@ -127,12 +135,21 @@ static __always_inline void noise_burn(u64 ns)
 		then = now;
 		now = ktime_get_ns();
 		if (now >= end)
-			return;
+			return now - start;
 		if (now == then)	/* a clock coarser than the batch */
 			batch *= 2;
 		else
-			batch = div64_u64(batch * (end - now), now - then) + 1;
+			batch = div64_u64(batch * (end - now), 2 * (now - then)) + 1;
 	}
+}
+
+/* Keeps the longest spin, in us, for the test to compare with. */
+static void noise_note(unsigned long *max_us, u64 ns)
+{
+	unsigned long us = div_u64(ns, NSEC_PER_USEC);
+
+	if (us > *max_us)
+		WRITE_ONCE(*max_us, us);
 }
 
 /*
@@ -140,14 +157,14 @@ static __always_inline void noise_burn(u64 ns)
  * and a symbol of its own: never inlined, and (__noipa) never cloned into
  * a .constprop/.isra copy nor folded into the other, whose body is the same.
  */
-static noinline __noipa void latscope_noise_spin(u64 ns)
+static noinline __noipa u64 latscope_noise_spin(u64 ns)
 {
-	noise_burn(ns);
+	return noise_burn(ns);
 }
 
-static noinline __noipa void latscope_noise_irq_spin(u64 ns)
+static noinline __noipa u64 latscope_noise_irq_spin(u64 ns)
 {
-	noise_burn(ns);
+	return noise_burn(ns);
 }
 
 /* The first point of the grid after @t that is not past yet. */
@@ -175,7 +192,8 @@ static int noise_thread(void *unused)
 		if (schedule_hrtimeout_range(&next, 0, HRTIMER_MODE_ABS))
 			continue;
 		preempt_disable();
-		latscope_noise_spin((u64)thread_us * NSEC_PER_USEC);
+		noise_note(&noise.thread_max_us,
+			   latscope_noise_spin((u64)thread_us * NSEC_PER_USEC));
 		preempt_enable();
 		WRITE_ONCE(noise.thread_spins, noise.thread_spins + 1);
 		next = noise_next(next);
@@ -186,7 +204,8 @@ static int noise_thread(void *unused)
 
 static irqreturn_t noise_irq_handler(int irq, void *unused)
 {
-	latscope_noise_irq_spin((u64)irq_us * NSEC_PER_USEC);
+	noise_note(&noise.irq_max_us,
+		   latscope_noise_irq_spin((u64)irq_us * NSEC_PER_USEC));
 	WRITE_ONCE(noise.irq_spins, noise.irq_spins + 1);
 	return IRQ_HANDLED;
 }
