@@ -485,6 +485,14 @@ void latscope_why_build(const struct latscope_flight_entry *ev, u32 n,
 		why->window_ns = ev[0].ts < w->end ? w->end - ev[0].ts : 0;
 	if (!w->responder && (why->flags & LATSCOPE_WHY_HAS_IRQ))
 		why->irq_ns = why->latency_ns;
+	/*
+	 * Without the sample's EVENT (its irq ran on another CPU, or the
+	 * record lost it) when the answer waited is not known: no time is
+	 * told as waited for.
+	 */
+	if (!(why->flags & LATSCOPE_WHY_HAS_IRQ))
+		for (i = 0; i < t->nr; i++)
+			t->c[i].item.blocking_ns = 0;
 	latscope_why_items(t, out);
 }
 

@@ -882,6 +882,26 @@ static void latscope_why_busy_responder(struct kunit *test)
 	why_expect_sane(c);
 }
 
+/*
+ * No EVENT of the sample (its irq ran on another CPU): what ran is told,
+ * not that the answer waited for it.
+ */
+static void latscope_why_no_event_no_blocking(struct kunit *test)
+{
+	struct why_case *c = why_case(test, WHY_RESPONDER, 6000);
+	const struct latscope_why *why;
+
+	why_switch(c, -1000, WHY_TASK_A);
+	why_irq(c, 1000, 2000, 30, "eth0");
+	why_switch(c, 5000, WHY_RESPONDER);
+	why = why_build(c);
+
+	KUNIT_EXPECT_FALSE(test, why->flags & LATSCOPE_WHY_HAS_IRQ);
+	why_expect_item(c, LATSCOPE_WHY_TASK, WHY_TASK_A, 4000, 0, 0,
+			LATSCOPE_WHY_ITEM_BEFORE);
+	why_expect_item(c, LATSCOPE_WHY_IRQ, 30, 1000, 0, 1, 0);
+}
+
 /* No task switch in the record: the EVENT, stamped in hard irq, tells the task. */
 static void latscope_why_task_from_event(struct kunit *test)
 {
@@ -1066,6 +1086,7 @@ static struct kunit_case latscope_why_cases[] = {
 	KUNIT_CASE(latscope_why_softirq_names),
 	KUNIT_CASE(latscope_why_busy_responder),
 	KUNIT_CASE(latscope_why_task_from_event),
+	KUNIT_CASE(latscope_why_no_event_no_blocking),
 	KUNIT_CASE(latscope_why_setup_refused),
 	KUNIT_CASE_SLOW(latscope_why_real_run),
 	{}
