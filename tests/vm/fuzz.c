@@ -558,8 +558,13 @@ static void random_setup(struct fuzz *f, uint64_t *rng, struct latscope_setup *s
 		s->warmup_ns = PICK(rng, 0, 1000000, 100000000, LATSCOPE_MAX_WARMUP_NS + 1);
 	if (!rnd_below(rng, 32))
 		s->trace_threshold_ns = PICK(rng, 1ULL << 63, 1000000000000ULL);
+	/* The worst-sample recorder: its probes hooked and unhooked in the mix. */
+	s->why_records = PICK(rng, 0, 0, 0, 1, 8, LATSCOPE_WHY_MAX_RECORDS,
+			      LATSCOPE_WHY_MAX_RECORDS + 1);
 	if (!rnd_below(rng, 32))
-		s->__reserved[rnd_below(rng, 4)] = 1;
+		s->why_flags = 1;
+	if (!rnd_below(rng, 32))
+		s->__reserved[rnd_below(rng, 3)] = 1;
 	s->source = PICK(rng, LATSCOPE_SRC_TIMER, LATSCOPE_SRC_TIMER, LATSCOPE_SRC_GPIO, 2);
 	if (s->source != LATSCOPE_SRC_GPIO && rnd_below(rng, 16))
 		return;
@@ -615,7 +620,8 @@ static unsigned long random_cmd(uint64_t *rng)
 }
 
 /* One random operation on @fd (which it may close and reopen). */
-static void random_op(struct fuzz *f, uint64_t *rng, int *fd, uint64_t *buf)
+static void random_op(struct fuzz *f, uint64_t *rng, int *fd, uint64_t *buf,
+		      size_t words)
 {
 	struct latscope_result *res = (void *)buf;
 	struct latscope_setup s;
@@ -639,9 +645,15 @@ static void random_op(struct fuzz *f, uint64_t *rng, int *fd, uint64_t *buf)
 		break;
 	case 5:
 		memset(res, 0, sizeof(*res));
-		res->size = PICK(rng, sizeof(*res), 0, 100, 4096);
+		res->size = PICK(rng, sizeof(*res), 0, 100, 4096, LATSCOPE_RESULT_SIZE_VER1);
 		res->histogram = (uintptr_t)random_ptr(f, rng, buf + 64);
 		res->histogram_size = PICK(rng, 0, 8, 1600, MAX_HIST * 8);
+		/* The recorder's records too, never past @buf's @words. */
+		res->why = (uintptr_t)random_ptr(f, rng, buf + 64);
+		res->why_size = PICK(rng, 0, 8, sizeof(struct latscope_why),
+				     LATSCOPE_WHY_MAX_RECORDS * sizeof(struct latscope_why));
+		if (res->why_size > (words - 64) * sizeof(*buf))
+			res->why_size = (words - 64) * sizeof(*buf);
 		xioctl(f, *fd, rnd_below(rng, 2) ? LATSCOPE_IOC_SNAPSHOT : LATSCOPE_IOC_GET_RESULT,
 		       random_ptr(f, rng, res));
 		break;
@@ -699,7 +711,7 @@ static void *random_fn(void *data)
 	int fd = w->index & 1 ? open(DEV, O_RDWR) : f->shared_fd;
 
 	while (buf && fd >= 0 && !atomic_load(&f->stop))
-		random_op(f, &w->rng, &fd, buf);
+		random_op(f, &w->rng, &fd, buf, MAX_HIST + 64);
 	if (fd >= 0 && fd != f->shared_fd)
 		close(fd);
 	free(buf);
@@ -799,7 +811,7 @@ static void child_run(struct fuzz *f, uint64_t seed)
 		} else if (rnd_below(&rng, 2)) {
 			(void)!read(fd, buf, sizeof(struct latscope_bulk));
 		} else if (fd2 >= 0) {
-			random_op(f, &rng, &fd2, buf);
+			random_op(f, &rng, &fd2, buf, sizeof(buf) / sizeof(buf[0]));
 		}
 	}
 }
