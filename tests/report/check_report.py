@@ -1122,18 +1122,7 @@ def expected_cost(groups):
 
 def read_cost(out):
     """cost.md's tables as {title: ([{heading: cell}], notes)}."""
-    tables, title = {}, None
-    with open(os.path.join(out, "cost.md"), encoding="utf-8") as f:
-        for line in f.read().splitlines():
-            if line.startswith("## "):
-                title = line[3:]
-                tables[title] = ([], [])
-            elif title and line.startswith("| "):
-                tables[title][0].append([c.strip() for c in line.strip().strip("|").split(" | ")])
-            elif title and line.startswith("- "):
-                tables[title][1].append(line[2:])
-    return {t: ([dict(zip(cells[0], r)) for r in cells[1:]], notes)
-            for t, (cells, notes) in tables.items()}
+    return read_sections(os.path.join(out, "cost.md"))
 
 
 def cost_rows(tables, kind):
