@@ -18,6 +18,10 @@
 #   make compare         mainline vs PREEMPT_RT under load in the VM, reported
 #   make compare-gpio    the GPIO responders side by side in the GPIO VM
 #   make vm-gpiod        the GPIO VM's libgpiod part alone (both kernels)
+#   make vm-why          the VM test of 6.12 and 6.12-rt, with the recorder
+#                        under known noise and rtla beside it
+#   make why-cost        the recorder's price, side by side in the VM
+#                        (docs/measurements/why-cost.md)
 #   make compile_commands  compile_commands.json for clangd (the CLI, and
 #                        the driver's objects once `make module` built them)
 #   make help            this list
@@ -30,7 +34,7 @@ FLAVOUR ?= amd64
 FUZZ_SECONDS ?= 60
 FUZZ_SEED ?=
 
-.PHONY: all module cli check demo demo-test install deps kunit build-matrix checkpatch shellcheck dtbo dt-check pi-vm report-test compare compare-gpio vm-gpiod \
+.PHONY: all module cli check demo demo-test install deps kunit build-matrix checkpatch shellcheck dtbo dt-check pi-vm report-test compare compare-gpio vm-gpiod vm-why why-cost \
 	vm-test vm-test-one vm-gpio vm-fuzz clean help layers unit compile_commands
 
 all: module cli
@@ -130,6 +134,14 @@ compare-gpio: deps
 vm-gpiod: deps
 	LATSCOPE_VM_TESTS=gpiod scripts/vm.sh gpio amd64
 	LATSCOPE_VM_TESTS=gpiod scripts/vm.sh gpio rt-amd64
+
+# The recorder's tests: the 6.12 VMs' ABI, CLI and noise tests.
+vm-why: deps
+	scripts/vm.sh 6.12 amd64 test
+	scripts/vm.sh 6.12 rt-amd64 test
+
+why-cost: deps cli
+	scripts/why-cost.sh
 
 pi-vm: deps
 	scripts/pi-vm.sh sut
