@@ -19,17 +19,32 @@
 
 static atomic_t latscope_recorder_ids = ATOMIC_INIT(0);
 
-/* Takes the oldest job, if any. */
+/*
+ * Takes a pending slot's job, if any: one per slot, as a later claim of
+ * a slot makes the earlier one's record useless.
+ */
 static bool latscope_recorder_job(struct latscope_worst_set *set,
 				  struct latscope_why_job *job)
 {
+	struct latscope_worst *w;
 	unsigned long flags;
-	bool any;
+	bool any = false;
+	u32 i;
 
 	raw_spin_lock_irqsave(&set->lock, flags);
-	any = set->job_tail != set->job_head;
-	if (any)
-		*job = set->job[set->job_tail++ % LATSCOPE_WHY_JOBS];
+	for (i = 0; i < set->nr && !any; i++) {
+		w = &set->slot[i];
+		if (!w->pending)
+			continue;
+		w->pending = false;
+		job->ideal = w->why.ideal_ns;
+		job->lat = w->why.latency_ns;
+		job->responder = w->responder;
+		job->slot = i;
+		job->gen = w->gen;
+		job->flags = w->job_flags;
+		any = true;
+	}
 	raw_spin_unlock_irqrestore(&set->lock, flags);
 	return any;
 }
@@ -199,8 +214,8 @@ static s32 latscope_recorder_responder(struct latscope_session *s)
  *
  * Claims its slot and queues the record's building: the measuring
  * context only compares, copies a few words and queues a kthread work.
- * Until built (or if 16 records already wait), the record holds the
- * latency and time alone, flagged cut with nothing covered.
+ * Until built, the record holds the latency and time alone, flagged cut
+ * with nothing covered.
  *
  * Context: the session's measuring context, after the sample was taken.
  */
@@ -209,7 +224,6 @@ void latscope_recorder_sample(struct latscope_session *s, s64 lat, u64 ideal,
 {
 	struct latscope_worst_set *set = s->worst;
 	struct latscope_worst *slot;
-	struct latscope_why_job *job;
 	unsigned long flags;
 	u32 why = 0;
 
@@ -238,15 +252,9 @@ void latscope_recorder_sample(struct latscope_session *s, s64 lat, u64 ideal,
 	slot->why.idle_state = -1;
 	slot->why.flags = why | LATSCOPE_WHY_NO_WHERE | LATSCOPE_WHY_CUT;
 	slot->gen = ++set->gen;
-	if (set->job_head - set->job_tail < LATSCOPE_WHY_JOBS) {
-		job = &set->job[set->job_head++ % LATSCOPE_WHY_JOBS];
-		job->ideal = ideal;
-		job->lat = lat;
-		job->responder = latscope_recorder_responder(s);
-		job->slot = slot - set->slot;
-		job->gen = slot->gen;
-		job->flags = why;
-	}
+	slot->responder = latscope_recorder_responder(s);
+	slot->job_flags = why;
+	slot->pending = true;
 	latscope_worst_done(set);
 	raw_spin_unlock_irqrestore(&set->lock, flags);
 	kthread_queue_work(set->builder->worker, &set->work);

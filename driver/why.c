@@ -503,8 +503,6 @@ void latscope_why_build(const struct latscope_flight_entry *ev, u32 n,
 void latscope_worst_reset(struct latscope_worst_set *set)
 {
 	seqcount_init(&set->seq);
-	set->job_head = 0;
-	set->job_tail = 0;
 	set->nr = 0;
 	set->floor = S64_MIN;
 	set->floor_slot = 0;

@@ -157,6 +157,9 @@ struct latscope_worst {
 	u64 where;			/* interrupted code, or 0 */
 	u64 fn[LATSCOPE_WHY_ITEMS];	/* NMI and hrtimer items' callbacks */
 	u32 gen;			/* which claim of its slot it is */
+	s32 responder;			/* the claim's, for the builder */
+	u32 job_flags;			/* LATSCOPE_WHY_* the sample brings */
+	bool pending;			/* claimed, not built yet */
 };
 
 /* A record to build: a claimed slot, and what its walk needs. */
@@ -168,9 +171,6 @@ struct latscope_why_job {
 	u32 gen;
 	u32 flags;			/* LATSCOPE_WHY_* the sample brings */
 };
-
-/* Records waiting to be built; more are left as claimed, unexplained. */
-#define LATSCOPE_WHY_JOBS	16
 
 /**
  * struct latscope_builder - what builds the records of a CPU's sessions
@@ -207,16 +207,14 @@ void latscope_builder_put(struct latscope_builder *b);
  * @slot: @k records, unordered
  * @gen: claims so far
  * @lock: the measuring context's claims against the builder's fills
- * @job: records to build, @job_head - @job_tail of them, under @lock
- * @job_head: next job to queue
- * @job_tail: next job to build
  * @builder: the measured CPU's builder
  * @work: what it does for this set
  * @flight: the measured CPU's flight record
  * @self_fn: the timeline's hrtimer callback, not counted
  *
  * The measuring context claims a slot (placeholder: latency and ideal
- * time) and queues a job; the CPU's builder, elsewhere, builds the
+ * time, marked pending) and queues the set's work; the CPU's builder,
+ * elsewhere, builds each pending slot's
  * record from the flight record, which it reads without disturbing its
  * CPU, and puts it in the slot if no later claim took it meanwhile. @seq is written
  * under @lock, so a snapshot sees whole records.
@@ -231,9 +229,6 @@ struct latscope_worst_set {
 	struct latscope_worst *slot;
 	u32 gen;
 	raw_spinlock_t lock;
-	struct latscope_why_job job[LATSCOPE_WHY_JOBS];
-	u32 job_head;
-	u32 job_tail;
 	struct latscope_builder *builder;
 	struct kthread_work work;
 	struct latscope_flight *flight;
