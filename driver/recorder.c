@@ -19,6 +19,16 @@
 
 static atomic_t latscope_recorder_ids = ATOMIC_INIT(0);
 
+/* A pending slot's claim, taken whole under the set's lock by the builder. */
+struct latscope_why_job {
+	u64 ideal;
+	s64 lat;
+	s32 responder;
+	u32 slot;
+	u32 gen;
+	u32 flags;			/* LATSCOPE_WHY_* the sample brings */
+};
+
 /*
  * Takes a pending slot's job, if any: one per slot, as a later claim of
  * a slot makes the earlier one's record useless.

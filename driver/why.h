@@ -162,16 +162,6 @@ struct latscope_worst {
 	bool pending;			/* claimed, not built yet */
 };
 
-/* A record to build: a claimed slot, and what its walk needs. */
-struct latscope_why_job {
-	u64 ideal;
-	s64 lat;
-	s32 responder;
-	u32 slot;
-	u32 gen;
-	u32 flags;			/* LATSCOPE_WHY_* the sample brings */
-};
-
 /**
  * struct latscope_builder - what builds the records of a CPU's sessions
  * @worker: its thread, SCHED_FIFO 1, off the CPU when there is another
