@@ -68,6 +68,9 @@ case_ 2 "'-1' for -c/--cpu" -c -1
 case_ 2 "'4294967296' for -c/--cpu" -c 4294967296
 case_ 2 "'0' for -H/--histogram" -H 0
 case_ 2 "'65537' for -H/--histogram" -H 65537
+case_ 2 "'0' for --why" --why=0
+case_ 2 "'65' for --why" --why=65
+case_ 2 "'x' for --why" --why=x
 case_ 2 "'0' for -P/--priority" -P 0
 case_ 2 "'100' for -P/--priority" -P 100
 case_ 2 "'1e99' for -T/--timeout" -T 1e99
