@@ -49,6 +49,12 @@ static const char main_page[] =
 "                          the run (minutes, or 30s, 5m, 2h)\n"
 "     --thermal-zone=<n>|none  whose temperature to read each second (HOT|)\n"
 "                          [=the CPU's or SoC's zone, else the first]\n"
+"     --check-setup        measure nothing: say for each factor of this board's\n"
+"                          setup (kernel, CPUs, IRQs, threads) whether it costs\n"
+"                          latency, and the fix (SET| lines); exit 6 if any does\n"
+"     --apply-setup        for the run, set the measured CPUs' governor to\n"
+"                          performance, move IRQs off them, stop RT throttling;\n"
+"                          set back at its end (with --check-setup: until Ctrl-C)\n"
 "  -l --lines=<n>           repeat the RTH header every <n> lines, 0: once [=21]\n"
 "  -q --quiet               print the summary only\n"
 "  -v --verbose[=<level>]   more output (split, percentiles per CPU) [=2]\n"
@@ -74,6 +80,7 @@ static const char main_page[] =
 "4 latmon monitor not reached (host not found, refused, no answer in 5 s),\n"
 "5 latmon monitor lost during the run (silent 5 s, closed, bad frame, not\n"
 "ended 5 s after the stop),\n"
+"6 --check-setup found a factor that costs latency,\n"
 "102 -A threshold crossed, 103 inconsistent results, 104 -b threshold crossed.\n";
 
 static const char gpio_page[] =

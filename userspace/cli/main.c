@@ -98,6 +98,81 @@ static int run_cost(const struct ls_params *p, const struct ls_sysinfo *sys,
 	return ret;
 }
 
+/*
+ * --check-setup: the verdict of each factor for the run the options
+ * describe. With --apply-setup, what can be fixed is, and held until a
+ * signal, then set back.
+ */
+static int check_setup(const struct ls_params *p, const struct ls_sysinfo *sys,
+		       const char *root)
+{
+	struct ls_setup_undo undo = { 0 };
+	sigset_t signals, old;
+	struct ls_setup *s;
+	char err[512] = "";
+	cpu_set_t cpus;
+	int ret, sig;
+
+	if (ls_pick_cpus(p, sys, &cpus, err, sizeof(err))) {
+		fprintf(stderr, "latscope: %s\n", err);
+		return LS_EXIT_SETUP;
+	}
+	s = calloc(1, sizeof(*s));
+	if (!s) {
+		fprintf(stderr, "latscope: out of memory\n");
+		return LS_EXIT_RUNTIME;
+	}
+	ls_setup_check(s, root, &cpus, ls_responder_priority(p));
+	if (p->apply_setup) {
+		ls_block_signals(&signals, &old);
+		if (ls_setup_apply(&undo, s, root, &cpus, err, sizeof(err))) {
+			fprintf(stderr, "latscope: %s\n", err);
+			ls_setup_restore(&undo);
+			ls_unblock_signals(&signals, &old);
+			free(s);
+			return LS_EXIT_SETUP;
+		}
+		ls_setup_check(s, root, &cpus, ls_responder_priority(p));
+	}
+	ls_setup_print(stdout, s);
+	ret = s->costs ? LS_EXIT_SETUP_COSTS : LS_EXIT_OK;
+	if (p->apply_setup) {
+		printf("SET| held until Ctrl-C or SIGTERM, then set back\n");
+		fflush(stdout);
+		sigwait(&signals, &sig);
+		ls_setup_restore(&undo);
+		ls_unblock_signals(&signals, &old);
+		printf("SET| set back\n");
+	}
+	free(s);
+	return ret;
+}
+
+/*
+ * The setup verdict a run carries in its summary, plot and JSON; with
+ * --apply-setup, taken after the changes, which ls_setup_restore() sets
+ * back. The caller holds the signals meanwhile. 0, or the exit code.
+ */
+static int setup_for_run(const struct ls_params *p, const struct ls_sysinfo *sys,
+			 const char *root, struct ls_setup *s, struct ls_setup_undo *undo)
+{
+	char err[512] = "";
+	cpu_set_t cpus;
+
+	/* A bad CPU is the run's to refuse, in its words. */
+	if (ls_pick_cpus(p, sys, &cpus, err, sizeof(err)))
+		return LS_EXIT_OK;
+	ls_setup_check(s, root, &cpus, ls_responder_priority(p));
+	if (!p->apply_setup)
+		return LS_EXIT_OK;
+	if (ls_setup_apply(undo, s, root, &cpus, err, sizeof(err))) {
+		fprintf(stderr, "latscope: %s\n", err);
+		return LS_EXIT_SETUP;
+	}
+	ls_setup_check(s, root, &cpus, ls_responder_priority(p));
+	return LS_EXIT_OK;
+}
+
 int main(int argc, char **argv)
 {
 	struct ls_heat_src heat;
@@ -110,6 +185,10 @@ int main(int argc, char **argv)
 	const struct ls_link latmon = { &ls_latmon_client_ops, &conn };
 	struct ls_plug plug = { sinks, ARRAY_SIZE(sinks), NULL };
 	const char *sysfs = getenv("LATSCOPE_SYSFS");
+	const char *root = getenv("LATSCOPE_ROOT");
+	struct ls_setup_undo undo = { 0 };
+	struct ls_setup *setup = NULL;
+	sigset_t signals, old_signals;
 	struct ls_report report = { 0 };
 	const struct ls_source *src;
 	struct ls_sysinfo sys;
@@ -150,6 +229,8 @@ int main(int argc, char **argv)
 		}
 		report.heat = &heat;
 	}
+	if (p.check_setup)
+		return check_setup(&p, &sys, root);
 	if (p.cost)
 		return run_cost(&p, &sys, &heat);
 	src = ls_source_of(&p);
@@ -163,10 +244,20 @@ int main(int argc, char **argv)
 	/* -z HOST: the run's figures are a latmon monitor's. */
 	if (p.latmon_host[0])
 		plug.link = &latmon;
-	ret = ls_run(&p, &report, &plug, err, sizeof(err));
+	/* What --apply-setup changes is set back however the run ends. */
+	ls_block_signals(&signals, &old_signals);
+	setup = calloc(1, sizeof(*setup));
+	ret = setup ? setup_for_run(&p, &sys, root, setup, &undo) : LS_EXIT_OK;
+	report.setup = setup;
+	if (ret == LS_EXIT_OK)
+		ret = ls_run(&p, &report, &plug, err, sizeof(err));
+	ls_setup_restore(&undo);
+	ls_unblock_signals(&signals, &old_signals);
 	if (ret == LS_EXIT_SETUP || ret == LS_EXIT_MONITOR) {
-		fprintf(stderr, "latscope: %s\n", err);
+		if (err[0])
+			fprintf(stderr, "latscope: %s\n", err);
 		ls_report_free(&report);
+		free(setup);
 		return ret;
 	}
 	if (err[0])
@@ -183,5 +274,6 @@ int main(int argc, char **argv)
 	if (ls_write_files(&report, true) && ret == LS_EXIT_OK)
 		ret = LS_EXIT_RUNTIME;
 	ls_report_free(&report);
+	free(setup);
 	return ret;
 }

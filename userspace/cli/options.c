@@ -507,6 +507,8 @@ static const struct opt opts[] = {
 	{ "stress-cmd", 0, required_argument, HANDLER(stress_cmd_value), .word = "a command" },
 	{ "threads", 0, required_argument, NUMBER(threads, 1, 1024), .hint = "%llu to %llu" },
 	{ "cost", 0, no_argument, SET(cost, true) },
+	{ "check-setup", 0, no_argument, SET(check_setup, true) },
+	{ "apply-setup", 0, no_argument, SET(apply_setup, true) },
 	{ "cost-repeat", 0, required_argument, NUMBER(cost_repeat, 1, LS_COST_MAX_REPEAT),
 	  .hint = "%llu to %llu runs" },
 	{ "cost-scale", 0, required_argument, NUMBER(cost_scale, 1, 10000),
@@ -743,6 +745,16 @@ static int check_together(struct ls_params *p, char *err, size_t errlen)
 
 	if (!p->cost && (p->cost_repeat != 5 || p->cost_scale != 100 || p->cost_dir)) {
 		ls_fail(err, errlen, "--cost-repeat, --cost-scale and --cost-dir belong to --cost");
+		return -1;
+	}
+	if (p->check_setup && (p->cost || p->monitor || p->latmon_host[0] || p->plot_path ||
+			       p->json_path || p->timeout_s || p->checkpoint_s || p->stress ||
+			       p->stress_cmd)) {
+		ls_fail(err, errlen, "--check-setup reads the board for a run's CPUs and priority and measures nothing: -c/--cpus, -P, -i/-k/-u/--gpiod and --apply-setup only");
+		return -1;
+	}
+	if (p->apply_setup && (p->cost || (p->monitor && !p->calibrate))) {
+		ls_fail(err, errlen, "--apply-setup changes the board for a run or --check-setup, not for --cost or a monitor serving clients");
 		return -1;
 	}
 	if (p->cost && (p->source != LATSCOPE_SRC_TIMER || p->context == LS_CTX_GPIOD ||

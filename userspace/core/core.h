@@ -40,6 +40,7 @@ enum ls_exit {
 	LS_EXIT_SETUP		= 3,	/* device, permission, CPU, file */
 	LS_EXIT_MONITOR		= 4,	/* the latmon monitor cannot be reached */
 	LS_EXIT_MONITOR_LOST	= 5,	/* it stopped answering, or sent a bad frame */
+	LS_EXIT_SETUP_COSTS	= 6,	/* --check-setup: a factor costs latency */
 	LS_EXIT_ABORT		= 102,	/* -A threshold crossed (as latmus) */
 	LS_EXIT_WEIRD		= 103,	/* inconsistent results (as latmus) */
 	LS_EXIT_BREAKTRACE	= 104,	/* -b threshold crossed, trace stopped */
@@ -116,6 +117,8 @@ struct ls_params {
 	int thermal_zone;		/* --thermal-zone N, LS_ZONE_AUTO or _NONE */
 	unsigned int threads;		/* --threads: responders, 0: one per CPU */
 	bool cost;			/* --cost: the cost suite instead of a run */
+	bool check_setup;		/* --check-setup: the setup verdict, no run */
+	bool apply_setup;		/* --apply-setup: fix what can be, for the run */
 	unsigned int cost_repeat;	/* --cost-repeat: runs of each workload */
 	unsigned int cost_scale;	/* --cost-scale: percent of the default work */
 	const char *cost_only;		/* --cost-only: workloads, NULL: all */
@@ -406,6 +409,8 @@ struct ls_latmon_figures {
 	bool has_hist;			/* and then the whole histogram */
 };
 
+struct ls_setup;
+
 /* The whole run, read by the printers and writers. */
 struct ls_report {
 	const struct ls_params *params;
@@ -431,6 +436,8 @@ struct ls_report {
 	struct ls_latmon_figures *latmon;	/* -z HOST: the totals are its */
 	struct ls_cpu_result *monitor;	/* the one-board monitor's: the totals are its */
 	char gpiod_lib[32];		/* --gpiod's library: "libgpiod 2.3" */
+	const struct ls_setup *setup;	/* the setup verdict at the start, or NULL */
+	const char *evt;		/* the EVT estimate as JSON (latscope-evt), or NULL */
 	int exit_code;
 	bool checkpoint;		/* written while the run goes on */
 };

@@ -101,6 +101,7 @@ void ls_print_summary(FILE *f, const struct ls_report *r)
 		/* Lost pulses and no arrival: what a miswired board shows. */
 		print_source(f, r);
 		ls_heat_print_summary(f, r);
+		ls_setup_print_summary(f, r);
 		return;
 	}
 	ls_total_summary(r, &sum);
@@ -152,4 +153,5 @@ void ls_print_summary(FILE *f, const struct ls_report *r)
 			r->has_tail ? " (in its tail)" : "",
 			(unsigned long long)r->total_dropped);
 	ls_heat_print_summary(f, r);
+	ls_setup_print_summary(f, r);
 }

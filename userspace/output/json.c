@@ -290,6 +290,7 @@ int ls_write_json(FILE *f, const struct ls_report *r)
 	json_stress(f, &r->stress);
 	ls_heat_write_json(f, r);
 	ls_why_write_json(f, r);
+	ls_setup_write_json(f, r);
 	if (r->timeline)
 		json_timeline(f, r->timeline);
 	fputs("  \"total\": {\n", f);

@@ -75,6 +75,13 @@ void ls_heat_write_json(FILE *f, const struct ls_report *r);
 void ls_heat_json_value(FILE *f, const struct ls_heat_src *src, const struct ls_heat_total *h,
 			const char *in);
 
+/* setup_print.c: the setup verdict (core/setup.h), and the EVT estimate's line. */
+struct ls_setup;
+void ls_setup_print(FILE *f, const struct ls_setup *s);
+void ls_setup_print_summary(FILE *f, const struct ls_report *r);
+void ls_setup_write_plot(FILE *f, const struct ls_report *r);
+void ls_setup_write_json(FILE *f, const struct ls_report *r);
+
 /* why_print.c: the worst samples explained by the driver's recorder. */
 const char *ls_policy_short(int policy);
 void ls_why_line(char *buf, size_t len, const struct latscope_why *w, int cpu,

@@ -95,6 +95,7 @@ static void header(FILE *f, const struct ls_report *r,
 	fprintf(f, "# cpufreq governor: %s\n", si->governor);
 	ls_heat_write_plot(f, r);
 	ls_why_write_plot(f, r);
+	ls_setup_write_plot(f, r);
 	if (sum->has_stddev)
 		fprintf(f, "# stddev: %.3f\n", ls_us(sum->stddev));
 	else

@@ -73,8 +73,6 @@ struct cpu_run {
 };
 
 /* cpu.c */
-int ls_pick_cpus(const struct ls_params *p, const struct ls_sysinfo *si,
-		 cpu_set_t *set, char *err, size_t errlen);
 void ls_cpus_off(const cpu_set_t *measured, cpu_set_t *others, cpu_set_t *load);
 bool ls_hold_c_states(int *fd);
 

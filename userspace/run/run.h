@@ -16,6 +16,7 @@
 #include <time.h>
 
 #include "core/core.h"
+#include "core/setup.h"
 
 struct cpu_run;
 struct run;
@@ -158,5 +159,21 @@ int ls_irq_thread_find(const char *proc, int irq, const char *label,
 int ls_irq_thread_sched(int pid, int *policy, int *prio);
 int ls_irq_thread_raise(struct ls_irq_thread *t, int prio);
 int ls_irq_thread_restore(struct ls_irq_thread *t);
+
+/* cpu.c: the CPUs a run measures on, as the options say. */
+int ls_pick_cpus(const struct ls_params *p, const struct ls_sysinfo *si,
+		 cpu_set_t *set, char *err, size_t errlen);
+
+/* setup_apply.c: --apply-setup, for the length of a run. */
+struct ls_undo_write;
+
+struct ls_setup_undo {
+	unsigned int n, cap;
+	struct ls_undo_write *w;
+};
+
+int ls_setup_apply(struct ls_setup_undo *u, struct ls_setup *s, const char *root,
+		   const cpu_set_t *cpus, char *err, size_t errlen);
+void ls_setup_restore(struct ls_setup_undo *u);
 
 #endif /* LATSCOPE_RUN_H */

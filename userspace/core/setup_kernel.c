@@ -1,0 +1,337 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * latscope CLI: the setup verdict's factors of the kernel as a whole: its
+ * build (preemption model, debug options, tracers), its command line and
+ * sysctls (console, watchdogs, huge pages, timer migration, RT
+ * throttling), its clocksource and its graphics driver. The checklists
+ * they come from: EVL's benchmarking hints and the usual PREEMPT_RT
+ * tuning guides (docs/design/setup.md).
+ */
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/core.h"
+#include "core/setup.h"
+
+#define append(buf, fmt, ...) \
+	snprintf((buf) + strlen(buf), sizeof(buf) - strlen(buf), fmt, ##__VA_ARGS__)
+
+static void verdict(struct ls_setup_factor *f, enum ls_verdict v, const char *fix)
+{
+	f->verdict = v;
+	snprintf(f->fix, sizeof(f->fix), "%s", v == LS_VERDICT_OK ? "" : fix);
+}
+
+static bool config_yes(const struct ls_setup_ctx *c, const char *opt)
+{
+	const char *v = ls_setup_config(c, opt);
+
+	return v && v[0] == 'y';
+}
+
+static const char no_config[] =
+	"no /proc/config.gz nor /boot/config-RELEASE: modprobe configs, or install the kernel's config file";
+
+/* "none voluntary (full) lazy": the word in brackets. */
+static void current_word(const char *list, char *buf, size_t len)
+{
+	const char *open = strchr(list, '(');
+
+	snprintf(buf, len, "%.*s", open ? (int)strcspn(open + 1, ")") : 0, open ? open + 1 : "");
+}
+
+void ls_setup_preemption(const struct ls_setup_ctx *c, struct ls_setup_factor *f)
+{
+	char version[512], mode[32] = "", rt[8];
+
+	ls_setup_read(c, version, sizeof(version), "/proc/sys/kernel/version");
+	ls_setup_read(c, rt, sizeof(rt), "/sys/kernel/realtime");
+	if (config_yes(c, "CONFIG_PREEMPT_RT") || rt[0] == '1' || strstr(version, "PREEMPT_RT")) {
+		snprintf(f->value, sizeof(f->value), "PREEMPT_RT");
+		verdict(f, LS_VERDICT_OK, "");
+		return;
+	}
+	if (config_yes(c, "CONFIG_PREEMPT_DYNAMIC") || strstr(version, "PREEMPT_DYNAMIC")) {
+		char list[128];
+
+		if (!ls_setup_cmdline(c, "preempt", mode, sizeof(mode)) &&
+		    !ls_setup_read(c, list, sizeof(list), "/sys/kernel/debug/sched/preempt"))
+			current_word(list, mode, sizeof(mode));
+		snprintf(f->value, sizeof(f->value), "PREEMPT_DYNAMIC, %s", mode[0] ? mode :
+			 config_yes(c, "CONFIG_PREEMPT") ? "full by default" :
+			 config_yes(c, "CONFIG_PREEMPT_VOLUNTARY") ? "voluntary by default" :
+			 config_yes(c, "CONFIG_PREEMPT_NONE") ? "none by default" :
+			 "mode not known (mount debugfs to read it)");
+	} else if (config_yes(c, "CONFIG_PREEMPT") || strstr(version, "PREEMPT")) {
+		snprintf(f->value, sizeof(f->value), "PREEMPT (full, not PREEMPT_RT)");
+	} else if (c->config || version[0]) {
+		snprintf(f->value, sizeof(f->value), "%s",
+			 config_yes(c, "CONFIG_PREEMPT_VOLUNTARY") ? "voluntary" : "none (server)");
+	} else {
+		snprintf(f->value, sizeof(f->value), "not known");
+		verdict(f, LS_VERDICT_UNKNOWN, no_config);
+		return;
+	}
+	verdict(f, LS_VERDICT_COSTS,
+		"a PREEMPT_RT kernel (Debian: apt install linux-image-rt-amd64 or -rt-arm64); at least preempt=full on the kernel command line");
+}
+
+/* What a debug build adds on paths a responder takes (locks, allocations, irqs). */
+static const char *const debug_options[] = {
+	"PROVE_LOCKING", "DEBUG_LOCK_ALLOC", "LOCK_STAT", "DEBUG_RT_MUTEXES",
+	"DEBUG_SPINLOCK", "DEBUG_MUTEXES", "DEBUG_ATOMIC_SLEEP", "DEBUG_PREEMPT",
+	"DEBUG_OBJECTS", "DEBUG_KMEMLEAK", "KASAN", "KCSAN", "KMSAN", "UBSAN",
+	"DEBUG_PAGEALLOC", "SLUB_DEBUG_ON", "DEBUG_VM", "PROVE_RCU", "KCOV",
+	"GCOV_KERNEL", "DEBUG_IRQFLAGS",
+};
+
+void ls_setup_debug(const struct ls_setup_ctx *c, struct ls_setup_factor *f)
+{
+	char opt[64];
+	size_t i;
+
+	if (!c->config) {
+		snprintf(f->value, sizeof(f->value), "the kernel's config was not found");
+		verdict(f, LS_VERDICT_UNKNOWN, no_config);
+		return;
+	}
+	for (i = 0; i < ARRAY_SIZE(debug_options); i++) {
+		snprintf(opt, sizeof(opt), "CONFIG_%s", debug_options[i]);
+		if (config_yes(c, opt))
+			append(f->value, "%s%s", f->value[0] ? " " : "", debug_options[i]);
+	}
+	if (!f->value[0]) {
+		snprintf(f->value, sizeof(f->value), "none (%s)", c->config_from);
+		verdict(f, LS_VERDICT_OK, "");
+		return;
+	}
+	verdict(f, LS_VERDICT_COSTS,
+		"a kernel built without them (the distribution's, not a debug build)");
+}
+
+void ls_setup_tracing(const struct ls_setup_ctx *c, struct ls_setup_factor *f)
+{
+	static const char *const roots[] = { "/sys/kernel/tracing", "/sys/kernel/debug/tracing" };
+	char tracer[64] = "", events[128] = "";
+	size_t i;
+
+	/* Built in, these two hook every irq and preemption switch even idle. */
+	if (config_yes(c, "CONFIG_IRQSOFF_TRACER"))
+		append(f->value, "IRQSOFF_TRACER built in; ");
+	if (config_yes(c, "CONFIG_PREEMPT_TRACER"))
+		append(f->value, "PREEMPT_TRACER built in; ");
+	for (i = 0; i < ARRAY_SIZE(roots) && !tracer[0]; i++)
+		if (!ls_setup_read(c, tracer, sizeof(tracer), "%s/current_tracer", roots[i]))
+			ls_setup_read(c, events, sizeof(events), "%s/set_event", roots[i]);
+	if (tracer[0] && strcmp(tracer, "nop"))
+		append(f->value, "tracer %s on; ", tracer);
+	if (events[0])
+		append(f->value, "events on (%s...); ", events);
+	if (f->value[0]) {
+		f->value[strlen(f->value) - 2] = '\0';
+		verdict(f, LS_VERDICT_COSTS,
+			"echo nop > /sys/kernel/tracing/current_tracer; echo > /sys/kernel/tracing/set_event; a kernel without IRQSOFF_TRACER/PREEMPT_TRACER");
+		return;
+	}
+	snprintf(f->value, sizeof(f->value), "%s", tracer[0] ? "none on" :
+		 "tracefs not mounted, no latency tracer built in");
+	verdict(f, LS_VERDICT_OK, "");
+}
+
+/* Consoles that write out at a serial line's speed, with interrupts off. */
+static bool serial_console(const char *name)
+{
+	static const char *const serial[] = {
+		"ttyS", "ttyAMA", "serial", "ttymxc", "ttySAC", "ttyPS", "ttyO", "ttyMSM",
+		"ttyLP", "ttyMV", "ttySC",
+	};
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(serial); i++)
+		if (!strncmp(name, serial[i], strlen(serial[i])))
+			return true;
+	return false;
+}
+
+void ls_setup_console(const struct ls_setup_ctx *c, struct ls_setup_factor *f)
+{
+	char line[4096], printk[64], name[64] = "";
+	const char *s;
+	int level = -1;
+
+	ls_setup_read(c, line, sizeof(line), "/proc/cmdline");
+	for (s = line; (s = strstr(s, "console=")); s += 8)
+		if ((s == line || s[-1] == ' ') && serial_console(s + 8))
+			snprintf(name, sizeof(name), "%.*s", (int)strcspn(s + 8, " ,"), s + 8);
+	if (!ls_setup_read(c, printk, sizeof(printk), "/proc/sys/kernel/printk"))
+		level = atoi(printk);
+	if (!name[0]) {
+		snprintf(f->value, sizeof(f->value), "no serial console");
+		verdict(f, LS_VERDICT_OK, "");
+		return;
+	}
+	snprintf(f->value, sizeof(f->value), "serial console %s, console loglevel %d%s", name,
+		 level, level > 4 ? ": notices and warnings go out on it" : "");
+	verdict(f, level < 0 ? LS_VERDICT_UNKNOWN : level > 4 ? LS_VERDICT_COSTS : LS_VERDICT_OK,
+		"quiet (or loglevel=3) on the kernel command line, or dmesg -n 1 now");
+}
+
+/* Clocksources a process reads in the vDSO, without a system call. */
+static const char *const vdso_clocks[] = {
+	"tsc", "arch_sys_counter", "kvm-clock", "hyperv_clocksource_tsc_page",
+	"riscv_clocksource",
+};
+
+void ls_setup_clock(const struct ls_setup_ctx *c, struct ls_setup_factor *f)
+{
+	char cs[64];
+	size_t i;
+
+	if (ls_setup_read(c, cs, sizeof(cs),
+			  "/sys/devices/system/clocksource/clocksource0/current_clocksource")) {
+		snprintf(f->value, sizeof(f->value), "not known");
+		return;
+	}
+	for (i = 0; i < ARRAY_SIZE(vdso_clocks); i++)
+		if (!strcmp(cs, vdso_clocks[i])) {
+			snprintf(f->value, sizeof(f->value), "%s: the user context reads it in the vDSO", cs);
+			verdict(f, LS_VERDICT_OK, "");
+			return;
+		}
+	snprintf(f->value, sizeof(f->value), "%s: no vDSO, each clock read of the user context is a system call", cs);
+	verdict(f, LS_VERDICT_COSTS,
+		"clocksource=tsc on the kernel command line if the CPU's TSC is stable (see available_clocksource)");
+}
+
+/* Graphics drivers known to hold a CPU (EVL's hint: care with the GPU driver). */
+static const char *const gpu_drivers[] = {
+	"vc4", "v3d", "i915", "xe", "amdgpu", "radeon", "nouveau", "panfrost", "lima",
+	"etnaviv", "msm", "mali_kbase", "imx_dcss", "rockchipdrm", "sun4i_drm",
+};
+
+static bool gpu_driver(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(gpu_drivers); i++)
+		if (!strcmp(name, gpu_drivers[i]))
+			return true;
+	return false;
+}
+
+void ls_setup_gpu(const struct ls_setup_ctx *c, struct ls_setup_factor *f)
+{
+	char path[512], link[512], mod[64];
+	FILE *m;
+	ssize_t n;
+	int card;
+
+	ls_setup_path(c, path, sizeof(path), "/proc/modules");
+	m = fopen(path, "r");
+	while (m && fscanf(m, "%63s %*[^\n]", mod) == 1)
+		if (gpu_driver(mod) && !strstr(f->value, mod))
+			append(f->value, "%s%s", f->value[0] ? ", " : "", mod);
+	if (m)
+		fclose(m);
+	/* Built in: the driver of a DRM card. */
+	for (card = 0; card < 4; card++) {
+		const char *base;
+
+		ls_setup_path(c, path, sizeof(path), "/sys/class/drm/card%d/device/driver", card);
+		n = readlink(path, link, sizeof(link) - 1);
+		if (n <= 0)
+			continue;
+		link[n] = '\0';
+		base = strrchr(link, '/') ? strrchr(link, '/') + 1 : link;
+		if (gpu_driver(base) && !strstr(f->value, base))
+			append(f->value, "%s%s", f->value[0] ? ", " : "", base);
+	}
+	if (!f->value[0]) {
+		snprintf(f->value, sizeof(f->value), "none of the drivers known to cost");
+		verdict(f, LS_VERDICT_OK, "");
+		return;
+	}
+	append(f->value, " loaded: a graphics driver may hold the CPU");
+	verdict(f, LS_VERDICT_UNKNOWN,
+		"measure with and without it: a headless board can leave it out (blacklist the module, or no vc4-kms overlay on a Pi)");
+}
+
+/* A sysctl that is 0 or 1: its value, -1 if absent. */
+static int sysctl_flag(const struct ls_setup_ctx *c, const char *name)
+{
+	char v[32];
+
+	if (ls_setup_read(c, v, sizeof(v), "/proc/sys/kernel/%s", name))
+		return -1;
+	return atoi(v);
+}
+
+void ls_setup_watchdog(const struct ls_setup_ctx *c, struct ls_setup_factor *f)
+{
+	int soft = sysctl_flag(c, "soft_watchdog"), nmi = sysctl_flag(c, "nmi_watchdog");
+	int any = sysctl_flag(c, "watchdog");
+
+	if (any <= 0) {
+		snprintf(f->value, sizeof(f->value), "%s", any ? "not built in" : "off");
+		verdict(f, LS_VERDICT_OK, "");
+		return;
+	}
+	snprintf(f->value, sizeof(f->value), "on (soft lockup: %s, hard lockup/NMI: %s): a timer on every CPU",
+		 soft > 0 ? "on" : "off", nmi > 0 ? "on" : "off");
+	verdict(f, LS_VERDICT_COSTS,
+		"nowatchdog on the kernel command line, or sysctl kernel.watchdog=0");
+}
+
+void ls_setup_thp(const struct ls_setup_ctx *c, struct ls_setup_factor *f)
+{
+	char v[128];
+
+	if (ls_setup_read(c, v, sizeof(v), "/sys/kernel/mm/transparent_hugepage/enabled")) {
+		snprintf(f->value, sizeof(f->value), "not built in");
+		verdict(f, LS_VERDICT_OK, "");
+		return;
+	}
+	/* "always [madvise] never": the word in square brackets. */
+	snprintf(f->value, sizeof(f->value), "%.*s",
+		 strchr(v, '[') ? (int)strcspn(strchr(v, '[') + 1, "]") : (int)strlen(v),
+		 strchr(v, '[') ? strchr(v, '[') + 1 : v);
+	if (strcmp(f->value, "always")) {
+		verdict(f, LS_VERDICT_OK, "");
+		return;
+	}
+	append(f->value, ": khugepaged compacts memory, faults may take longer");
+	verdict(f, LS_VERDICT_COSTS,
+		"transparent_hugepage=madvise (or never) on the kernel command line, or echo madvise > /sys/kernel/mm/transparent_hugepage/enabled");
+}
+
+void ls_setup_timer_migration(const struct ls_setup_ctx *c, struct ls_setup_factor *f)
+{
+	int on = sysctl_flag(c, "timer_migration");
+
+	snprintf(f->value, sizeof(f->value), "%s", on < 0 ? "not built in" : on ? "on" : "off");
+	verdict(f, on > 0 ? LS_VERDICT_COSTS : LS_VERDICT_OK, "sysctl kernel.timer_migration=0");
+}
+
+void ls_setup_rt_runtime(const struct ls_setup_ctx *c, struct ls_setup_factor *f)
+{
+	char runtime[32], period[32];
+
+	if (ls_setup_read(c, runtime, sizeof(runtime), "/proc/sys/kernel/sched_rt_runtime_us")) {
+		snprintf(f->value, sizeof(f->value), "not known");
+		return;
+	}
+	if (!strcmp(runtime, "-1")) {
+		snprintf(f->value, sizeof(f->value), "off (sched_rt_runtime_us -1)");
+		verdict(f, LS_VERDICT_OK, "");
+		return;
+	}
+	ls_setup_read(c, period, sizeof(period), "/proc/sys/kernel/sched_rt_period_us");
+	snprintf(f->value, sizeof(f->value), "RT tasks stopped after %s us of each %s us",
+		 runtime, period[0] ? period : "?");
+	f->apply = LS_APPLY_RT_RUNTIME;
+	verdict(f, LS_VERDICT_COSTS,
+		"sysctl kernel.sched_rt_runtime_us=-1 (--apply-setup does it for the run)");
+}
