@@ -18,6 +18,8 @@
 #   make compare         mainline vs PREEMPT_RT under load in the VM, reported
 #   make compare-gpio    the GPIO responders side by side in the GPIO VM
 #   make vm-gpiod        the GPIO VM's libgpiod part alone (both kernels)
+#   make setup-test      the setup verdict (--check-setup) on fake roots
+#   make evt-test        the EVT estimator's coverage and refusal tests
 #   make vm-why          the VM test of 6.12 and 6.12-rt, with the recorder
 #                        under known noise and rtla beside it
 #   make why-cost        the recorder's price, side by side in the VM
@@ -34,7 +36,7 @@ FLAVOUR ?= amd64
 FUZZ_SECONDS ?= 60
 FUZZ_SEED ?=
 
-.PHONY: all module cli check demo demo-test install deps kunit build-matrix checkpatch shellcheck dtbo dt-check pi-vm report-test compare compare-gpio vm-gpiod vm-why why-cost \
+.PHONY: all module cli check demo demo-test install deps kunit build-matrix checkpatch shellcheck dtbo dt-check pi-vm report-test compare compare-gpio vm-gpiod vm-why why-cost setup-test evt-test \
 	vm-test vm-test-one vm-gpio vm-fuzz clean help layers unit compile_commands
 
 all: module cli
@@ -56,6 +58,12 @@ help:
 
 # The layers of userspace/ and the driver's files: no upward link, no circle
 # (docs/design/layers.md), and the check's own tests.
+setup-test:
+	bash tests/setup/run.sh
+
+evt-test:
+	bash tests/evt/run.sh
+
 layers:
 	python3 scripts/layers.py
 	bash tests/layers/run.sh

@@ -66,6 +66,8 @@ stage "build matrix (W=1, sparse)" "$top/scripts/build-matrix.sh"
 stage "KUnit (x86_64 QEMU, 2 CPUs)" "$top/scripts/kunit.sh"
 stage "CLI unit tests" bash "$top/tests/unit/run.sh"
 stage "CLI hostile input (ASan/UBSan)" bash "$top/tests/unit/hostile.sh"
+stage "setup verdict on fake roots (every factor good and bad, --apply-setup set back)" \
+	bash "$top/tests/setup/run.sh"
 stage "latscope-report on fixtures (tables, PNG, SVG)" bash "$top/tests/report/run.sh"
 stage "uapi header in userspace (-Werror, -m64/-m32 layout)" host_build
 stage "Raspberry Pi overlay (dtc, fdtoverlay on Debian's arm64 DTBs)" bash "$top/tests/dt/run.sh"

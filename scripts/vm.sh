@@ -81,6 +81,10 @@ add_test_programs() {
 		latscope_static_cli "$top" "$root/bin/latscope"
 	fi
 	cp "$top/tests/vm/cli_test.sh" "$root/cli_test.sh"
+	# The setup verdict's test, with the config this kernel was built with.
+	cp "$top/tests/vm/setup_test.sh" "$root/setup_test.sh"
+	mkdir -p "$root/boot"
+	cp "$kdir/.config" "$root/boot/config-vm"
 	cp "$top/tests/vm/lib.sh" "$root/vm_lib.sh"
 	cp "$top/tests/vm/gpio_test.sh" "$root/gpio_test.sh"
 	gcc -std=c11 -static -O2 -Wall -Wextra -Werror "$top/tests/vm/gpio_loop.c" -o "$root/gpio_loop"

@@ -267,6 +267,7 @@ int main(int argc, char **argv)
 		ret = LS_EXIT_WEIRD;
 	}
 	report.exit_code = ret;
+	ls_evt_estimate(&report);
 	ls_print_summary(stdout, &report);
 	if (ret == LS_EXIT_BREAKTRACE)
 		print_breaktrace(&report);

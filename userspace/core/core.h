@@ -27,6 +27,12 @@
 #define LS_WHY_RECORDS		8
 #define LS_WHY_DEFAULT		0
 
+/*
+ * The extreme-value estimate (run/evt.c, latscope-evt) of runs of at
+ * least this many seconds: the fewest per-second maxima it fits.
+ */
+#define LS_EVT_MIN_SECONDS	100
+
 /* The number of elements of array @a (as the kernel's). */
 #ifndef ARRAY_SIZE
 #define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
@@ -437,7 +443,8 @@ struct ls_report {
 	struct ls_cpu_result *monitor;	/* the one-board monitor's: the totals are its */
 	char gpiod_lib[32];		/* --gpiod's library: "libgpiod 2.3" */
 	const struct ls_setup *setup;	/* the setup verdict at the start, or NULL */
-	const char *evt;		/* the EVT estimate as JSON (latscope-evt), or NULL */
+	char *evt_json;			/* the EVT estimate (latscope-evt), one JSON object, or NULL */
+	char evt_line[256];		/* its EVT| line, "": none */
 	int exit_code;
 	bool checkpoint;		/* written while the run goes on */
 };

@@ -47,6 +47,10 @@ struct ls_setup_factor {
 
 #define LS_SETUP_MAX		24
 
+/* Appends to the char array @buf (not a pointer), as snprintf() writes. */
+#define ls_setup_append(buf, fmt, ...) \
+	snprintf((buf) + strlen(buf), sizeof(buf) - strlen(buf), fmt, ##__VA_ARGS__)
+
 /**
  * struct ls_setup - the verdicts of one board, for a run's CPUs
  * @n: factors in @f, in the order of the checks
@@ -79,11 +83,14 @@ struct ls_setup_ctx {
 };
 
 /* setup.c */
-void ls_setup_ctx_init(struct ls_setup_ctx *c, const char *root, const cpu_set_t *cpus,
-		       int priority);
 void ls_setup_check(struct ls_setup *s, const char *root, const cpu_set_t *cpus,
 		    int priority);
+
+/* setup_read.c */
+void ls_setup_ctx_init(struct ls_setup_ctx *c, const char *root, const cpu_set_t *cpus,
+		       int priority);
 const char *ls_verdict_name(enum ls_verdict v);
+void ls_setup_verdict(struct ls_setup_factor *f, enum ls_verdict v, const char *fix);
 int ls_setup_path(const struct ls_setup_ctx *c, char *buf, size_t len,
 		  const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 int ls_setup_read(const struct ls_setup_ctx *c, char *buf, size_t len,

@@ -15,17 +15,8 @@
 #include "core/core.h"
 #include "core/setup.h"
 
-#define append(buf, fmt, ...) \
-	snprintf((buf) + strlen(buf), sizeof(buf) - strlen(buf), fmt, ##__VA_ARGS__)
-
 /* How many things a value names before "and N more". */
 #define NAMED_MAX	4
-
-static void verdict(struct ls_setup_factor *f, enum ls_verdict v, const char *fix)
-{
-	f->verdict = v;
-	snprintf(f->fix, sizeof(f->fix), "%s", v == LS_VERDICT_OK ? "" : fix);
-}
 
 /* Whether every measured CPU is in @set. */
 static bool covers(const struct ls_setup_ctx *c, const cpu_set_t *set)
@@ -76,7 +67,7 @@ void ls_setup_governor(const struct ls_setup_ctx *c, struct ls_setup_factor *f)
 				  "/sys/devices/system/cpu/cpu%d/cpufreq/scaling_governor", cpu))
 			continue;
 		any = true;
-		append(f->value, "%s%s on CPU%d", f->value[0] ? ", " : "", gov, cpu);
+		ls_setup_append(f->value, "%s%s on CPU%d", f->value[0] ? ", " : "", gov, cpu);
 		if (strcmp(gov, "performance") && !fix[0])
 			snprintf(fix, sizeof(fix),
 				 "echo performance > /sys/devices/system/cpu/cpu%d/cpufreq/scaling_governor (each measured CPU; --apply-setup does it for the run)",
@@ -85,7 +76,7 @@ void ls_setup_governor(const struct ls_setup_ctx *c, struct ls_setup_factor *f)
 	if (!any)
 		snprintf(f->value, sizeof(f->value), "no cpufreq: the clock does not change");
 	f->apply = fix[0] ? LS_APPLY_GOVERNOR : 0;
-	verdict(f, fix[0] ? LS_VERDICT_COSTS : LS_VERDICT_OK, fix);
+	ls_setup_verdict(f, fix[0] ? LS_VERDICT_COSTS : LS_VERDICT_OK, fix);
 }
 
 void ls_setup_isolation(const struct ls_setup_ctx *c, struct ls_setup_factor *f)
@@ -121,7 +112,7 @@ void ls_setup_nohz_full(const struct ls_setup_ctx *c, struct ls_setup_factor *f)
 	snprintf(fix, sizeof(fix), "nohz_full=%.100s on the kernel command line%s", list,
 		 ls_setup_config(c, "CONFIG_NO_HZ_FULL") || !c->config ? "" :
 		 ", a kernel with CONFIG_NO_HZ_FULL");
-	verdict(f, covers(c, &set) ? LS_VERDICT_OK : LS_VERDICT_COSTS, fix);
+	ls_setup_verdict(f, covers(c, &set) ? LS_VERDICT_OK : LS_VERDICT_COSTS, fix);
 }
 
 void ls_setup_rcu_nocbs(const struct ls_setup_ctx *c, struct ls_setup_factor *f)
@@ -145,7 +136,7 @@ void ls_setup_rcu_nocbs(const struct ls_setup_ctx *c, struct ls_setup_factor *f)
 		 list[0] ? list : "none");
 	ls_format_cpu_list(&c->cpus, list, sizeof(list));
 	snprintf(fix, sizeof(fix), "rcu_nocbs=%.100s on the kernel command line", list);
-	verdict(f, covers(c, &nocbs) ? LS_VERDICT_OK : LS_VERDICT_COSTS, fix);
+	ls_setup_verdict(f, covers(c, &nocbs) ? LS_VERDICT_OK : LS_VERDICT_COSTS, fix);
 }
 
 void ls_setup_smt(const struct ls_setup_ctx *c, struct ls_setup_factor *f)
@@ -165,7 +156,7 @@ void ls_setup_smt(const struct ls_setup_ctx *c, struct ls_setup_factor *f)
 					snprintf(f->fix, sizeof(f->fix),
 						 "nosmt on the kernel command line, or echo 0 > /sys/devices/system/cpu/cpu%d/online",
 						 s);
-				append(f->value, "%sCPU%d shares its core with CPU%d (online)",
+				ls_setup_append(f->value, "%sCPU%d shares its core with CPU%d (online)",
 				       f->value[0] ? ", " : "", cpu, s);
 			}
 	}
@@ -174,7 +165,7 @@ void ls_setup_smt(const struct ls_setup_ctx *c, struct ls_setup_factor *f)
 		return;
 	}
 	snprintf(f->value, sizeof(f->value), "no online sibling");
-	verdict(f, LS_VERDICT_OK, "");
+	ls_setup_verdict(f, LS_VERDICT_OK, "");
 }
 
 /* An IRQ's handlers, the directories of /proc/irq/N: "eth0, eth0-rx"; "" none. */
@@ -251,7 +242,7 @@ static void name_irq(void *priv, int irq, const char *actions)
 	struct irq_names *names = priv;
 
 	if (names->n++ < NAMED_MAX)
-		append(names->f->value, "%s%d (%s)", names->n > 1 ? ", " : "", irq, actions);
+		ls_setup_append(names->f->value, "%s%d (%s)", names->n > 1 ? ", " : "", irq, actions);
 }
 
 void ls_setup_irqs(const struct ls_setup_ctx *c, struct ls_setup_factor *f)
@@ -266,11 +257,11 @@ void ls_setup_irqs(const struct ls_setup_ctx *c, struct ls_setup_factor *f)
 	}
 	if (!n) {
 		snprintf(f->value, sizeof(f->value), "none but the CPUs' own");
-		verdict(f, LS_VERDICT_OK, "");
+		ls_setup_verdict(f, LS_VERDICT_OK, "");
 		return;
 	}
 	if (n > NAMED_MAX)
-		append(f->value, " and %d more", n - NAMED_MAX);
+		ls_setup_append(f->value, " and %d more", n - NAMED_MAX);
 	ls_format_cpu_list(&c->cpus, list, sizeof(list));
 	snprintf(f->fix, sizeof(f->fix),
 		 "irqaffinity=<the other CPUs> on the kernel command line (with isolcpus=managed_irq,%.100s), or --apply-setup for the run",
@@ -358,7 +349,7 @@ static void rt_threads_of(const struct ls_setup_ctx *c, const char *pid, unsigne
 		    !touches(c, &set))
 			continue;
 		if ((*n)++ < NAMED_MAX)
-			append(f->value, "%s%s (%s %d, pid %s)", *n > 1 ? ", " : "", comm,
+			ls_setup_append(f->value, "%s%s (%s %d, pid %s)", *n > 1 ? ", " : "", comm,
 			       policy == SCHED_FIFO ? "FIFO" : "RR", prio, d->d_name);
 	}
 	if (dir)
@@ -374,7 +365,7 @@ void ls_setup_rt_threads(const struct ls_setup_ctx *c, struct ls_setup_factor *f
 
 	if (!c->priority) {
 		snprintf(f->value, sizeof(f->value), "the irq context has no responder thread");
-		verdict(f, LS_VERDICT_OK, "");
+		ls_setup_verdict(f, LS_VERDICT_OK, "");
 		return;
 	}
 	snprintf(self, sizeof(self), "%d", c->self);
@@ -387,11 +378,11 @@ void ls_setup_rt_threads(const struct ls_setup_ctx *c, struct ls_setup_factor *f
 		closedir(dir);
 	if (!n) {
 		snprintf(f->value, sizeof(f->value), "none at FIFO/RR %d or above", c->priority);
-		verdict(f, LS_VERDICT_OK, "");
+		ls_setup_verdict(f, LS_VERDICT_OK, "");
 		return;
 	}
 	if (n > NAMED_MAX)
-		append(f->value, " and %u more", n - NAMED_MAX);
+		ls_setup_append(f->value, " and %u more", n - NAMED_MAX);
 	snprintf(f->fix, sizeof(f->fix),
 		 "measure above them (-P), lower them (chrt -f -p PRIO PID), or keep them off the measured CPUs (taskset -p)");
 	f->verdict = LS_VERDICT_COSTS;
@@ -407,13 +398,13 @@ void ls_setup_throttling(const struct ls_setup_ctx *c, struct ls_setup_factor *f
 	if (strlen(sysfs) > 64 || ls_heat_find(&h, sysfs, 0, LS_ZONE_NONE, err, sizeof(err)) ||
 	    !h.throttle[0]) {
 		snprintf(f->value, sizeof(f->value), "no firmware flags (not a Raspberry Pi)");
-		verdict(f, LS_VERDICT_OK, "");
+		ls_setup_verdict(f, LS_VERDICT_OK, "");
 		return;
 	}
 	ls_heat_read(&h, &s);
 	ls_throttle_names(s.throttle & 0xf, now, sizeof(now));
 	ls_throttle_names((s.throttle >> LS_THROTTLE_SINCE) & 0xf, since, sizeof(since));
 	snprintf(f->value, sizeof(f->value), "now: %s; since boot: %s", now, since);
-	verdict(f, s.throttle & 0xf000f ? LS_VERDICT_COSTS : LS_VERDICT_OK,
+	ls_setup_verdict(f, s.throttle & 0xf000f ? LS_VERDICT_COSTS : LS_VERDICT_OK,
 		"a supply that holds 5 V (3 A; 5 A on a Pi 5) and cooling; reboot to clear the since-boot flags");
 }

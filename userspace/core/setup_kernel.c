@@ -16,15 +16,6 @@
 #include "core/core.h"
 #include "core/setup.h"
 
-#define append(buf, fmt, ...) \
-	snprintf((buf) + strlen(buf), sizeof(buf) - strlen(buf), fmt, ##__VA_ARGS__)
-
-static void verdict(struct ls_setup_factor *f, enum ls_verdict v, const char *fix)
-{
-	f->verdict = v;
-	snprintf(f->fix, sizeof(f->fix), "%s", v == LS_VERDICT_OK ? "" : fix);
-}
-
 static bool config_yes(const struct ls_setup_ctx *c, const char *opt)
 {
 	const char *v = ls_setup_config(c, opt);
@@ -51,7 +42,7 @@ void ls_setup_preemption(const struct ls_setup_ctx *c, struct ls_setup_factor *f
 	ls_setup_read(c, rt, sizeof(rt), "/sys/kernel/realtime");
 	if (config_yes(c, "CONFIG_PREEMPT_RT") || rt[0] == '1' || strstr(version, "PREEMPT_RT")) {
 		snprintf(f->value, sizeof(f->value), "PREEMPT_RT");
-		verdict(f, LS_VERDICT_OK, "");
+		ls_setup_verdict(f, LS_VERDICT_OK, "");
 		return;
 	}
 	if (config_yes(c, "CONFIG_PREEMPT_DYNAMIC") || strstr(version, "PREEMPT_DYNAMIC")) {
@@ -72,10 +63,10 @@ void ls_setup_preemption(const struct ls_setup_ctx *c, struct ls_setup_factor *f
 			 config_yes(c, "CONFIG_PREEMPT_VOLUNTARY") ? "voluntary" : "none (server)");
 	} else {
 		snprintf(f->value, sizeof(f->value), "not known");
-		verdict(f, LS_VERDICT_UNKNOWN, no_config);
+		ls_setup_verdict(f, LS_VERDICT_UNKNOWN, no_config);
 		return;
 	}
-	verdict(f, LS_VERDICT_COSTS,
+	ls_setup_verdict(f, LS_VERDICT_COSTS,
 		"a PREEMPT_RT kernel (Debian: apt install linux-image-rt-amd64 or -rt-arm64); at least preempt=full on the kernel command line");
 }
 
@@ -95,20 +86,20 @@ void ls_setup_debug(const struct ls_setup_ctx *c, struct ls_setup_factor *f)
 
 	if (!c->config) {
 		snprintf(f->value, sizeof(f->value), "the kernel's config was not found");
-		verdict(f, LS_VERDICT_UNKNOWN, no_config);
+		ls_setup_verdict(f, LS_VERDICT_UNKNOWN, no_config);
 		return;
 	}
 	for (i = 0; i < ARRAY_SIZE(debug_options); i++) {
 		snprintf(opt, sizeof(opt), "CONFIG_%s", debug_options[i]);
 		if (config_yes(c, opt))
-			append(f->value, "%s%s", f->value[0] ? " " : "", debug_options[i]);
+			ls_setup_append(f->value, "%s%s", f->value[0] ? " " : "", debug_options[i]);
 	}
 	if (!f->value[0]) {
 		snprintf(f->value, sizeof(f->value), "none (%s)", c->config_from);
-		verdict(f, LS_VERDICT_OK, "");
+		ls_setup_verdict(f, LS_VERDICT_OK, "");
 		return;
 	}
-	verdict(f, LS_VERDICT_COSTS,
+	ls_setup_verdict(f, LS_VERDICT_COSTS,
 		"a kernel built without them (the distribution's, not a debug build)");
 }
 
@@ -120,25 +111,25 @@ void ls_setup_tracing(const struct ls_setup_ctx *c, struct ls_setup_factor *f)
 
 	/* Built in, these two hook every irq and preemption switch even idle. */
 	if (config_yes(c, "CONFIG_IRQSOFF_TRACER"))
-		append(f->value, "IRQSOFF_TRACER built in; ");
+		ls_setup_append(f->value, "IRQSOFF_TRACER built in; ");
 	if (config_yes(c, "CONFIG_PREEMPT_TRACER"))
-		append(f->value, "PREEMPT_TRACER built in; ");
+		ls_setup_append(f->value, "PREEMPT_TRACER built in; ");
 	for (i = 0; i < ARRAY_SIZE(roots) && !tracer[0]; i++)
 		if (!ls_setup_read(c, tracer, sizeof(tracer), "%s/current_tracer", roots[i]))
 			ls_setup_read(c, events, sizeof(events), "%s/set_event", roots[i]);
 	if (tracer[0] && strcmp(tracer, "nop"))
-		append(f->value, "tracer %s on; ", tracer);
+		ls_setup_append(f->value, "tracer %s on; ", tracer);
 	if (events[0])
-		append(f->value, "events on (%s...); ", events);
+		ls_setup_append(f->value, "events on (%s...); ", events);
 	if (f->value[0]) {
 		f->value[strlen(f->value) - 2] = '\0';
-		verdict(f, LS_VERDICT_COSTS,
+		ls_setup_verdict(f, LS_VERDICT_COSTS,
 			"echo nop > /sys/kernel/tracing/current_tracer; echo > /sys/kernel/tracing/set_event; a kernel without IRQSOFF_TRACER/PREEMPT_TRACER");
 		return;
 	}
 	snprintf(f->value, sizeof(f->value), "%s", tracer[0] ? "none on" :
 		 "tracefs not mounted, no latency tracer built in");
-	verdict(f, LS_VERDICT_OK, "");
+	ls_setup_verdict(f, LS_VERDICT_OK, "");
 }
 
 /* Consoles that write out at a serial line's speed, with interrupts off. */
@@ -170,12 +161,12 @@ void ls_setup_console(const struct ls_setup_ctx *c, struct ls_setup_factor *f)
 		level = atoi(printk);
 	if (!name[0]) {
 		snprintf(f->value, sizeof(f->value), "no serial console");
-		verdict(f, LS_VERDICT_OK, "");
+		ls_setup_verdict(f, LS_VERDICT_OK, "");
 		return;
 	}
 	snprintf(f->value, sizeof(f->value), "serial console %s, console loglevel %d%s", name,
 		 level, level > 4 ? ": notices and warnings go out on it" : "");
-	verdict(f, level < 0 ? LS_VERDICT_UNKNOWN : level > 4 ? LS_VERDICT_COSTS : LS_VERDICT_OK,
+	ls_setup_verdict(f, level < 0 ? LS_VERDICT_UNKNOWN : level > 4 ? LS_VERDICT_COSTS : LS_VERDICT_OK,
 		"quiet (or loglevel=3) on the kernel command line, or dmesg -n 1 now");
 }
 
@@ -198,11 +189,11 @@ void ls_setup_clock(const struct ls_setup_ctx *c, struct ls_setup_factor *f)
 	for (i = 0; i < ARRAY_SIZE(vdso_clocks); i++)
 		if (!strcmp(cs, vdso_clocks[i])) {
 			snprintf(f->value, sizeof(f->value), "%s: the user context reads it in the vDSO", cs);
-			verdict(f, LS_VERDICT_OK, "");
+			ls_setup_verdict(f, LS_VERDICT_OK, "");
 			return;
 		}
 	snprintf(f->value, sizeof(f->value), "%s: no vDSO, each clock read of the user context is a system call", cs);
-	verdict(f, LS_VERDICT_COSTS,
+	ls_setup_verdict(f, LS_VERDICT_COSTS,
 		"clocksource=tsc on the kernel command line if the CPU's TSC is stable (see available_clocksource)");
 }
 
@@ -233,7 +224,7 @@ void ls_setup_gpu(const struct ls_setup_ctx *c, struct ls_setup_factor *f)
 	m = fopen(path, "r");
 	while (m && fscanf(m, "%63s %*[^\n]", mod) == 1)
 		if (gpu_driver(mod) && !strstr(f->value, mod))
-			append(f->value, "%s%s", f->value[0] ? ", " : "", mod);
+			ls_setup_append(f->value, "%s%s", f->value[0] ? ", " : "", mod);
 	if (m)
 		fclose(m);
 	/* Built in: the driver of a DRM card. */
@@ -247,15 +238,15 @@ void ls_setup_gpu(const struct ls_setup_ctx *c, struct ls_setup_factor *f)
 		link[n] = '\0';
 		base = strrchr(link, '/') ? strrchr(link, '/') + 1 : link;
 		if (gpu_driver(base) && !strstr(f->value, base))
-			append(f->value, "%s%s", f->value[0] ? ", " : "", base);
+			ls_setup_append(f->value, "%s%s", f->value[0] ? ", " : "", base);
 	}
 	if (!f->value[0]) {
 		snprintf(f->value, sizeof(f->value), "none of the drivers known to cost");
-		verdict(f, LS_VERDICT_OK, "");
+		ls_setup_verdict(f, LS_VERDICT_OK, "");
 		return;
 	}
-	append(f->value, " loaded: a graphics driver may hold the CPU");
-	verdict(f, LS_VERDICT_UNKNOWN,
+	ls_setup_append(f->value, " loaded: a graphics driver may hold the CPU");
+	ls_setup_verdict(f, LS_VERDICT_UNKNOWN,
 		"measure with and without it: a headless board can leave it out (blacklist the module, or no vc4-kms overlay on a Pi)");
 }
 
@@ -274,14 +265,15 @@ void ls_setup_watchdog(const struct ls_setup_ctx *c, struct ls_setup_factor *f)
 	int soft = sysctl_flag(c, "soft_watchdog"), nmi = sysctl_flag(c, "nmi_watchdog");
 	int any = sysctl_flag(c, "watchdog");
 
-	if (any <= 0) {
-		snprintf(f->value, sizeof(f->value), "%s", any ? "not built in" : "off");
-		verdict(f, LS_VERDICT_OK, "");
+	/* watchdog=1 only allows the two; neither on, no timer runs. */
+	if (any <= 0 || (soft <= 0 && nmi <= 0)) {
+		snprintf(f->value, sizeof(f->value), "%s", any < 0 ? "not built in" : "off");
+		ls_setup_verdict(f, LS_VERDICT_OK, "");
 		return;
 	}
 	snprintf(f->value, sizeof(f->value), "on (soft lockup: %s, hard lockup/NMI: %s): a timer on every CPU",
 		 soft > 0 ? "on" : "off", nmi > 0 ? "on" : "off");
-	verdict(f, LS_VERDICT_COSTS,
+	ls_setup_verdict(f, LS_VERDICT_COSTS,
 		"nowatchdog on the kernel command line, or sysctl kernel.watchdog=0");
 }
 
@@ -291,7 +283,7 @@ void ls_setup_thp(const struct ls_setup_ctx *c, struct ls_setup_factor *f)
 
 	if (ls_setup_read(c, v, sizeof(v), "/sys/kernel/mm/transparent_hugepage/enabled")) {
 		snprintf(f->value, sizeof(f->value), "not built in");
-		verdict(f, LS_VERDICT_OK, "");
+		ls_setup_verdict(f, LS_VERDICT_OK, "");
 		return;
 	}
 	/* "always [madvise] never": the word in square brackets. */
@@ -299,11 +291,11 @@ void ls_setup_thp(const struct ls_setup_ctx *c, struct ls_setup_factor *f)
 		 strchr(v, '[') ? (int)strcspn(strchr(v, '[') + 1, "]") : (int)strlen(v),
 		 strchr(v, '[') ? strchr(v, '[') + 1 : v);
 	if (strcmp(f->value, "always")) {
-		verdict(f, LS_VERDICT_OK, "");
+		ls_setup_verdict(f, LS_VERDICT_OK, "");
 		return;
 	}
-	append(f->value, ": khugepaged compacts memory, faults may take longer");
-	verdict(f, LS_VERDICT_COSTS,
+	ls_setup_append(f->value, ": khugepaged compacts memory, faults may take longer");
+	ls_setup_verdict(f, LS_VERDICT_COSTS,
 		"transparent_hugepage=madvise (or never) on the kernel command line, or echo madvise > /sys/kernel/mm/transparent_hugepage/enabled");
 }
 
@@ -312,7 +304,7 @@ void ls_setup_timer_migration(const struct ls_setup_ctx *c, struct ls_setup_fact
 	int on = sysctl_flag(c, "timer_migration");
 
 	snprintf(f->value, sizeof(f->value), "%s", on < 0 ? "not built in" : on ? "on" : "off");
-	verdict(f, on > 0 ? LS_VERDICT_COSTS : LS_VERDICT_OK, "sysctl kernel.timer_migration=0");
+	ls_setup_verdict(f, on > 0 ? LS_VERDICT_COSTS : LS_VERDICT_OK, "sysctl kernel.timer_migration=0");
 }
 
 void ls_setup_rt_runtime(const struct ls_setup_ctx *c, struct ls_setup_factor *f)
@@ -325,13 +317,13 @@ void ls_setup_rt_runtime(const struct ls_setup_ctx *c, struct ls_setup_factor *f
 	}
 	if (!strcmp(runtime, "-1")) {
 		snprintf(f->value, sizeof(f->value), "off (sched_rt_runtime_us -1)");
-		verdict(f, LS_VERDICT_OK, "");
+		ls_setup_verdict(f, LS_VERDICT_OK, "");
 		return;
 	}
 	ls_setup_read(c, period, sizeof(period), "/proc/sys/kernel/sched_rt_period_us");
 	snprintf(f->value, sizeof(f->value), "RT tasks stopped after %s us of each %s us",
 		 runtime, period[0] ? period : "?");
 	f->apply = LS_APPLY_RT_RUNTIME;
-	verdict(f, LS_VERDICT_COSTS,
+	ls_setup_verdict(f, LS_VERDICT_COSTS,
 		"sysctl kernel.sched_rt_runtime_us=-1 (--apply-setup does it for the run)");
 }

@@ -154,4 +154,6 @@ void ls_print_summary(FILE *f, const struct ls_report *r)
 			(unsigned long long)r->total_dropped);
 	ls_heat_print_summary(f, r);
 	ls_setup_print_summary(f, r);
+	if (r->evt_line[0])
+		fprintf(f, "%s\n", r->evt_line);
 }

@@ -291,6 +291,8 @@ int ls_write_json(FILE *f, const struct ls_report *r)
 	ls_heat_write_json(f, r);
 	ls_why_write_json(f, r);
 	ls_setup_write_json(f, r);
+	if (r->evt_json)
+		fprintf(f, "  \"evt\": %s,\n", r->evt_json);
 	if (r->timeline)
 		json_timeline(f, r->timeline);
 	fputs("  \"total\": {\n", f);

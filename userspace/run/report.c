@@ -88,6 +88,8 @@ void ls_report_free(struct ls_report *r)
 	free(r->cpu);
 	free(r->total_cells);
 	free(r->timeline);
+	free(r->evt_json);
+	r->evt_json = NULL;
 	if (r->latmon)
 		free(r->latmon->hist);
 	free(r->latmon);
@@ -213,6 +215,11 @@ void ls_checkpoint(struct run *run, const struct ls_report *r)
 	s->started = r->started;
 	s->ended = time(NULL);
 	ls_fill_report(s, ls_now_ns());
+	ls_evt_estimate(s);
+	if (s->evt_line[0]) {
+		printf("%s\n", s->evt_line);
+		fflush(stdout);
+	}
 	ls_write_files(s, false);
 }
 

@@ -160,6 +160,9 @@ int ls_irq_thread_sched(int pid, int *policy, int *prio);
 int ls_irq_thread_raise(struct ls_irq_thread *t, int prio);
 int ls_irq_thread_restore(struct ls_irq_thread *t);
 
+/* evt.c: the extreme-value estimate of a run, by latscope-evt. */
+void ls_evt_estimate(struct ls_report *r);
+
 /* cpu.c: the CPUs a run measures on, as the options say. */
 int ls_pick_cpus(const struct ls_params *p, const struct ls_sysinfo *si,
 		 cpu_set_t *set, char *err, size_t errlen);
@@ -170,6 +173,7 @@ struct ls_undo_write;
 struct ls_setup_undo {
 	unsigned int n, cap;
 	struct ls_undo_write *w;
+	char failed[320];		/* the file a change failed on */
 };
 
 int ls_setup_apply(struct ls_setup_undo *u, struct ls_setup *s, const char *root,

@@ -52,6 +52,7 @@ static int change(struct ls_setup_undo *u, const char *path, const char *value)
 	}
 	w = &u->w[u->n];
 	snprintf(w->path, sizeof(w->path), "%s", path);
+	snprintf(u->failed, sizeof(u->failed), "%s", path);
 	if (ls_read_line(path, w->old, sizeof(w->old)))
 		return -ENOENT;
 	if (!strcmp(w->old, value))
@@ -178,7 +179,8 @@ int ls_setup_apply(struct ls_setup_undo *u, struct ls_setup *s, const char *root
 	if (!ret && (want & LS_APPLY_RT_RUNTIME))
 		ret = apply_rt_runtime(u, &c, done, len);
 	if (ret) {
-		ls_fail(err, errlen, "--apply-setup: %s (run as root?)", strerror(-ret));
+		ls_fail(err, errlen, "--apply-setup: cannot write %.200s: %s%s", u->failed,
+			strerror(-ret), geteuid() ? " (run as root)" : "");
 		return -1;
 	}
 	if ((want & LS_APPLY_IRQS) && apply_irqs(u, &c, done, len, err, errlen))
