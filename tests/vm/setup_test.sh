@@ -45,6 +45,8 @@ verdict_is "isolation: booted without isolcpus" check.out "isolated CPUs" "costs
 has "isolation: the fix" check.out 'fix: isolcpus=1 on the kernel command line'
 verdict_is "RT throttling on at boot" check.out "RT throttling" "costs latency"
 verdict_is "console: quiet, so ok" check.out "console output" ok
+# For the record (README's example comes from here).
+sed 's/^/# /' check.out
 
 # --check-setup with -i: no responder thread to compete with.
 latscope --check-setup -i -c 1 >irq.out 2>&1
