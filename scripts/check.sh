@@ -69,6 +69,8 @@ stage "CLI hostile input (ASan/UBSan)" bash "$top/tests/unit/hostile.sh"
 stage "setup verdict on fake roots (every factor good and bad, --apply-setup set back)" \
 	bash "$top/tests/setup/run.sh"
 stage "latscope-report on fixtures (tables, PNG, SVG)" bash "$top/tests/report/run.sh"
+stage "EVT bound: coverage on known tails, refusals, latscope-evt's command line" \
+	bash "$top/tests/evt/run.sh"
 stage "uapi header in userspace (-Werror, -m64/-m32 layout)" host_build
 stage "Raspberry Pi overlay (dtc, fdtoverlay on Debian's arm64 DTBs)" bash "$top/tests/dt/run.sh"
 for entry in "${LATSCOPE_MATRIX[@]}"; do

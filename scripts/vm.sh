@@ -201,7 +201,7 @@ demo | stress | compare | gpio-compare) accel=tcg ;;
 *) accel=tcg,thread=single ;;
 esac
 boot() {
-	timeout $((720 + ${LATSCOPE_FUZZ_SECONDS:-60})) \
+	timeout $((720 + ${LATSCOPE_FUZZ_SECONDS:-60} + ${LATSCOPE_COMPARE_SECONDS:-60})) \
 		qemu-system-x86_64 -accel $accel -cpu qemu64,+rdrand -smp 2 -m 1024 \
 		-nographic -no-reboot -kernel "$vmlinuz" -initrd "$work/initrd.gz" \
 		-append "console=ttyS0 panic=-1 quiet random.trust_cpu=on lsmode=$mode lssecs=${LATSCOPE_COMPARE_SECONDS:-60} lscost=${LATSCOPE_COMPARE_COST_SCALE:-10} lsrounds=${LATSCOPE_WHY_ROUNDS:-4} $fuzz$tests" \

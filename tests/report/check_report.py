@@ -844,6 +844,69 @@ def check_worst(tool, work, runs):
     check_worst_merges(tool, work, runs)
 
 
+# ---- trust.md: the setup verdict and the worst-case estimate ----
+
+# evt.json: small.json with a 900 s timeline whose per-second maxima are the
+# Gumbel law of 1000 samples of 40 us + Exp(3 us) (seeded), and the setup
+# block of the 6.1 VM's run. The true levels, by hand from that law,
+# G(x) = exp(-1000 exp(-(x - 40) / 3)): per sample p: 40 + 3 ln(1/p),
+# i.e. 81.45 us at 1e-6 and 102.17 us at 1e-9; per hour (3600 blocks) at
+# 1e-3: 40 + 3 ln(3.6e9 / 1.0005) = 106.0 us.
+EVT_TRUE = {("sample", "1e-06"): 81.45, ("sample", "1e-09"): 102.17, ("hour", "1e-03"): 106.0}
+EVT_COSTS = ["preemption", "isolation", "nohz_full", "rcu_nocbs", "timer_migration", "thp",
+             "watchdog", "clock"]
+
+
+def check_trust(tool, work, runs):
+    """trust.md per file: the setup verdict's costing factors, the bounds
+    holding the true levels of evt.json's law, a run too short said so."""
+    evt = [p for p in runs if os.path.basename(p) == "evt.json"]
+    short = [p for p in runs if os.path.basename(p) == "small.json"]
+    if not evt or not short:
+        return
+    out = os.path.join(work, "trust")
+    run = report(tool, out, ["--no-merge", "--json-out", os.path.join(out, "r.json")] + evt + short)
+    check(run.returncode == 0, "trust: runs", run.stderr.strip())
+    if run.returncode:
+        return
+    sections = read_sections(os.path.join(out, "trust.md"))
+    title = next((t for t in sections if t.endswith("setup (" + evt[0] + ")")), None)
+    check(title is not None, "trust.md: a setup section for evt.json", list(sections))
+    if title:
+        rows, notes = sections[title]
+        check([r["verdict"] for r in rows] == ["costs latency"] * 8,
+              "trust.md: evt.json's 8 costing factors, one row each", rows)
+        check(notes[:1] == ["8 of 18 factors cost latency: " + ", ".join(EVT_COSTS)
+                            + " (applied for the run: RT throttling off (was 950000 us))"],
+              "trust.md: the setup line names them and what was applied", notes[:1])
+    title = next((t for t in sections if t.endswith("estimate (" + evt[0] + ")")), None)
+    check(title is not None, "trust.md: an estimate section for evt.json", list(sections))
+    if title:
+        rows, notes = sections[title]
+        got = {(r["exceedance of"].split()[-1], r["probability"]): r for r in rows}
+        check(sorted(got) == sorted(EVT_TRUE), "trust.md: the three bounds", list(got))
+        for key, true in EVT_TRUE.items():
+            if key in got:
+                upper, est = float(got[key]["upper bound µs"]), float(got[key]["estimate µs"])
+                check(upper >= true, f"trust.md: the {key} upper bound holds the true {true} us",
+                      upper)
+                check(abs(est - true) < 0.1 * true, f"trust.md: the {key} estimate near {true} us",
+                      est)
+        check(any(n.startswith("with 95 % confidence, P(a sample above") for n in notes),
+              "trust.md: the answer in words", notes)
+    title = next((t for t in sections if t.endswith("estimate (" + short[0] + ")")), None)
+    check(title is not None and any("too short" in n and "600" in n for n in sections[title][1]),
+          "trust.md: small.json's 2 s too short for an estimate, the minimum named",
+          title and sections[title][1])
+    rows, _ = read_table(out)
+    check(rows and rows[0]["setup"].startswith("8 cost: preemption, isolation"),
+          "table.md: the setup column", rows and rows[0].get("setup"))
+    with open(os.path.join(out, "r.json"), encoding="utf-8") as f:
+        doc = json.load(f)
+    check([e["status"] for r in doc["runs"] for e in r["evt"]] == ["ok", "too short"],
+          "--json-out: each file's estimate", [r["evt"] for r in doc["runs"]])
+
+
 # ---- the cost suite's files (latscope --cost --json) ----
 
 WORKLOADS = ("queens-1", "queens-all", "hackbench", "switch", "fork", "fsync", "iperf3")
@@ -1601,6 +1664,7 @@ def main():
         check_merged(tool, work, runs)
         check_refusals(tool, work, runs)
         check_worst(tool, work, runs)
+        check_trust(tool, work, runs)
     if costs:
         check_cost(tool, work, runs, costs)
     return summary("report")

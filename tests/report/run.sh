@@ -25,7 +25,10 @@
 # vm-6.12-why-irq.json (an irq handler "lsnoise" spinning 4 ms, the irq
 # context) and vm-6.12-why-off.json (--no-why: no records); the first and
 # last share vm-6.12-kernel.json's label, so they merge with it, a file
-# older than the recorder. Ends with "report: N passed, N failed".
+# older than the recorder. evt.json (hand-made): small.json with a 900 s
+# timeline of a known Gumbel law and the 6.1 VM's setup block: trust.md's
+# setup rows and bounds that hold the law's true levels. Ends with
+# "report: N passed, N failed".
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 work=$(mktemp -d)

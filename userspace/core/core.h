@@ -31,7 +31,7 @@
  * The extreme-value estimate (run/evt.c, latscope-evt) of runs of at
  * least this many seconds: the fewest per-second maxima it fits.
  */
-#define LS_EVT_MIN_SECONDS	100
+#define LS_EVT_MIN_SECONDS	600
 
 /* The number of elements of array @a (as the kernel's). */
 #ifndef ARRAY_SIZE

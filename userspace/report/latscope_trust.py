@@ -88,15 +88,15 @@ def evt_section(run, part):
     notes = [e.get("sentence", ""), e.get("method", "")]
     notes += [f'{t["name"]}: p = {t["p"]:.3g}, {"passed" if t["pass"] else "FAILED"} ({t["what"]})'
               for t in e.get("tests", [])]
-    conv = e.get("convergence") or {}
+    conv = e.get("convergence") or []
     if conv:
-        steps = ", ".join(f'{c["fraction"]:.0%}: {us(c.get("upper_us"))}'
-                          for c in conv.get("estimates", conv.get("steps", [])))
-        notes.append(f'convergence of the per-hour bound over the run: {steps}; '
-                     f'{"stable" if conv.get("stable") else "still moving"}')
-        if conv.get("max_last_rose_at_s") is not None:
-            notes.append(f'the observed maximum ({us(e.get("observed_max_us"))} µs) last rose '
-                         f'at {conv["max_last_rose_at_s"]:.0f} s')
+        steps = ", ".join(f'{c["fraction"]:.0%}: {us(c.get("upper_us"))}' for c in conv)
+        moving = {True: "stable", False: "still moving", None: "not known"}[e.get("stable")]
+        notes.append(f"convergence of the per-hour upper bound over the run (µs): {steps}; "
+                     f"{moving}")
+    if e.get("max_last_rose_at_s") is not None:
+        notes.append(f'the observed maximum ({us(e.get("observed_max_us"))} µs) last rose '
+                     f'at {e["max_last_rose_at_s"]:.0f} s')
     adv = e.get("advice") or {}
     if adv:
         more = adv.get("minutes_more")
