@@ -30,11 +30,13 @@ build() { # out, api
 status=0
 PKG_CONFIG_PATH=$("$top/scripts/libgpiod2.sh") build "$out/test_cli2" 2 || status=1
 mkdir -p "$out/v2"
-"$out/test_cli2" "$out/v2/report.json" "$top/userspace/latscope.1" "$out/v2" >"$out/v2.log" 2>&1 ||
+"$out/test_cli2" "$out/v2/report.json" "$top/userspace/latscope.1" "$out/v2" \
+	"$top/userspace/latscope-evt" >"$out/v2.log" 2>&1 ||
 	status=1
 sed 's/^/libgpiod 2.x: /' "$out/v2.log"
 build "$out/test_cli" 1 || status=1
-"$out/test_cli" "$out/report.json" "$top/userspace/latscope.1" "$out" || status=1
+"$out/test_cli" "$out/report.json" "$top/userspace/latscope.1" "$out" "$top/userspace/latscope-evt" ||
+	status=1
 
 python3 - "$out/report.json" "$top/tests/lib" "$out/heat.json" "$out/cost.json" <<'PY' || status=1
 import json, sys

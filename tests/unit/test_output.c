@@ -7,8 +7,10 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "output/output.h"
+#include "run/run.h"
 #include "unit.h"
 
 void test_lines(void)
@@ -370,4 +372,119 @@ void test_why(void)
 	      strstr(buf, "{\"kind\": \"irq\", \"id\": 27, \"name\": \"eth0\", \"count\": 2, \"duration_ns\": 24000, \"blocking_ns\": 0, \"began_before\": false, \"went_on\": false}\n"),
 	      "why: the worst array", "%s", buf);
 	free(buf);
+}
+
+/* A stand-in for latscope-evt: a shell script @body in @dir/@name. */
+static void stand_in(char *path, size_t len, const char *dir, const char *name,
+		     const char *body)
+{
+	FILE *f;
+
+	snprintf(path, len, "%s/%s", dir, name);
+	f = fopen(path, "w");
+	if (f) {
+		fprintf(f, "#!/bin/sh\n%s\n", body);
+		fclose(f);
+	}
+	chmod(path, 0755);
+}
+
+/* Whether @path holds @text. */
+static bool file_has(const char *path, const char *text)
+{
+	static char buf[1 << 20];
+	FILE *f = fopen(path, "r");
+	size_t n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
+
+	if (f)
+		fclose(f);
+	buf[n] = '\0';
+	return strstr(buf, text) != NULL;
+}
+
+/*
+ * The EVT estimate's plumbing (run/evt.c): the run's JSON to
+ * latscope-evt's standard input, its two lines back, the "evt" member of
+ * the JSON; a stand-in (LATSCOPE_EVT) for each way it may answer, then
+ * latscope-evt itself (@evt) on 700 s of exponential maxima when Debian's
+ * python3 has SciPy.
+ */
+void test_evt(const char *dir, const char *evt)
+{
+	char prog[512], body[600], json[512];
+	struct ls_params p;
+	struct ls_sysinfo si;
+	struct ls_cpu_result cpu[2];
+	static struct sample_bufs b;
+	static struct ls_timeline t;
+	struct ls_report r;
+	unsigned int x = 12345;
+	FILE *f;
+	__u64 s;
+
+	sample_report(&r, &p, &si, cpu, &b);
+	ls_timeline_init(&t);
+	for (s = 0; s < 700; s++) {
+		/* Gumbel maxima (60.7 us, 3 us) of a fixed LCG: no clock, no seed. */
+		x = x * 1103515245u + 12345u;
+		second(&t, s, 1000, 0, 40000, 43000,
+		       60700 + (__s64)(-3000.0 * log(-log(((x >> 8) + 1.0) / 16777218.0))));
+	}
+	r.timeline = &t;
+	r.duration_s = 700;
+
+	snprintf(json, sizeof(json), "%s/evt-in.json", dir);
+	snprintf(body, sizeof(body), "/bin/cat > %s\necho 'EVT| stand-in'\necho '{\"status\": \"ok\"}'", json);
+	stand_in(prog, sizeof(prog), dir, "evt-ok", body);
+	setenv("LATSCOPE_EVT", prog, 1);
+	ls_evt_estimate(&r);
+	check_str(r.evt_line, "EVT| stand-in", "evt: the first line is the EVT| line");
+	check(r.evt_json && !strcmp(r.evt_json, "{\"status\": \"ok\"}"), "evt: the second is kept",
+	      "%s", r.evt_json ? r.evt_json : "(null)");
+	check(file_has(json, "\"timeline\": {") && file_has(json, "\"duration_s\": 700,"),
+	      "evt: it read the run's JSON", " ");
+	snprintf(json, sizeof(json), "%s/evt-out.json", dir);
+	f = fopen(json, "w");
+	check(f && !ls_write_json(f, &r), "evt: JSON written", " ");
+	if (f)
+		fclose(f);
+	check(file_has(json, "\n  \"evt\": {\"status\": \"ok\"},\n"), "evt: in the run's JSON", " ");
+
+	stand_in(prog, sizeof(prog), dir, "evt-fail", "/bin/cat >/dev/null; echo 'bad' >&2; exit 1");
+	setenv("LATSCOPE_EVT", prog, 1);
+	ls_evt_estimate(&r);
+	check(!r.evt_json && strstr(r.evt_line, "EVT| no estimate: ") == r.evt_line &&
+	      strstr(r.evt_line, "failed"), "evt: a failure said, no estimate", "%s", r.evt_line);
+	stand_in(prog, sizeof(prog), dir, "evt-garbage", "/bin/cat >/dev/null; echo hello");
+	setenv("LATSCOPE_EVT", prog, 1);
+	ls_evt_estimate(&r);
+	check(!r.evt_json && strstr(r.evt_line, "EVT| no estimate: ") == r.evt_line,
+	      "evt: output not of two lines refused", "%s", r.evt_line);
+	stand_in(prog, sizeof(prog), dir, "evt-deaf", "echo 'EVT| did not read'; echo '{}'");
+	setenv("LATSCOPE_EVT", prog, 1);
+	ls_evt_estimate(&r);
+	check(r.evt_json != NULL, "evt: a program that does not read its input is no trouble",
+	      "%s", r.evt_line);
+	setenv("LATSCOPE_EVT", "/nonexistent/latscope-evt", 1);
+	ls_evt_estimate(&r);
+	check(!r.evt_json && strstr(r.evt_line, "was not found"), "evt: not there, said",
+	      "%s", r.evt_line);
+	r.duration_s = LS_EVT_MIN_SECONDS - 1;
+	stand_in(prog, sizeof(prog), dir, "evt-ok2", "/bin/cat >/dev/null; echo 'EVT| x'; echo '{}'");
+	setenv("LATSCOPE_EVT", prog, 1);
+	ls_evt_estimate(&r);
+	check(!r.evt_json && !r.evt_line[0], "evt: a run under the minimum gets no line", "%s",
+	      r.evt_line);
+	r.duration_s = 700;
+
+	/* latscope-evt itself on this run, where SciPy is. */
+	if (evt && !system("/usr/bin/python3 -c 'import scipy' 2>/dev/null")) {
+		setenv("LATSCOPE_EVT", evt, 1);
+		ls_evt_estimate(&r);
+		check(!strncmp(r.evt_line, "EVT| 1e-3/h: ", 13) && r.evt_json &&
+		      strstr(r.evt_json, "\"status\":\"ok\""),
+		      "evt: latscope-evt bounds 700 s of Gumbel maxima", "%s", r.evt_line);
+	}
+	unsetenv("LATSCOPE_EVT");
+	free(r.evt_json);
 }

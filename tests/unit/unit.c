@@ -107,6 +107,8 @@ int main(int argc, char **argv)
 		test_heat(argv[3]);
 	if (argc > 3)
 		test_cost(argv[3]);
+	if (argc > 3)
+		test_evt(argv[3], argc > 4 ? argv[4] : NULL);
 	printf("cli unit: %d passed, %d failed\n", passed, failed);
 	return failed ? 1 : 0;
 }

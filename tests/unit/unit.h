@@ -57,6 +57,7 @@ void test_irq_thread(const char *dir);
 void test_driver_check(void);
 void test_stress(const char *man_path);
 void test_stress_lifecycle(const char *dir);
+void test_evt(const char *dir, const char *evt);
 void test_signals_after_run(void);
 
 /* test_cli.c */
