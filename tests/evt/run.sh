@@ -43,7 +43,7 @@ exits_2() {
 import json, sys
 import numpy as np
 rng = np.random.default_rng(1)
-x = 50 - 2 * np.log(-np.expm1(np.log(rng.random(300)) / 1000))
+x = 50 - 2 * np.log(-np.expm1(np.log(rng.random(900)) / 1000))
 points = [[i, 1000, 0, 40.0, 45.0, round(float(v), 3)] for i, v in enumerate(x)]
 json.dump({"timeline": {"bucket_s": 1, "columns": ["second", "samples", "overruns",
                         "min", "avg", "max"], "points": points}}, open(sys.argv[1], "w"))
