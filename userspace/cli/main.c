@@ -244,7 +244,10 @@ int main(int argc, char **argv)
 	/* -z HOST: the run's figures are a latmon monitor's. */
 	if (p.latmon_host[0])
 		plug.link = &latmon;
-	/* What --apply-setup changes is set back however the run ends. */
+	/*
+	 * What --apply-setup changes is set back however the run ends; a
+	 * second Ctrl-C waits until the results are written.
+	 */
 	ls_block_signals(&signals, &old_signals);
 	setup = calloc(1, sizeof(*setup));
 	ret = setup ? setup_for_run(&p, &sys, root, setup, &undo) : LS_EXIT_OK;
@@ -252,10 +255,10 @@ int main(int argc, char **argv)
 	if (ret == LS_EXIT_OK)
 		ret = ls_run(&p, &report, &plug, err, sizeof(err));
 	ls_setup_restore(&undo);
-	ls_unblock_signals(&signals, &old_signals);
 	if (ret == LS_EXIT_SETUP || ret == LS_EXIT_MONITOR) {
 		if (err[0])
 			fprintf(stderr, "latscope: %s\n", err);
+		ls_unblock_signals(&signals, &old_signals);
 		ls_report_free(&report);
 		free(setup);
 		return ret;
@@ -274,6 +277,7 @@ int main(int argc, char **argv)
 	fflush(stdout);
 	if (ls_write_files(&report, true) && ret == LS_EXIT_OK)
 		ret = LS_EXIT_RUNTIME;
+	ls_unblock_signals(&signals, &old_signals);
 	ls_report_free(&report);
 	free(setup);
 	return ret;

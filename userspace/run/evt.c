@@ -110,16 +110,26 @@ static int run_evt(const char *prog, int in, char *out, size_t max)
 {
 	char *argv[] = { (char *)prog, "--cli", "-", NULL };
 	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t attr;
 	int pipefd[2], status = -1;
+	sigset_t none;
 	ssize_t got = -1;
 	pid_t pid;
+	int ret;
 
 	if (pipe2(pipefd, O_CLOEXEC))
 		return -1;
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_adddup2(&fa, in, STDIN_FILENO);
 	posix_spawn_file_actions_adddup2(&fa, pipefd[1], STDOUT_FILENO);
-	if (posix_spawnp(&pid, prog, &fa, NULL, argv, environ)) {
+	/* Not the signals the run holds: Ctrl-C reaches it as any program. */
+	sigemptyset(&none);
+	posix_spawnattr_init(&attr);
+	posix_spawnattr_setsigmask(&attr, &none);
+	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK);
+	ret = posix_spawnp(&pid, prog, &fa, &attr, argv, environ);
+	posix_spawnattr_destroy(&attr);
+	if (ret) {
 		posix_spawn_file_actions_destroy(&fa);
 		close(pipefd[0]);
 		close(pipefd[1]);
