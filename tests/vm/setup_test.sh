@@ -75,22 +75,27 @@ if [ "$runtime" = -1 ]; then
 fi
 
 # --check-setup --apply-setup: held until a signal, then set back.
+# (A file per signal, made empty before the start: a background job
+# truncates its output only once it runs, and the last round's "held"
+# line must not be read as this one's.)
 for sig in TERM INT; do
-	latscope --check-setup -c 1 --apply-setup >hold.out 2>&1 &
+	out=hold-$sig.out
+	: >"$out"
+	latscope --check-setup -c 1 --apply-setup >"$out" 2>&1 &
 	pid=$!
-	if wait_for hold.out '^SET| held until' 30; then
+	if wait_for "$out" '^SET| held until' 30; then
 		ok "apply (SIG$sig): held"
 	else
-		nok "apply (SIG$sig): held" "$(cat hold.out)"
+		nok "apply (SIG$sig): held" "$(cat "$out")"
 	fi
 	if rt_off; then ok "apply (SIG$sig): RT throttling off"; else nok "apply (SIG$sig): RT throttling off" "$(cat /proc/sys/kernel/sched_rt_runtime_us)"; fi
-	has "apply (SIG$sig): says what it changed" hold.out "^SET| applied for the run: .*RT throttling off (was $runtime us)"
-	verdict_is "apply (SIG$sig): RT throttling now ok" hold.out "RT throttling" ok
+	has "apply (SIG$sig): says what it changed" "$out" "^SET| applied for the run: .*RT throttling off (was $runtime us)"
+	verdict_is "apply (SIG$sig): RT throttling now ok" "$out" "RT throttling" ok
 	kill -$sig $pid
 	wait $pid
 	expect_rc "apply (SIG$sig): exit 6 (isolation still costs)" $? 6
 	if rt_back; then ok "apply (SIG$sig): set back"; else nok "apply (SIG$sig): set back" "$(cat /proc/sys/kernel/sched_rt_runtime_us)"; fi
-	has "apply (SIG$sig): says so" hold.out '^SET| set back$'
+	has "apply (SIG$sig): says so" "$out" '^SET| set back$'
 done
 
 # A run with --apply-setup: the verdict after the changes in its JSON and
