@@ -71,6 +71,10 @@ case_ 2 "'65537' for -H/--histogram" -H 65537
 case_ 2 "'0' for --why" --why=0
 case_ 2 "'65' for --why" --why=65
 case_ 2 "'x' for --why" --why=x
+case_ 2 "--check-setup reads the board" --check-setup --json /tmp/x.json
+case_ 2 "--check-setup reads the board" --check-setup -T 5
+case_ 2 "--apply-setup changes the board for a run" --apply-setup --cost
+case_ 2 "--check-setup" --check-setup=yes
 case_ 2 "'0' for -P/--priority" -P 0
 case_ 2 "'100' for -P/--priority" -P 100
 case_ 2 "'1e99' for -T/--timeout" -T 1e99
