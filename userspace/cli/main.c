@@ -99,6 +99,28 @@ static int run_cost(const struct ls_params *p, const struct ls_sysinfo *sys,
 }
 
 /*
+ * The verdict of each factor for a run on @cpus into @s; with
+ * --apply-setup, taken after the changes, which @undo keeps for
+ * ls_setup_restore(). The caller holds the signals meanwhile. 0, or the
+ * exit code with the message said.
+ */
+static int setup_verdict(const struct ls_params *p, const char *root, const cpu_set_t *cpus,
+			 struct ls_setup *s, struct ls_setup_undo *undo)
+{
+	char err[512] = "";
+
+	ls_setup_check(s, root, cpus, ls_responder_priority(p));
+	if (!p->apply_setup)
+		return LS_EXIT_OK;
+	if (ls_setup_apply(undo, s, root, cpus, err, sizeof(err))) {
+		fprintf(stderr, "latscope: %s\n", err);
+		return LS_EXIT_SETUP;
+	}
+	ls_setup_check(s, root, cpus, ls_responder_priority(p));
+	return LS_EXIT_OK;
+}
+
+/*
  * --check-setup: the verdict of each factor for the run the options
  * describe. With --apply-setup, what can be fixed is, and held until a
  * signal, then set back.
@@ -122,17 +144,15 @@ static int check_setup(const struct ls_params *p, const struct ls_sysinfo *sys,
 		fprintf(stderr, "latscope: out of memory\n");
 		return LS_EXIT_RUNTIME;
 	}
-	ls_setup_check(s, root, &cpus, ls_responder_priority(p));
-	if (p->apply_setup) {
+	if (p->apply_setup)
 		ls_block_signals(&signals, &old);
-		if (ls_setup_apply(&undo, s, root, &cpus, err, sizeof(err))) {
-			fprintf(stderr, "latscope: %s\n", err);
-			ls_setup_restore(&undo);
-			ls_unblock_signals(&signals, &old);
-			free(s);
-			return LS_EXIT_SETUP;
-		}
-		ls_setup_check(s, root, &cpus, ls_responder_priority(p));
+	ret = setup_verdict(p, root, &cpus, s, &undo);
+	if (ret) {
+		/* Only --apply-setup fails: set back what it changed. */
+		ls_setup_restore(&undo);
+		ls_unblock_signals(&signals, &old);
+		free(s);
+		return ret;
 	}
 	ls_setup_print(stdout, s);
 	ret = s->costs ? LS_EXIT_SETUP_COSTS : LS_EXIT_OK;
@@ -148,11 +168,7 @@ static int check_setup(const struct ls_params *p, const struct ls_sysinfo *sys,
 	return ret;
 }
 
-/*
- * The setup verdict a run carries in its summary, plot and JSON; with
- * --apply-setup, taken after the changes, which ls_setup_restore() sets
- * back. The caller holds the signals meanwhile. 0, or the exit code.
- */
+/* The verdict a run carries in its summary, plot and JSON (setup_verdict()). */
 static int setup_for_run(const struct ls_params *p, const struct ls_sysinfo *sys,
 			 const char *root, struct ls_setup *s, struct ls_setup_undo *undo)
 {
@@ -162,15 +178,7 @@ static int setup_for_run(const struct ls_params *p, const struct ls_sysinfo *sys
 	/* A bad CPU is the run's to refuse, in its words. */
 	if (ls_pick_cpus(p, sys, &cpus, err, sizeof(err)))
 		return LS_EXIT_OK;
-	ls_setup_check(s, root, &cpus, ls_responder_priority(p));
-	if (!p->apply_setup)
-		return LS_EXIT_OK;
-	if (ls_setup_apply(undo, s, root, &cpus, err, sizeof(err))) {
-		fprintf(stderr, "latscope: %s\n", err);
-		return LS_EXIT_SETUP;
-	}
-	ls_setup_check(s, root, &cpus, ls_responder_priority(p));
-	return LS_EXIT_OK;
+	return setup_verdict(p, root, &cpus, s, undo);
 }
 
 int main(int argc, char **argv)

@@ -26,12 +26,20 @@ static bool config_yes(const struct ls_setup_ctx *c, const char *opt)
 static const char no_config[] =
 	"no /proc/config.gz nor /boot/config-RELEASE: modprobe configs, or install the kernel's config file";
 
-/* "none voluntary (full) lazy": the word in brackets. */
-static void current_word(const char *list, char *buf, size_t len)
+/*
+ * The word a sysfs list marks as current, between @open and @close:
+ * "none voluntary (full) lazy", "always [madvise] never". Without the
+ * mark, "" (or all of @list with @whole).
+ */
+static void marked_word(const char *list, char open, char close, bool whole, char *buf,
+			size_t len)
 {
-	const char *open = strchr(list, '(');
+	const char *at = strchr(list, open);
 
-	snprintf(buf, len, "%.*s", open ? (int)strcspn(open + 1, ")") : 0, open ? open + 1 : "");
+	if (!at)
+		snprintf(buf, len, "%s", whole ? list : "");
+	else
+		snprintf(buf, len, "%.*s", (int)strcspn(at + 1, (char[]){ close, '\0' }), at + 1);
 }
 
 void ls_setup_preemption(const struct ls_setup_ctx *c, struct ls_setup_factor *f)
@@ -50,7 +58,7 @@ void ls_setup_preemption(const struct ls_setup_ctx *c, struct ls_setup_factor *f
 
 		if (!ls_setup_cmdline(c, "preempt", mode, sizeof(mode)) &&
 		    !ls_setup_read(c, list, sizeof(list), "/sys/kernel/debug/sched/preempt"))
-			current_word(list, mode, sizeof(mode));
+			marked_word(list, '(', ')', false, mode, sizeof(mode));
 		snprintf(f->value, sizeof(f->value), "PREEMPT_DYNAMIC, %s", mode[0] ? mode :
 			 config_yes(c, "CONFIG_PREEMPT") ? "full by default" :
 			 config_yes(c, "CONFIG_PREEMPT_VOLUNTARY") ? "voluntary by default" :
@@ -286,10 +294,7 @@ void ls_setup_thp(const struct ls_setup_ctx *c, struct ls_setup_factor *f)
 		ls_setup_verdict(f, LS_VERDICT_OK, "");
 		return;
 	}
-	/* "always [madvise] never": the word in square brackets. */
-	snprintf(f->value, sizeof(f->value), "%.*s",
-		 strchr(v, '[') ? (int)strcspn(strchr(v, '[') + 1, "]") : (int)strlen(v),
-		 strchr(v, '[') ? strchr(v, '[') + 1 : v);
+	marked_word(v, '[', ']', true, f->value, sizeof(f->value));
 	if (strcmp(f->value, "always")) {
 		ls_setup_verdict(f, LS_VERDICT_OK, "");
 		return;
