@@ -443,7 +443,7 @@ struct ls_report {
 	struct ls_cpu_result *monitor;	/* the one-board monitor's: the totals are its */
 	char gpiod_lib[32];		/* --gpiod's library: "libgpiod 2.3" */
 	const struct ls_setup *setup;	/* the setup verdict at the start, or NULL */
-	char *evt_json;			/* the EVT estimate (latscope-evt), one JSON object, or NULL */
+	char *evt_json;			/* latscope-evt's estimate: a JSON object, or NULL */
 	char evt_line[256];		/* its EVT| line, "": none */
 	int exit_code;
 	bool checkpoint;		/* written while the run goes on */

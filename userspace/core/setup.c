@@ -78,7 +78,7 @@ static char *read_all(int fd)
  */
 static char *read_config(const char *path, bool gz)
 {
-	char *argv[] = { "gzip", "-dc", (char *)path, NULL };
+	char *const argv[] = { "gzip", "-dc", (char *)path, NULL };
 	posix_spawn_file_actions_t fa;
 	char *text = NULL;
 	int pipefd[2], fd;

@@ -48,8 +48,7 @@ struct ls_setup_factor {
 #define LS_SETUP_MAX		24
 
 /* Appends to the char array @buf (not a pointer), as snprintf() writes. */
-#define ls_setup_append(buf, fmt, ...) \
-	snprintf((buf) + strlen(buf), sizeof(buf) - strlen(buf), fmt, ##__VA_ARGS__)
+#define ls_setup_append(buf, ...) ls_setup_appendf(buf, sizeof(buf), __VA_ARGS__)
 
 /**
  * struct ls_setup - the verdicts of one board, for a run's CPUs
@@ -99,6 +98,8 @@ const char *ls_setup_config(const struct ls_setup_ctx *c, const char *opt);
 bool ls_setup_cmdline(const struct ls_setup_ctx *c, const char *key, char *val,
 		      size_t len);
 void ls_setup_cpus_text(const cpu_set_t *set, char *buf, size_t len);
+void ls_setup_appendf(char *buf, size_t size, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
 /*
  * A factor's check: fills @f's value, verdict, fix and apply. setup_kernel.c

@@ -157,7 +157,7 @@ void ls_setup_smt(const struct ls_setup_ctx *c, struct ls_setup_factor *f)
 						 "nosmt on the kernel command line, or echo 0 > /sys/devices/system/cpu/cpu%d/online",
 						 s);
 				ls_setup_append(f->value, "%sCPU%d shares its core with CPU%d (online)",
-				       f->value[0] ? ", " : "", cpu, s);
+						f->value[0] ? ", " : "", cpu, s);
 			}
 	}
 	if (f->value[0]) {
@@ -181,7 +181,8 @@ static void irq_actions(const struct ls_setup_ctx *c, const char *irq, char *buf
 	dir = opendir(path);
 	while (dir && (d = readdir(dir)) && at < len)
 		if (d->d_type == DT_DIR && d->d_name[0] != '.')
-			at += (size_t)snprintf(buf + at, len - at, "%s%s", at ? ", " : "", d->d_name);
+			at += (size_t)snprintf(buf + at, len - at, "%s%s", at ? ", " : "",
+						 d->d_name);
 	if (dir)
 		closedir(dir);
 }
@@ -242,7 +243,8 @@ static void name_irq(void *priv, int irq, const char *actions)
 	struct irq_names *names = priv;
 
 	if (names->n++ < NAMED_MAX)
-		ls_setup_append(names->f->value, "%s%d (%s)", names->n > 1 ? ", " : "", irq, actions);
+		ls_setup_append(names->f->value, "%s%d (%s)", names->n > 1 ? ", " : "", irq,
+				actions);
 }
 
 void ls_setup_irqs(const struct ls_setup_ctx *c, struct ls_setup_factor *f)
@@ -350,7 +352,7 @@ static void rt_threads_of(const struct ls_setup_ctx *c, const char *pid, unsigne
 			continue;
 		if ((*n)++ < NAMED_MAX)
 			ls_setup_append(f->value, "%s%s (%s %d, pid %s)", *n > 1 ? ", " : "", comm,
-			       policy == SCHED_FIFO ? "FIFO" : "RR", prio, d->d_name);
+					policy == SCHED_FIFO ? "FIFO" : "RR", prio, d->d_name);
 	}
 	if (dir)
 		closedir(dir);
@@ -406,5 +408,5 @@ void ls_setup_throttling(const struct ls_setup_ctx *c, struct ls_setup_factor *f
 	ls_throttle_names((s.throttle >> LS_THROTTLE_SINCE) & 0xf, since, sizeof(since));
 	snprintf(f->value, sizeof(f->value), "now: %s; since boot: %s", now, since);
 	ls_setup_verdict(f, s.throttle & 0xf000f ? LS_VERDICT_COSTS : LS_VERDICT_OK,
-		"a supply that holds 5 V (3 A; 5 A on a Pi 5) and cooling; reboot to clear the since-boot flags");
+			 "a supply that holds 5 V (3 A; 5 A on a Pi 5) and cooling; reboot to clear the since-boot flags");
 }

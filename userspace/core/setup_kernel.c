@@ -24,7 +24,7 @@ static bool config_yes(const struct ls_setup_ctx *c, const char *opt)
 }
 
 static const char no_config[] =
-	"no /proc/config.gz nor /boot/config-RELEASE: modprobe configs, or install the kernel's config file";
+	"no kernel config: modprobe configs, or install the kernel's /boot/config-RELEASE";
 
 /*
  * The word a sysfs list marks as current, between @open and @close:
@@ -75,7 +75,7 @@ void ls_setup_preemption(const struct ls_setup_ctx *c, struct ls_setup_factor *f
 		return;
 	}
 	ls_setup_verdict(f, LS_VERDICT_COSTS,
-		"a PREEMPT_RT kernel (Debian: apt install linux-image-rt-amd64 or -rt-arm64); at least preempt=full on the kernel command line");
+			 "a PREEMPT_RT kernel (Debian: apt install linux-image-rt-amd64 or -rt-arm64); at least preempt=full on the kernel command line");
 }
 
 /* What a debug build adds on paths a responder takes (locks, allocations, irqs). */
@@ -108,7 +108,7 @@ void ls_setup_debug(const struct ls_setup_ctx *c, struct ls_setup_factor *f)
 		return;
 	}
 	ls_setup_verdict(f, LS_VERDICT_COSTS,
-		"a kernel built without them (the distribution's, not a debug build)");
+			 "a kernel built without them (the distribution's, not a debug build)");
 }
 
 void ls_setup_tracing(const struct ls_setup_ctx *c, struct ls_setup_factor *f)
@@ -132,7 +132,7 @@ void ls_setup_tracing(const struct ls_setup_ctx *c, struct ls_setup_factor *f)
 	if (f->value[0]) {
 		f->value[strlen(f->value) - 2] = '\0';
 		ls_setup_verdict(f, LS_VERDICT_COSTS,
-			"echo nop > /sys/kernel/tracing/current_tracer; echo > /sys/kernel/tracing/set_event; a kernel without IRQSOFF_TRACER/PREEMPT_TRACER");
+				 "echo nop > /sys/kernel/tracing/current_tracer; echo > /sys/kernel/tracing/set_event; a kernel without IRQSOFF_TRACER/PREEMPT_TRACER");
 		return;
 	}
 	snprintf(f->value, sizeof(f->value), "%s", tracer[0] ? "none on" :
@@ -174,8 +174,9 @@ void ls_setup_console(const struct ls_setup_ctx *c, struct ls_setup_factor *f)
 	}
 	snprintf(f->value, sizeof(f->value), "serial console %s, console loglevel %d%s", name,
 		 level, level > 4 ? ": notices and warnings go out on it" : "");
-	ls_setup_verdict(f, level < 0 ? LS_VERDICT_UNKNOWN : level > 4 ? LS_VERDICT_COSTS : LS_VERDICT_OK,
-		"quiet (or loglevel=3) on the kernel command line, or dmesg -n 1 now");
+	ls_setup_verdict(f, level < 0 ? LS_VERDICT_UNKNOWN :
+			 level > 4 ? LS_VERDICT_COSTS : LS_VERDICT_OK,
+			 "quiet (or loglevel=3) on the kernel command line, or dmesg -n 1 now");
 }
 
 /* Clocksources a process reads in the vDSO, without a system call. */
@@ -196,13 +197,15 @@ void ls_setup_clock(const struct ls_setup_ctx *c, struct ls_setup_factor *f)
 	}
 	for (i = 0; i < ARRAY_SIZE(vdso_clocks); i++)
 		if (!strcmp(cs, vdso_clocks[i])) {
-			snprintf(f->value, sizeof(f->value), "%s: the user context reads it in the vDSO", cs);
+			snprintf(f->value, sizeof(f->value),
+				 "%s: the user context reads it in the vDSO", cs);
 			ls_setup_verdict(f, LS_VERDICT_OK, "");
 			return;
 		}
-	snprintf(f->value, sizeof(f->value), "%s: no vDSO, each clock read of the user context is a system call", cs);
+	snprintf(f->value, sizeof(f->value),
+		 "%s: no vDSO, each clock read of the user context is a system call", cs);
 	ls_setup_verdict(f, LS_VERDICT_COSTS,
-		"clocksource=tsc on the kernel command line if the CPU's TSC is stable (see available_clocksource)");
+			 "clocksource=tsc on the kernel command line if the CPU's TSC is stable (see available_clocksource)");
 }
 
 /* Graphics drivers known to hold a CPU (EVL's hint: care with the GPU driver). */
@@ -255,7 +258,7 @@ void ls_setup_gpu(const struct ls_setup_ctx *c, struct ls_setup_factor *f)
 	}
 	ls_setup_append(f->value, " loaded: a graphics driver may hold the CPU");
 	ls_setup_verdict(f, LS_VERDICT_UNKNOWN,
-		"measure with and without it: a headless board can leave it out (blacklist the module, or no vc4-kms overlay on a Pi)");
+			 "measure with and without it: a headless board can leave it out (blacklist the module, or no vc4-kms overlay on a Pi)");
 }
 
 /* A sysctl that is 0 or 1: its value, -1 if absent. */
@@ -282,7 +285,7 @@ void ls_setup_watchdog(const struct ls_setup_ctx *c, struct ls_setup_factor *f)
 	snprintf(f->value, sizeof(f->value), "on (soft lockup: %s, hard lockup/NMI: %s): a timer on every CPU",
 		 soft > 0 ? "on" : "off", nmi > 0 ? "on" : "off");
 	ls_setup_verdict(f, LS_VERDICT_COSTS,
-		"nowatchdog on the kernel command line, or sysctl kernel.watchdog=0");
+			 "nowatchdog on the kernel command line, or sysctl kernel.watchdog=0");
 }
 
 void ls_setup_thp(const struct ls_setup_ctx *c, struct ls_setup_factor *f)
@@ -301,7 +304,7 @@ void ls_setup_thp(const struct ls_setup_ctx *c, struct ls_setup_factor *f)
 	}
 	ls_setup_append(f->value, ": khugepaged compacts memory, faults may take longer");
 	ls_setup_verdict(f, LS_VERDICT_COSTS,
-		"transparent_hugepage=madvise (or never) on the kernel command line, or echo madvise > /sys/kernel/mm/transparent_hugepage/enabled");
+			 "transparent_hugepage=madvise (or never) on the kernel command line, or echo madvise > /sys/kernel/mm/transparent_hugepage/enabled");
 }
 
 void ls_setup_timer_migration(const struct ls_setup_ctx *c, struct ls_setup_factor *f)
@@ -330,5 +333,5 @@ void ls_setup_rt_runtime(const struct ls_setup_ctx *c, struct ls_setup_factor *f
 		 runtime, period[0] ? period : "?");
 	f->apply = LS_APPLY_RT_RUNTIME;
 	ls_setup_verdict(f, LS_VERDICT_COSTS,
-		"sysctl kernel.sched_rt_runtime_us=-1 (--apply-setup does it for the run)");
+			 "sysctl kernel.sched_rt_runtime_us=-1 (--apply-setup does it for the run)");
 }

@@ -109,11 +109,24 @@ bool ls_setup_cmdline(const struct ls_setup_ctx *c, const char *key, char *val,
 		if (strncmp(s, key, klen) || (s[klen] && s[klen] != ' ' && s[klen] != '='))
 			continue;
 		if (val)
-			snprintf(val, len, "%.*s", s[klen] == '=' ? (int)strcspn(s + klen + 1, " ") : 0,
+			snprintf(val, len, "%.*s",
+				 s[klen] == '=' ? (int)strcspn(s + klen + 1, " ") : 0,
 				 s[klen] == '=' ? s + klen + 1 : "");
 		return true;
 	}
 	return false;
+}
+
+void ls_setup_appendf(char *buf, size_t size, const char *fmt, ...)
+{
+	size_t at = strnlen(buf, size);
+	va_list ap;
+
+	if (at + 1 >= size)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(buf + at, size - at, fmt, ap);
+	va_end(ap);
 }
 
 /* "CPU1" or "CPUs 1-3": for the values and fixes. */

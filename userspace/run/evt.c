@@ -108,7 +108,7 @@ static ssize_t read_out(int fd, char *buf, size_t max)
 /* Runs latscope-evt on @in: its exit status, -1 if killed, -2 if not started. */
 static int run_evt(const char *prog, int in, char *out, size_t max)
 {
-	char *argv[] = { (char *)prog, "--cli", "-", NULL };
+	char *const argv[] = { (char *)prog, "--cli", "-", NULL };
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t attr;
 	int pipefd[2], status = -1;
