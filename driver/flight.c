@@ -9,6 +9,8 @@
  */
 #include <linux/cache.h>
 #include <linux/compiler.h>
+#include <linux/list.h>
+#include <linux/lockdep.h>
 #include <linux/sched.h>
 #include <linux/sched/rt.h>
 #include <linux/slab.h>
@@ -32,25 +34,42 @@ struct latscope_flight *latscope_flight_alloc(int node)
 		return NULL;
 	local_set(&fl->head, 0);
 	atomic_set(&fl->armed, 0);
+	local_set(&fl->gap, 0);
+	raw_spin_lock_init(&fl->hold_lock);
+	INIT_LIST_HEAD(&fl->holders);
 	return fl;
 }
 
-/**
- * latscope_flight_reserve() - take the next slot of a CPU's record
- * @fl: the record of the CPU this runs on, preemption off
- * @n: set to the slot's number, for latscope_flight_commit()
- *
- * The slot reads as being written until latscope_flight_commit().
- * Context: any, on @fl's CPU.
- * Return: the slot to fill.
+/*
+ * Whether writing entry @n would lose a held window: the oldest entry
+ * left then must still be older than the hold, so that the window keeps
+ * what ran just before it.
  */
-struct latscope_flight_entry *latscope_flight_reserve(struct latscope_flight *fl,
-						      long *n)
+static bool latscope_flight_held(const struct latscope_flight *fl, long n)
+{
+	long keep = n - LATSCOPE_FLIGHT_SLOTS + 1;
+	u64 hold = READ_ONCE(fl->hold);
+
+	if (!hold || keep < 1)
+		return false;
+	return READ_ONCE(fl->slot[(keep - 1) & (LATSCOPE_FLIGHT_SLOTS - 1)].ts) >= hold;
+}
+
+/* The next slot, unless a hold keeps it: reads as being written. */
+static struct latscope_flight_entry *latscope_flight_take(struct latscope_flight *fl,
+							  long *n)
 {
 	struct latscope_flight_entry *e;
+	long h;
 
-	*n = local_inc_return(&fl->head);
-	e = &fl->slot[(*n - 1) & (LATSCOPE_FLIGHT_SLOTS - 1)];
+	/* A writer that interrupts this one takes its own number first. */
+	do {
+		h = local_read(&fl->head);
+		if (latscope_flight_held(fl, h + 1))
+			return NULL;
+	} while (local_cmpxchg(&fl->head, h, h + 1) != h);
+	*n = h + 1;
+	e = &fl->slot[h & (LATSCOPE_FLIGHT_SLOTS - 1)];
 	WRITE_ONCE(e->seq, 0);
 	/*
 	 * Orders the 0 before the new contents: pairs with the first
@@ -62,6 +81,48 @@ struct latscope_flight_entry *latscope_flight_reserve(struct latscope_flight *fl
 	e->arg2 = 0;
 	e->flags = 0;
 	e->id = 0;
+	return e;
+}
+
+/**
+ * latscope_flight_reserve() - take the next slot of a CPU's record
+ * @fl: the record of the CPU this runs on, preemption off
+ * @n: set to the slot's number, for latscope_flight_commit()
+ * @ts: the entry's time, stamped on it
+ *
+ * The slot reads as being written until latscope_flight_commit(). If a
+ * held window leaves no room, the entry is dropped and counted; the next
+ * writer with room writes a GAP entry before its own.
+ *
+ * Context: any, on @fl's CPU.
+ * Return: the slot to fill, or NULL if dropped.
+ */
+struct latscope_flight_entry *latscope_flight_reserve(struct latscope_flight *fl,
+						      long *n, u64 ts)
+{
+	struct latscope_flight_entry *e = latscope_flight_take(fl, n);
+	long dropped;
+	u64 first;
+
+	if (e && local_read(&fl->gap)) {
+		first = READ_ONCE(fl->gap_ts);
+		/* One writer says it: an interrupting one may find 0 here. */
+		dropped = local_xchg(&fl->gap, 0);
+		if (dropped) {
+			e->ts = first;
+			e->kind = LATSCOPE_FL_GAP;
+			e->arg = dropped;
+			e->arg2 = ts;
+			latscope_flight_commit(e, *n);
+			e = latscope_flight_take(fl, n);
+		}
+	}
+	if (!e) {
+		if (local_inc_return(&fl->gap) == 1)
+			WRITE_ONCE(fl->gap_ts, ts);
+		return NULL;
+	}
+	e->ts = ts;
 	return e;
 }
 
@@ -99,17 +160,21 @@ static bool latscope_flight_peek(const struct latscope_flight *fl, long n,
  * @fl: the record
  * @from: the earliest time wanted: the copy goes back to the last
  *	SWITCH before it too, which says what was running then
- * @out: room for LATSCOPE_FLIGHT_SLOTS entries; filled oldest first
- * @cut: set if the record did not reach back to @from (it wrapped, began
- *	after it, or an entry was rewritten during the copy), else cleared
+ * @to: the window wanted ends then: a GAP after it does not cut it
+ * @out: room for LATSCOPE_FLIGHT_SLOTS entries; filled oldest first,
+ *	without GAP entries
+ * @cut: set if the record did not reach back to @from whole (it wrapped,
+ *	began after it, dropped entries after it, or an entry was
+ *	rewritten during the copy), else cleared
  *
  * Finds where to begin by reading times and kinds only, newest first,
- * then copies from there on.
+ * then copies from there on. Nothing before a GAP that began by @to is
+ * copied: what ran across it is not known.
  *
  * Context: any; @fl's CPU may be writing meanwhile.
  * Return: the entries copied.
  */
-u32 latscope_flight_copy(struct latscope_flight *fl, u64 from,
+u32 latscope_flight_copy(struct latscope_flight *fl, u64 from, u64 to,
 			 struct latscope_flight_entry *out, bool *cut)
 {
 	long head = local_read(&fl->head);
@@ -121,6 +186,9 @@ u32 latscope_flight_copy(struct latscope_flight *fl, u64 from,
 
 	for (n = head; n >= oldest; n--) {
 		if (!latscope_flight_peek(fl, n, &ts, &kind))
+			break;
+		/* Entries dropped by @to: what ran before is not known. */
+		if (kind == LATSCOPE_FL_GAP && ts <= to)
 			break;
 		/* Older than the arming: all since is here. */
 		if (ts < since) {
@@ -155,15 +223,88 @@ u32 latscope_flight_copy(struct latscope_flight *fl, u64 from,
 			memcpy(&out[count], e, sizeof(*out));
 			smp_rmb();	/* pairs with reserve's: a rewrite shows */
 			if (READ_ONCE(e->seq) == n) {
-				count++;
-				continue;
+				/* A GAP after the window: nothing to say. */
+				if (out[count].kind == LATSCOPE_FL_GAP && out[count].ts > to)
+					continue;
+				if (out[count].kind != LATSCOPE_FL_GAP) {
+					count++;
+					continue;
+				}
 			}
 		}
-		/* Rewritten since: only what is newer holds together. */
+		/* Rewritten since, or a GAP: only what is newer holds together. */
 		count = 0;
 		*cut = true;
 	}
 	return count;
+}
+
+/* The oldest window of @fl's holders, as the writers' bound. */
+static void latscope_flight_hold_update(struct latscope_flight *fl)
+{
+	struct latscope_flight_holder *h;
+	u64 hold = 0;
+
+	lockdep_assert_held(&fl->hold_lock);
+	list_for_each_entry(h, &fl->holders, node)
+		if (h->from && (!hold || h->from < hold))
+			hold = h->from;
+	WRITE_ONCE(fl->hold, hold);
+}
+
+/**
+ * latscope_flight_holder_add() - a recorder of a session on @fl's CPU
+ * @fl: the record
+ * @h: its holder, holding nothing yet
+ *
+ * Context: process.
+ */
+void latscope_flight_holder_add(struct latscope_flight *fl,
+				struct latscope_flight_holder *h)
+{
+	unsigned long flags;
+
+	h->from = 0;
+	raw_spin_lock_irqsave(&fl->hold_lock, flags);
+	list_add(&h->node, &fl->holders);
+	raw_spin_unlock_irqrestore(&fl->hold_lock, flags);
+}
+
+/**
+ * latscope_flight_holder_del() - undo latscope_flight_holder_add()
+ * @fl: the record
+ * @h: the holder; what it held is let go
+ *
+ * Context: process.
+ */
+void latscope_flight_holder_del(struct latscope_flight *fl,
+				struct latscope_flight_holder *h)
+{
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&fl->hold_lock, flags);
+	list_del(&h->node);
+	latscope_flight_hold_update(fl);
+	raw_spin_unlock_irqrestore(&fl->hold_lock, flags);
+}
+
+/**
+ * latscope_flight_hold() - what a holder needs kept from now on
+ * @fl: the record
+ * @h: one of its holders
+ * @from: the oldest window it has yet to copy begins then; 0: none
+ *
+ * Context: any but NMI.
+ */
+void latscope_flight_hold(struct latscope_flight *fl,
+			  struct latscope_flight_holder *h, u64 from)
+{
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&fl->hold_lock, flags);
+	h->from = from;
+	latscope_flight_hold_update(fl);
+	raw_spin_unlock_irqrestore(&fl->hold_lock, flags);
 }
 
 /**

@@ -44,7 +44,8 @@ static struct latscope_flight *latscope_flight_here(void)
 
 /*
  * A new entry of @kind on this CPU's record, stamped now, if a run
- * records it: the caller fills the rest and commits it with @n.
+ * records it and a held window leaves room: the caller fills the rest
+ * and commits it with @n.
  */
 static struct latscope_flight_entry *latscope_flight_begin(u16 kind, long *n)
 {
@@ -53,9 +54,9 @@ static struct latscope_flight_entry *latscope_flight_begin(u16 kind, long *n)
 
 	if (!fl)
 		return NULL;
-	e = latscope_flight_reserve(fl, n);
-	e->ts = ktime_get_mono_fast_ns();
-	e->kind = kind;
+	e = latscope_flight_reserve(fl, n, ktime_get_mono_fast_ns());
+	if (e)
+		e->kind = kind;
 	return e;
 }
 

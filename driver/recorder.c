@@ -31,7 +31,9 @@ struct latscope_why_job {
 
 /*
  * Takes a pending slot's job, if any: one per slot, as a later claim of
- * a slot makes the earlier one's record useless.
+ * a slot makes the earlier one's record useless. The flight record keeps
+ * holding the oldest window of the job taken and those still pending;
+ * with no job left, nothing.
  */
 static bool latscope_recorder_job(struct latscope_worst_set *set,
 				  struct latscope_why_job *job)
@@ -39,12 +41,17 @@ static bool latscope_recorder_job(struct latscope_worst_set *set,
 	struct latscope_worst *w;
 	unsigned long flags;
 	bool any = false;
+	u64 hold = 0;
 	u32 i;
 
 	raw_spin_lock_irqsave(&set->lock, flags);
-	for (i = 0; i < set->nr && !any; i++) {
+	for (i = 0; i < set->nr; i++) {
 		w = &set->slot[i];
 		if (!w->pending)
+			continue;
+		if (!hold || w->why.ideal_ns < hold)
+			hold = w->why.ideal_ns;
+		if (any)
 			continue;
 		w->pending = false;
 		job->ideal = w->why.ideal_ns;
@@ -55,6 +62,7 @@ static bool latscope_recorder_job(struct latscope_worst_set *set,
 		job->flags = w->job_flags;
 		any = true;
 	}
+	latscope_flight_hold(set->flight, &set->holder, hold);
 	raw_spin_unlock_irqrestore(&set->lock, flags);
 	return any;
 }
@@ -81,7 +89,7 @@ static void latscope_recorder_build(struct kthread_work *work)
 		w.session = set->id;
 		w.responder = job.responder;
 		w.self_fn = set->self_fn;
-		n = latscope_flight_copy(set->flight, job.ideal, b->scratch, &w.cut);
+		n = latscope_flight_copy(set->flight, job.ideal, w.end, b->scratch, &w.cut);
 		latscope_why_build(b->scratch, n, &w, b->tally, rec);
 		rec->why.latency_ns = job.lat;
 		rec->why.realtime_ns = ktime_to_ns(ktime_mono_to_real(ns_to_ktime(job.ideal)));
@@ -138,6 +146,7 @@ struct latscope_worst_set *latscope_recorder_alloc(const struct latscope_setup *
 	set->flight = latscope_flight_of(setup->cpu);
 	set->self_fn = self_fn;
 	raw_spin_lock_init(&set->lock);
+	latscope_flight_holder_add(set->flight, &set->holder);
 	kthread_init_work(&set->work, latscope_recorder_build);
 	latscope_worst_reset(set);
 	return set;
@@ -159,6 +168,7 @@ void latscope_recorder_free(struct latscope_worst_set *set)
 	if (!set)
 		return;
 	kthread_cancel_work_sync(&set->work);
+	latscope_flight_holder_del(set->flight, &set->holder);
 	latscope_builder_put(set->builder);
 	latscope_flight_put();
 	kvfree(set->slot);
@@ -222,8 +232,9 @@ static s32 latscope_recorder_responder(struct latscope_session *s)
  * @ideal: its event's ideal time
  * @crossing: it crossed the trace threshold first: kept whatever its rank
  *
- * Claims its slot and queues the record's building: the measuring
- * context only compares, copies a few words and queues a kthread work.
+ * Claims its slot, holds its window in the flight record and queues the
+ * record's building: the measuring context only compares, copies a few
+ * words and queues a kthread work.
  * Until built, the record holds the latency and time alone, flagged cut
  * with nothing covered.
  *
@@ -266,6 +277,9 @@ void latscope_recorder_sample(struct latscope_session *s, s64 lat, u64 ideal,
 	slot->job_flags = why;
 	slot->pending = true;
 	latscope_worst_done(set);
+	/* Its window stays in the flight record until the builder copied it. */
+	if (!set->holder.from || ideal < set->holder.from)
+		latscope_flight_hold(set->flight, &set->holder, ideal);
 	raw_spin_unlock_irqrestore(&set->lock, flags);
 	kthread_queue_work(set->builder->worker, &set->work);
 }

@@ -10,6 +10,7 @@
 
 #include <linux/atomic.h>
 #include <linux/kthread.h>
+#include <linux/list.h>
 #include <linux/sched.h>
 #include <linux/seqlock.h>
 #include <linux/spinlock.h>
@@ -34,6 +35,7 @@ enum latscope_flight_kind {
 	LATSCOPE_FL_IDLE_ENTER,		/* @id cpuidle state */
 	LATSCOPE_FL_IDLE_EXIT,
 	LATSCOPE_FL_EVENT,		/* latscope's own: see below */
+	LATSCOPE_FL_GAP,		/* entries dropped: see below */
 };
 
 /* struct latscope_flight_entry.flags of an EVENT */
@@ -64,6 +66,11 @@ struct latscope_flight_task {
  * An EVENT is written by latscope when it hands an event to the
  * responder (or, in the irq context, records it): @ts is the responder's
  * wake-up.
+ *
+ * A GAP stands where entries were dropped, as a window was held (see
+ * struct latscope_flight): @ts is the first dropped one's time, @arg how
+ * many, @arg2 the time the GAP was written. What ran across a GAP is not
+ * known.
  */
 struct latscope_flight_entry {
 	u64 seq;
@@ -80,25 +87,63 @@ struct latscope_flight_entry {
 	};
 };
 
-/*
- * One CPU's flight record: written on that CPU only, from any context
- * (an NMI may interrupt a write: each writer reserves its own slot), read
- * from anywhere with the @seq check of latscope_flight_copy().
+/**
+ * struct latscope_flight_holder - one recorder's claim on a flight record
+ * @node: in the record's @holders
+ * @from: the oldest window it has yet to copy begins then; 0: none
+ */
+struct latscope_flight_holder {
+	struct list_head node;
+	u64 from;
+};
+
+/**
+ * struct latscope_flight - one CPU's flight record
+ * @head: entries reserved so far
+ * @armed: running sessions with a recorder
+ * @since: armed then: older entries are stale
+ * @hold: the oldest @from of @holders, 0: none
+ * @gap: entries dropped since the last GAP entry
+ * @gap_ts: the first of them was stamped then
+ * @hold_lock: @holders and @hold's updates
+ * @holders: the recorders of sessions on this CPU
+ * @slot: the ring
+ *
+ * Written on its CPU only, from any context (an NMI may interrupt a
+ * write: each writer reserves its own slot), read from anywhere with the
+ * @seq check of latscope_flight_copy().
+ *
+ * A recorder holds the window of a sample it has yet to copy: until it
+ * has, a writer that would overwrite the last entry before @hold drops
+ * its entry instead, and the next writer that has room writes a GAP
+ * first. So a builder that runs late still finds the window it was asked
+ * for, and later windows that lost entries are known to have.
  */
 struct latscope_flight {
-	local_t head;			/* entries reserved so far */
-	atomic_t armed;			/* running sessions with a recorder */
-	u64 since;			/* armed then: older entries are stale */
+	local_t head;
+	atomic_t armed;
+	u64 since;
+	u64 hold;
+	local_t gap;
+	u64 gap_ts;
+	raw_spinlock_t hold_lock;
+	struct list_head holders;
 	struct latscope_flight_entry slot[LATSCOPE_FLIGHT_SLOTS];
 };
 
 /* flight.c */
 struct latscope_flight *latscope_flight_alloc(int node);
 struct latscope_flight_entry *latscope_flight_reserve(struct latscope_flight *fl,
-						      long *n);
+						      long *n, u64 ts);
 void latscope_flight_commit(struct latscope_flight_entry *e, long n);
-u32 latscope_flight_copy(struct latscope_flight *fl, u64 from,
+u32 latscope_flight_copy(struct latscope_flight *fl, u64 from, u64 to,
 			 struct latscope_flight_entry *out, bool *cut);
+void latscope_flight_holder_add(struct latscope_flight *fl,
+				struct latscope_flight_holder *h);
+void latscope_flight_holder_del(struct latscope_flight *fl,
+				struct latscope_flight_holder *h);
+void latscope_flight_hold(struct latscope_flight *fl,
+			  struct latscope_flight_holder *h, u64 from);
 void latscope_flight_task(struct latscope_flight_task *t,
 			  struct task_struct *task);
 
@@ -200,6 +245,7 @@ void latscope_builder_put(struct latscope_builder *b);
  * @builder: the measured CPU's builder
  * @work: what it does for this set
  * @flight: the measured CPU's flight record
+ * @holder: the windows of @flight it has yet to copy, under @lock
  * @self_fn: the timeline's hrtimer callback, not counted
  *
  * The measuring context claims a slot (placeholder: latency and ideal
@@ -222,6 +268,7 @@ struct latscope_worst_set {
 	struct latscope_builder *builder;
 	struct kthread_work work;
 	struct latscope_flight *flight;
+	struct latscope_flight_holder holder;
 	u64 self_fn;
 };
 

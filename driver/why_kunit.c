@@ -8,7 +8,10 @@
  */
 #include <kunit/test.h>
 #include <linux/delay.h>
+#include <linux/completion.h>
 #include <linux/interrupt.h>
+#include <linux/kthread.h>
+#include <linux/ktime.h>
 #include <linux/minmax.h>
 #include <linux/numa.h>
 #include <linux/preempt.h>
@@ -51,25 +54,27 @@ static struct latscope_flight_entry *flight_reserve(struct latscope_flight *fl,
 	struct latscope_flight_entry *e;
 
 	preempt_disable();
-	e = latscope_flight_reserve(fl, n);
-	e->ts = ts;
-	e->kind = kind;
+	e = latscope_flight_reserve(fl, n, ts);
+	if (e)
+		e->kind = kind;
 	preempt_enable();
 	return e;
 }
 
-/* One entry, written whole as a probe writes it. */
-static void flight_write(struct latscope_flight *fl, u16 kind, u64 ts)
+/* One entry, written whole as a probe writes it: false if dropped. */
+static bool flight_write(struct latscope_flight *fl, u16 kind, u64 ts)
 {
 	struct latscope_flight_entry *e;
 	long n;
 
 	preempt_disable();
-	e = latscope_flight_reserve(fl, &n);
-	e->ts = ts;
-	e->kind = kind;
-	latscope_flight_commit(e, n);
+	e = latscope_flight_reserve(fl, &n, ts);
+	if (e) {
+		e->kind = kind;
+		latscope_flight_commit(e, n);
+	}
 	preempt_enable();
+	return e;
 }
 
 /* @n entries of @out are @first, @first + 1, ... in order, stamped 100 ns apart. */
@@ -93,19 +98,19 @@ static void latscope_flight_oldest_first(struct kunit *test)
 	u64 i;
 
 	/* Nothing written: nothing reaches back anywhere. */
-	KUNIT_EXPECT_EQ(test, latscope_flight_copy(fl, 0, out, &cut), 0U);
+	KUNIT_EXPECT_EQ(test, latscope_flight_copy(fl, 0, U64_MAX, out, &cut), 0U);
 	KUNIT_EXPECT_TRUE(test, cut);
 
 	for (i = 1; i <= 5; i++)
 		flight_write(fl, LATSCOPE_FL_IRQ_ENTRY, i * 100);
 	/* No SWITCH: back to the oldest, which is older than @from. */
-	KUNIT_ASSERT_EQ(test, latscope_flight_copy(fl, 250, out, &cut), 5U);
+	KUNIT_ASSERT_EQ(test, latscope_flight_copy(fl, 250, U64_MAX, out, &cut), 5U);
 	KUNIT_EXPECT_FALSE(test, cut);
 	flight_expect_run(test, out, 5, 1);
 	KUNIT_EXPECT_EQ(test, out[4].kind, (u16)LATSCOPE_FL_IRQ_ENTRY);
 
 	/* The oldest entry is not older than @from: the record began after it. */
-	KUNIT_ASSERT_EQ(test, latscope_flight_copy(fl, 100, out, &cut), 5U);
+	KUNIT_ASSERT_EQ(test, latscope_flight_copy(fl, 100, U64_MAX, out, &cut), 5U);
 	KUNIT_EXPECT_TRUE(test, cut);
 	flight_expect_run(test, out, 5, 1);
 }
@@ -124,17 +129,17 @@ static void latscope_flight_wraps(struct kunit *test)
 		flight_write(fl, LATSCOPE_FL_IRQ_ENTRY, i * 100);
 
 	/* From a time the ring no longer holds: all it has, and cut. */
-	KUNIT_ASSERT_EQ(test, latscope_flight_copy(fl, 5 * 100, out, &cut),
+	KUNIT_ASSERT_EQ(test, latscope_flight_copy(fl, 5 * 100, U64_MAX, out, &cut),
 			(u32)LATSCOPE_FLIGHT_SLOTS);
 	KUNIT_EXPECT_TRUE(test, cut);
 	flight_expect_run(test, out, LATSCOPE_FLIGHT_SLOTS, oldest);
 
 	/* From the oldest kept entry's own time: still not older. */
-	latscope_flight_copy(fl, oldest * 100, out, &cut);
+	latscope_flight_copy(fl, oldest * 100, U64_MAX, out, &cut);
 	KUNIT_EXPECT_TRUE(test, cut);
 
 	/* Just after it: the ring reaches back, whole. */
-	KUNIT_ASSERT_EQ(test, latscope_flight_copy(fl, oldest * 100 + 1, out, &cut),
+	KUNIT_ASSERT_EQ(test, latscope_flight_copy(fl, oldest * 100 + 1, U64_MAX, out, &cut),
 			(u32)LATSCOPE_FLIGHT_SLOTS);
 	KUNIT_EXPECT_FALSE(test, cut);
 	flight_expect_run(test, out, LATSCOPE_FLIGHT_SLOTS, oldest);
@@ -154,13 +159,13 @@ static void latscope_flight_back_to_switch(struct kunit *test)
 	flight_write(fl, LATSCOPE_FL_IRQ_EXIT, 600);
 
 	/* Back to the last SWITCH before @from, included, and no further. */
-	KUNIT_ASSERT_EQ(test, latscope_flight_copy(fl, 550, out, &cut), 3U);
+	KUNIT_ASSERT_EQ(test, latscope_flight_copy(fl, 550, U64_MAX, out, &cut), 3U);
 	KUNIT_EXPECT_FALSE(test, cut);
 	flight_expect_run(test, out, 3, 4);
 	KUNIT_EXPECT_EQ(test, out[0].kind, (u16)LATSCOPE_FL_SWITCH);
 
 	/* A SWITCH at @from itself is not before it: the one before is. */
-	KUNIT_ASSERT_EQ(test, latscope_flight_copy(fl, 400, out, &cut), 5U);
+	KUNIT_ASSERT_EQ(test, latscope_flight_copy(fl, 400, U64_MAX, out, &cut), 5U);
 	KUNIT_EXPECT_FALSE(test, cut);
 	flight_expect_run(test, out, 5, 2);
 	KUNIT_EXPECT_EQ(test, out[0].kind, (u16)LATSCOPE_FL_SWITCH);
@@ -180,21 +185,111 @@ static void latscope_flight_stops_at_writer(struct kunit *test)
 	/* Being written: its seq reads 0 until it is published. */
 	e = flight_reserve(fl, LATSCOPE_FL_IRQ_EXIT, 400, &n);
 	KUNIT_EXPECT_EQ(test, n, 4L);
-	KUNIT_EXPECT_EQ(test, latscope_flight_copy(fl, 250, out, &cut), 0U);
+	KUNIT_EXPECT_EQ(test, latscope_flight_copy(fl, 250, U64_MAX, out, &cut), 0U);
 	KUNIT_EXPECT_TRUE(test, cut);
 
 	/* Two more from a writer that interrupted it, as an NMI would. */
 	flight_write(fl, LATSCOPE_FL_NMI, 500);
 	flight_write(fl, LATSCOPE_FL_NMI, 600);
-	KUNIT_ASSERT_EQ(test, latscope_flight_copy(fl, 250, out, &cut), 2U);
+	KUNIT_ASSERT_EQ(test, latscope_flight_copy(fl, 250, U64_MAX, out, &cut), 2U);
 	KUNIT_EXPECT_TRUE(test, cut);
 	flight_expect_run(test, out, 2, 5);
 
 	/* Published: the copy goes through it. */
 	latscope_flight_commit(e, n);
-	KUNIT_ASSERT_EQ(test, latscope_flight_copy(fl, 250, out, &cut), 6U);
+	KUNIT_ASSERT_EQ(test, latscope_flight_copy(fl, 250, U64_MAX, out, &cut), 6U);
 	KUNIT_EXPECT_FALSE(test, cut);
 	flight_expect_run(test, out, 6, 1);
+}
+
+/* The entry numbered @n, whatever it holds now. */
+static const struct latscope_flight_entry *flight_slot(const struct latscope_flight *fl, long n)
+{
+	return &fl->slot[(n - 1) & (LATSCOPE_FLIGHT_SLOTS - 1)];
+}
+
+static void latscope_flight_hold_keeps_window(struct kunit *test)
+{
+	const u64 total = 10 + LATSCOPE_FLIGHT_SLOTS;
+	/* The last entry kept: entry 4, the one before the window, stays. */
+	const u64 last = LATSCOPE_FLIGHT_SLOTS + 3;
+	struct latscope_flight *fl = flight_new(test);
+	struct latscope_flight_entry *out = flight_room(test);
+	struct latscope_flight_holder h;
+	const struct latscope_flight_entry *gap;
+	bool cut = true;
+	u32 i, n, written = 0;
+
+	latscope_flight_holder_add(fl, &h);
+	for (i = 1; i <= 10; i++)
+		flight_write(fl, LATSCOPE_FL_IRQ_ENTRY, i * 100);
+	/* A window from 500 to 1000, not copied yet. */
+	latscope_flight_hold(fl, &h, 500);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(fl->hold), 500ULL);
+	for (i = 11; i <= total; i++)
+		written += flight_write(fl, LATSCOPE_FL_IRQ_EXIT, i * 100);
+	KUNIT_EXPECT_EQ(test, written, (u32)(last - 10));
+	KUNIT_EXPECT_EQ(test, local_read(&fl->gap), (long)(total - last));
+	KUNIT_EXPECT_EQ(test, READ_ONCE(fl->gap_ts), (last + 1) * 100);
+
+	/* The window is whole, from the entry before it on. */
+	KUNIT_ASSERT_EQ(test, latscope_flight_copy(fl, 500, 1000, out, &cut),
+			(u32)LATSCOPE_FLIGHT_SLOTS);
+	KUNIT_EXPECT_FALSE(test, cut);
+	flight_expect_run(test, out, LATSCOPE_FLIGHT_SLOTS, 4);
+
+	/* Let go: the next writer says what was dropped, then writes its own. */
+	latscope_flight_hold(fl, &h, 0);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(fl->hold), 0ULL);
+	KUNIT_EXPECT_TRUE(test, flight_write(fl, LATSCOPE_FL_IRQ_ENTRY, 90000000));
+	gap = flight_slot(fl, last + 1);
+	KUNIT_EXPECT_EQ(test, gap->seq, last + 1);
+	KUNIT_EXPECT_EQ(test, gap->kind, (u16)LATSCOPE_FL_GAP);
+	KUNIT_EXPECT_EQ(test, gap->ts, (last + 1) * 100);
+	KUNIT_EXPECT_EQ(test, gap->arg, total - last);
+	KUNIT_EXPECT_EQ(test, gap->arg2, 90000000ULL);
+	KUNIT_EXPECT_EQ(test, flight_slot(fl, last + 2)->ts, 90000000ULL);
+	KUNIT_EXPECT_EQ(test, local_read(&fl->gap), 0L);
+
+	/* A window that ended before the GAP: whole, and no GAP in the copy. */
+	n = latscope_flight_copy(fl, (last - 1) * 100, last * 100, out, &cut);
+	KUNIT_EXPECT_FALSE(test, cut);
+	KUNIT_ASSERT_EQ(test, n, (u32)LATSCOPE_FLIGHT_SLOTS - 1);
+	for (i = 0; i < n; i++)
+		KUNIT_EXPECT_NE_MSG(test, out[i].kind, (u16)LATSCOPE_FL_GAP, "entry %u", i);
+	KUNIT_EXPECT_EQ(test, out[n - 1].ts, 90000000ULL);
+
+	/* A window the GAP began in: only what came after it, and cut. */
+	KUNIT_ASSERT_EQ(test, latscope_flight_copy(fl, last * 100 + 50, 90000000, out, &cut), 1U);
+	KUNIT_EXPECT_TRUE(test, cut);
+	KUNIT_EXPECT_EQ(test, out[0].ts, 90000000ULL);
+	/* One after it: the entries after the GAP reach back. */
+	KUNIT_EXPECT_EQ(test, latscope_flight_copy(fl, 90000001, 90000002, out, &cut), 1U);
+	KUNIT_EXPECT_FALSE(test, cut);
+	latscope_flight_holder_del(fl, &h);
+}
+
+static void latscope_flight_oldest_hold_counts(struct kunit *test)
+{
+	struct latscope_flight *fl = flight_new(test);
+	struct latscope_flight_holder a, b;
+
+	latscope_flight_holder_add(fl, &a);
+	latscope_flight_holder_add(fl, &b);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(fl->hold), 0ULL);
+	latscope_flight_hold(fl, &a, 700);
+	latscope_flight_hold(fl, &b, 300);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(fl->hold), 300ULL);
+	/* One let go: the other's window still holds. */
+	latscope_flight_hold(fl, &b, 0);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(fl->hold), 700ULL);
+	latscope_flight_hold(fl, &b, 900);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(fl->hold), 700ULL);
+	/* A holder that leaves lets its window go. */
+	latscope_flight_holder_del(fl, &a);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(fl->hold), 900ULL);
+	latscope_flight_holder_del(fl, &b);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(fl->hold), 0ULL);
 }
 
 /* ---- the K worst set ---- */
@@ -943,6 +1038,98 @@ static void latscope_why_task_from_event(struct kunit *test)
 
 /* ---- SETUP, and a real run ---- */
 
+/* A work that keeps its worker busy until let go: a builder made late. */
+struct why_blocker {
+	struct kthread_work work;
+	struct completion running;
+	struct completion go;
+};
+
+static void why_blocker_fn(struct kthread_work *work)
+{
+	struct why_blocker *b = container_of(work, struct why_blocker, work);
+
+	complete(&b->running);
+	wait_for_completion(&b->go);
+}
+
+static void why_blocker_release(void *data)
+{
+	struct why_blocker *b = data;
+
+	complete_all(&b->go);
+}
+
+static void latscope_why_late_builder(struct kunit *test)
+{
+	struct latscope_setup setup = latscope_base_setup(LATSCOPE_CTX_IRQ, NS_PER_MS);
+	const u32 more = 2 * LATSCOPE_FLIGHT_SLOTS;
+	const struct latscope_flight_entry *gap;
+	const struct latscope_why *why;
+	struct latscope_session *s;
+	struct latscope_flight *fl;
+	struct latscope_worst *tmp;
+	struct why_blocker *blk;
+	u32 i, dropped = 0;
+	u64 base;
+	long head;
+
+	setup.why_records = 2;
+	s = latscope_kunit_session(test, &setup);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, s->worst);
+	fl = s->worst->flight;
+	tmp = kunit_kcalloc(test, setup.why_records, sizeof(*tmp), GFP_KERNEL);
+	blk = kunit_kzalloc(test, sizeof(*blk), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, tmp);
+	KUNIT_ASSERT_NOT_NULL(test, blk);
+	init_completion(&blk->running);
+	init_completion(&blk->go);
+	kthread_init_work(&blk->work, why_blocker_fn);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, why_blocker_release, blk), 0);
+	kthread_queue_work(s->worst->builder->worker, &blk->work);
+	wait_for_completion(&blk->running);
+
+	/*
+	 * Written by hand on the CPU's record (the session is not armed, so
+	 * no probe writes there), newer than whatever it holds.
+	 */
+	base = ktime_get_mono_fast_ns();
+	flight_write(fl, LATSCOPE_FL_SWITCH, base + 100);
+	flight_write(fl, LATSCOPE_FL_IRQ_ENTRY, base + 170);
+	flight_write(fl, LATSCOPE_FL_IRQ_EXIT, base + 320);
+	latscope_recorder_sample(s, 200, base + 150, false);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(fl->hold), base + 150);
+
+	/* The CPU goes on for twice its record while the builder waits. */
+	for (i = 0; i < more; i++)
+		dropped += !flight_write(fl, i & 1 ? LATSCOPE_FL_IRQ_EXIT : LATSCOPE_FL_IRQ_ENTRY,
+					 base + 1000 + i);
+	/* Room for all but the window's three entries, the SWITCH first. */
+	KUNIT_EXPECT_EQ(test, dropped, more - (LATSCOPE_FLIGHT_SLOTS - 3));
+
+	why_blocker_release(blk);
+	KUNIT_ASSERT_EQ(test, latscope_recorder_export(s, tmp), 1);
+	why = (const struct latscope_why *)tmp;
+	KUNIT_EXPECT_EQ_MSG(test, why->flags & LATSCOPE_WHY_CUT, 0U, "flags %#x", why->flags);
+	KUNIT_EXPECT_EQ(test, why->latency_ns, 200LL);
+	KUNIT_EXPECT_EQ(test, why->window_ns, 200ULL);
+	KUNIT_ASSERT_GE(test, why->nr_items, 1U);
+	KUNIT_EXPECT_EQ(test, why->item[0].kind, (u32)LATSCOPE_WHY_IRQ);
+	KUNIT_EXPECT_EQ(test, why->item[0].duration_ns, 150ULL);
+
+	/* Built: nothing held, and the next entry comes after a GAP. */
+	KUNIT_EXPECT_EQ(test, READ_ONCE(fl->hold), 0ULL);
+	KUNIT_EXPECT_TRUE(test, flight_write(fl, LATSCOPE_FL_IRQ_ENTRY, base + 1000 + more));
+	head = local_read(&fl->head);
+	gap = flight_slot(fl, head - 1);
+	KUNIT_EXPECT_EQ(test, gap->kind, (u16)LATSCOPE_FL_GAP);
+	KUNIT_EXPECT_EQ(test, gap->arg, (u64)dropped);
+
+	/* Later tests arm this record: let the clock pass what was made up. */
+	while (ktime_get_mono_fast_ns() <= base + 1000 + more)
+		cpu_relax();
+}
+
 static void latscope_why_setup_refused(struct kunit *test)
 {
 	struct latscope_setup setup = latscope_base_setup(LATSCOPE_CTX_KERNEL, NS_PER_MS);
@@ -1072,6 +1259,8 @@ static struct kunit_case latscope_why_cases[] = {
 	KUNIT_CASE(latscope_flight_wraps),
 	KUNIT_CASE(latscope_flight_back_to_switch),
 	KUNIT_CASE(latscope_flight_stops_at_writer),
+	KUNIT_CASE(latscope_flight_hold_keeps_window),
+	KUNIT_CASE(latscope_flight_oldest_hold_counts),
 	KUNIT_CASE(latscope_worst_keeps_k_largest),
 	KUNIT_CASE(latscope_worst_export_worst_first),
 	KUNIT_CASE(latscope_why_splits_latency),
@@ -1087,6 +1276,7 @@ static struct kunit_case latscope_why_cases[] = {
 	KUNIT_CASE(latscope_why_busy_responder),
 	KUNIT_CASE(latscope_why_task_from_event),
 	KUNIT_CASE(latscope_why_no_event_no_blocking),
+	KUNIT_CASE(latscope_why_late_builder),
 	KUNIT_CASE(latscope_why_setup_refused),
 	KUNIT_CASE_SLOW(latscope_why_real_run),
 	{}
