@@ -36,6 +36,7 @@ LAYERS = [
     # folder    what it holds
     ("cli",     "option parsing, main; the only place that exits"),
     ("cost",    "the cost suite: workloads timed, plain and while latscope measures"),
+    ("serve",   "the exporter: a sink of the run's seconds, HTTP (libmicrohttpd), textfile"),
     ("latmon",  "latmon client and monitor, plugged into run by a link ops table"),
     ("run",     "engine: sessions, threads, logger and sinks, signals, stress, checkpoint"),
     ("output",  "small JSON writer, printers of a finished report to a FILE *"),

@@ -24,7 +24,7 @@ build() { # out, api
 	fi
 	# shellcheck disable=SC2086 # the libraries are words
 	cc -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -Werror -pthread -DLS_TEST_GPIOD_API="$2" \
-		-I"$top/userspace" -I"$top/driver/include/uapi" "$top"/tests/unit/{unit,test_core,test_heat,test_cost,test_output,test_run,test_cli}.c \
+		-I"$top/userspace" -I"$top/driver/include/uapi" "$top"/tests/unit/{unit,test_core,test_heat,test_cost,test_output,test_prom,test_run,test_cli}.c \
 		"$top/userspace/liblatscope-cli.a" ${libs#* } -o "$1"
 }
 status=0
@@ -120,6 +120,38 @@ check(doc["sysinfo"]["preemption"] == "PREEMPT_RT", "preemption model")
 check(doc["overruns"] == 1 and doc["duration_s"] == 61, "overruns and duration")
 sys.exit(summary("json"))
 PY
+# test_prom.c's scrapes: the 0.0.4 text as promtool lints it, OpenMetrics as
+# prometheus_client's strict parser reads it.
+for fmt in prom om; do
+	[ -s "$out/scrape.$fmt" ] || { echo "not ok - prom: no scrape.$fmt written"; status=1; }
+done
+if lint=$(promtool check metrics <"$out/scrape.prom" 2>&1); then
+	echo "ok - prom: promtool check metrics: clean"
+else
+	echo "not ok - prom: promtool check metrics:"
+	echo "#   ${lint//$'\n'/$'\n'#   }"
+	status=1
+fi
+if om=$(/usr/bin/python3 - "$out/scrape.om" 2>&1 <<'PY'
+import sys
+from prometheus_client.openmetrics.parser import text_string_to_metric_families
+
+with open(sys.argv[1]) as f:
+    fams = {m.name: m for m in text_string_to_metric_families(f.read())}
+assert fams["latscope"].type == "info", fams["latscope"].type
+assert fams["latscope_overruns"].type == "counter"
+h = fams["latscope_latency_seconds"]
+assert h.type == "histogram" and h.unit == "seconds"
+print(len(fams), "families,", sum(len(m.samples) for m in fams.values()), "samples")
+PY
+); then
+	echo "ok - prom: OpenMetrics parsed: $om"
+else
+	echo "not ok - prom: OpenMetrics not parsed:"
+	echo "#   ${om//$'\n'/$'\n'#   }"
+	status=1
+fi
+
 # --help, the man page and the code name the same options and exit codes.
 make -s -C "$top/userspace" latscope
 help=$("$top/userspace/latscope" --help=all)

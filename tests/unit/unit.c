@@ -95,6 +95,7 @@ int main(int argc, char **argv)
 	test_signals_after_run();
 	test_latmon_frames();
 	test_allow();
+	test_prom(argc > 3 ? argv[3] : NULL);
 	if (argc > 1)
 		test_json(argv[1]);
 	if (argc > 2)

@@ -51,6 +51,9 @@ void test_gpio_edge_used(void);
 void test_json(const char *path);
 void test_why(void);
 
+/* test_prom.c */
+void test_prom(const char *dir);
+
 /* test_run.c */
 void test_gpiod_compat(void);
 void test_irq_thread(const char *dir);

@@ -2,8 +2,8 @@
 /*
  * latscope CLI: --help, by mode. The first page has the timer contexts
  * and the options every run takes, then one line per mode; each mode's
- * page (--help=gpio, gpiod, latmon, monitor, report) is complete for it,
- * and --help=all is every page. --help after a mode's options shows that
+ * page (--help=gpio, gpiod, latmon, monitor, cost, serve, report) is
+ * complete for it, and --help=all is every page. --help after a mode's options shows that
  * mode's page (latscope --monitor --help).
  */
 #include <string.h>
@@ -67,6 +67,7 @@ static const char main_page[] =
 "  --help=latmon    timed by a latmon monitor on another board: -z, -Z\n"
 "  --help=monitor   be the latmon monitor of another board: --monitor\n"
 "  --help=cost      what being measured costs other work: --cost\n"
+"  --help=serve     measure without end for Prometheus: --serve, --textfile\n"
 "  --help=report    compare runs: latscope-report\n"
 "\n"
 "PCT| gives the 99 to 99.9999th percentiles in us: N is the upper edge of a\n"
@@ -192,6 +193,29 @@ static const char cost_page[] =
 "\n"
 "  latscope --cost -c 3 --json rt-cost.json       (on each kernel)\n";
 
+static const char serve_page[] =
+"latscope as a Prometheus exporter: measures without end on the CPUs and in\n"
+"the context the options of every run give (timer, GPIO, --gpiod), and shows\n"
+"the figures at GET /metrics (OpenMetrics when the scraper asks for it) or in\n"
+"a file for node_exporter's textfile collector. A run that fails (no driver,\n"
+"a CPU offline) shows latscope_measuring 0 and is started again every 2 s;\n"
+"counters only grow within one process. SIGTERM or Ctrl-C ends it; -T ends\n"
+"it after that long. Not with -g, --json, --checkpoint, -A, -b, --cost,\n"
+"--check-setup, --apply-setup, --monitor or a latmon host.\n"
+"\n"
+"     --serve[=[<addr>:]<port>]  serve HTTP there; an IPv6 address in\n"
+"                          brackets, [::1]:19380 [=every address, port 19380]\n"
+"     --textfile=<file>    write the metrics to <file> (e.g. in node_exporter's\n"
+"                          --collector.textfile.directory), whole, by rename\n"
+"     --textfile-every=<t>[smh]  how often [=15s]\n"
+"     --window=<s>         latscope_latency_window_max_seconds covers the last\n"
+"                          <s> seconds, 1 to 3600 [=60]\n"
+"     --buckets=<list>     the histogram's bucket bounds in us, increasing,\n"
+"                          at most 32 [=1,2,5,10,...,100000]\n"
+"\n"
+"  latscope --serve=127.0.0.1:19380 -k --cpus 1-3\n"
+"  latscope --textfile=/var/lib/prometheus/node-exporter/latscope.prom -u\n";
+
 static const char report_page[] =
 "latscope-report: tables and plots that compare latscope runs, from their\n"
 "JSON files (latscope --json).\n"
@@ -212,6 +236,7 @@ static const struct {
 	{ "latmon", latmon_page },
 	{ "monitor", monitor_page },
 	{ "cost", cost_page },
+	{ "serve", serve_page },
 	{ "report", report_page },
 };
 
@@ -234,6 +259,8 @@ static const char *page_of(const struct ls_params *p)
 		return "monitor";
 	if (p->cost)
 		return "cost";
+	if (p->serve || p->textfile)
+		return "serve";
 	if (p->context == LS_CTX_GPIOD && p->context_given)
 		return "gpiod";
 	if (p->latmon_host[0] || p->inband)

@@ -13,6 +13,7 @@
 #include "latmon/latmon.h"
 #include "output/output.h"
 #include "run/run.h"
+#include "serve/serve.h"
 
 /* A final check, as latmus makes one: figures that cannot all be true. */
 static bool results_consistent(const struct ls_report *r)
@@ -186,12 +187,12 @@ int main(int argc, char **argv)
 	struct ls_heat_src heat;
 	/* Each second: kept for the files with its heat, then printed and checked. */
 	const struct ls_sink sinks[] = {
-		{ ls_timeline_second, NULL }, { ls_heat_second, &heat },
-		{ ls_console_second, NULL },
+		{ .second = ls_timeline_second }, { .second = ls_heat_second, .priv = &heat },
+		{ .second = ls_console_second },
 	};
 	struct ls_latmon_conn conn;
 	const struct ls_link latmon = { &ls_latmon_client_ops, &conn };
-	struct ls_plug plug = { sinks, ARRAY_SIZE(sinks), NULL };
+	struct ls_plug plug = { .sinks = sinks, .nr_sinks = ARRAY_SIZE(sinks) };
 	const char *sysfs = getenv("LATSCOPE_SYSFS");
 	const char *root = getenv("LATSCOPE_ROOT");
 	struct ls_setup_undo undo = { 0 };
@@ -248,6 +249,8 @@ int main(int argc, char **argv)
 	}
 	if (p.monitor && !p.calibrate)
 		return ls_monitor_serve(&p, &sys);
+	if (p.serve || p.textfile)
+		return ls_serve(&p, &sys);
 
 	/* -z HOST: the run's figures are a latmon monitor's. */
 	if (p.latmon_host[0])

@@ -17,6 +17,7 @@
 #include "cost/cost.h"
 #include "core/latmon_wire.h"
 #include "run/run.h"
+#include "serve/serve.h"
 
 void ls_params_init(struct ls_params *p)
 {
@@ -204,6 +205,23 @@ static int checkpoint_value(struct opt_call *call)
 	snprintf(buf, sizeof(buf), "%s%s", arg,
 		 arg[0] && isdigit((unsigned char)arg[strlen(arg) - 1]) ? "m" : "");
 	if (ls_parse_duration(buf, &call->p->checkpoint_s) || !call->p->checkpoint_s)
+		return BAD_VALUE;
+	return 0;
+}
+
+/* --serve[=[ADDR:]PORT]: checked here, parsed again where it listens. */
+static int serve_value(struct opt_call *call)
+{
+	struct ls_serve_addr a;
+
+	call->p->serve = true;
+	call->p->serve_addr = call->arg;
+	return ls_serve_parse_addr(call->arg, &a, call->err, call->errlen);
+}
+
+static int textfile_every_value(struct opt_call *call)
+{
+	if (ls_parse_duration(call->arg, &call->p->textfile_s) || call->p->textfile_s > 3600)
 		return BAD_VALUE;
 	return 0;
 }
@@ -520,6 +538,14 @@ static const struct opt opts[] = {
 	  .word = "a zone number, or none" },
 	{ "checkpoint", 0, required_argument, HANDLER(checkpoint_value),
 	  .hint = "minutes, or 30s, 5m, 2h" },
+	{ "serve", 0, optional_argument, HANDLER(serve_value), .word = "[ADDR:]PORT" },
+	{ "textfile", 0, required_argument, TEXT(textfile), .word = "a .prom file" },
+	{ "textfile-every", 0, required_argument, HANDLER(textfile_every_value),
+	  .hint = "e.g. 15, 15s, 1m; at most an hour" },
+	{ "window", 0, required_argument, NUMBER(window_s, 1, LS_PROM_MAX_WINDOW_S),
+	  .hint = "seconds, %llu to %llu" },
+	{ "buckets", 0, required_argument, TEXT(buckets),
+	  .word = "bounds in microseconds, e.g. 1,2,5,10" },
 	{ "cpus", 0, required_argument, HANDLER(cpus_value),
 	  .hint = "a list such as 1,3-5, or all" },
 	{ "json", 0, required_argument, TEXT(json_path), .word = "a file name, or - for stdout" },
@@ -710,6 +736,11 @@ static void stray_argument(char **argv, int at, char *err, size_t errlen)
 	const char *arg = argv[at], *prev = argv[at - 1];
 	const struct opt *o = NULL;
 
+	if (!strcmp(prev, "--serve") || !strcmp(prev, "--why")) {
+		ls_fail(err, errlen, "unexpected argument '%s': %s takes its value as %s=%s", arg,
+			prev, prev, arg);
+		return;
+	}
 	if (prev[0] == '-' && prev[1] && prev[1] != '-')
 		o = opt_of((unsigned char)prev[strlen(prev) - 1]);
 	if (!o || o->has_arg != no_argument || !isdigit((unsigned char)arg[0])) {
@@ -738,6 +769,30 @@ static void default_context(struct ls_params *p)
 		p->context = LS_CTX_GPIOD;
 }
 
+/* The exporter's options: with --serve or --textfile, and what they leave out. */
+static int check_exporter(struct ls_params *p, char *err, size_t errlen)
+{
+	struct ls_prom_bounds b;
+
+	if (!p->serve && !p->textfile) {
+		if (p->textfile_s || p->window_s || p->buckets) {
+			ls_fail(err, errlen, "--textfile-every, --window and --buckets belong to --serve or --textfile");
+			return -1;
+		}
+		return 0;
+	}
+	if (p->cost || p->check_setup || p->apply_setup || p->monitor || p->latmon_host[0] ||
+	    p->plot_path || p->json_path || p->checkpoint_s || p->abort_us || p->breaktrace_us) {
+		ls_fail(err, errlen, "--serve and --textfile measure until stopped and show the figures to Prometheus: not with --cost, --check-setup, --apply-setup, --monitor, a latmon host (-z/-Z HOST), -g, --json, --checkpoint, -A or -b");
+		return -1;
+	}
+	if (p->buckets && ls_prom_parse_bounds(p->buckets, &b, err, errlen))
+		return -1;
+	if (p->textfile && !p->textfile_s)
+		p->textfile_s = LS_TEXTFILE_EVERY_S;
+	return 0;
+}
+
 /* What the options ask of each other, once all are read: the source's rules first. */
 static int check_together(struct ls_params *p, char *err, size_t errlen)
 {
@@ -764,6 +819,8 @@ static int check_together(struct ls_params *p, char *err, size_t errlen)
 		ls_fail(err, errlen, "--cost measures with the timer on one CPU while its workloads run, until they end: -i/-k/-u, -c, -p, -P, --json, --stress and --cost-* only");
 		return -1;
 	}
+	if (check_exporter(p, err, errlen))
+		return -1;
 	if (p->threads && (p->source != LATSCOPE_SRC_TIMER || p->context == LS_CTX_GPIOD ||
 			   p->latmon_host[0] || p->monitor || p->cost)) {
 		ls_fail(err, errlen, "--threads %u: responders of the timer (-i, -k, -u) only, not with GPIO, --gpiod, -z, --monitor or --cost",

@@ -123,6 +123,12 @@ struct ls_params {
 	int thermal_zone;		/* --thermal-zone N, LS_ZONE_AUTO or _NONE */
 	unsigned int threads;		/* --threads: responders, 0: one per CPU */
 	bool cost;			/* --cost: the cost suite instead of a run */
+	bool serve;			/* --serve: the exporter, over HTTP */
+	const char *serve_addr;		/* its [ADDR:]PORT, NULL: the default */
+	const char *textfile;		/* --textfile: the exporter, into this .prom file */
+	unsigned long long textfile_s;	/* --textfile-every, seconds */
+	unsigned int window_s;		/* --window: the exporter's windowed maximum, s */
+	const char *buckets;		/* --buckets: its bounds in us, NULL: default */
 	bool check_setup;		/* --check-setup: the setup verdict, no run */
 	bool apply_setup;		/* --apply-setup: fix what can be, for the run */
 	unsigned int cost_repeat;	/* --cost-repeat: runs of each workload */

@@ -324,10 +324,11 @@ static int measure(const struct ls_params *base, const struct ls_sysinfo *sys,
 {
 	/* Each second: kept, streamed to the client, then printed and checked. */
 	const struct ls_sink sinks[] = {
-		{ ls_timeline_second, NULL }, { peer_second, peer }, { ls_console_second, NULL },
+		{ .second = ls_timeline_second }, { .second = peer_second, .priv = peer },
+		{ .second = ls_console_second },
 	};
 	const struct ls_link link = { &peer_link_ops, peer };
-	const struct ls_plug plug = { sinks, 3, &link };
+	const struct ls_plug plug = { .sinks = sinks, .nr_sinks = 3, .link = &link };
 	struct ls_report r = { 0 };
 	struct ls_params p = *base;
 	char err[512] = "", names[2][PATH_MAX];

@@ -30,6 +30,17 @@ void ls_request_stop(struct run *run, int code)
 		kill(getpid(), SIGUSR1);
 }
 
+/* One CPU's record of a second, to the sinks that want it. */
+static void cpu_second(struct run *run, int cpu, const struct latscope_bulk *b)
+{
+	const struct ls_sink *s = run->plug->sinks;
+	int i;
+
+	for (i = 0; i < run->plug->nr_sinks; i++)
+		if (s[i].cpu_second)
+			s[i].cpu_second(run, s[i].priv, cpu, b);
+}
+
 /*
  * Prints every second all CPUs have reported (or that is the oldest left
  * once a CPU reached its end of stream), merging the CPUs' records.
@@ -72,6 +83,7 @@ static void log_ready_seconds(struct run *run, bool drain)
 
 			if (!c->queued || b->second != second)
 				continue;
+			cpu_second(run, c->cpu, b);
 			if (b->samples)
 				ls_merge_extremes(&m.min_ns, &m.max_ns, !m.samples,
 						  b->min_ns, b->max_ns);

@@ -177,17 +177,16 @@ int ls_checkpoint_alloc(struct run *run, const struct ls_report *r)
 }
 
 /*
- * Rewrites the plot and JSON files with what the run measured so far, so
- * that a crash or a power cut keeps it. Errors are said and the run goes
- * on: the final files are written as usual.
+ * The sessions' figures so far into @run's copy: 0, or -1 with the reason
+ * said once on stderr (an old driver cannot take snapshots: never again).
  */
-void ls_checkpoint(struct run *run, const struct ls_report *r)
+static int snapshot(struct run *run, const char *what)
 {
 	struct ls_report *s = &run->snap;
 	int i, ret;
 
 	if (run->snap_off)
-		return;
+		return -1;
 	for (i = 0; i < run->nr; i++) {
 		struct ls_cpu_result *out = ls_result_slot(run, s, i);
 
@@ -195,18 +194,46 @@ void ls_checkpoint(struct run *run, const struct ls_report *r)
 		out->isolated = run->cpus[i].isolated;
 		ret = run->cpus[i].ops->result(&run->cpus[i], out, run->p->hist_cells, true);
 		if (ret == -ENOTTY) {
-			fprintf(stderr, "latscope: this latscope.ko cannot read a running session: --checkpoint needs the driver of this latscope\n");
+			fprintf(stderr, "latscope: this latscope.ko cannot read a running session: %s needs the driver of this latscope\n",
+				what);
 			run->snap_off = true;
-			return;
+			return -1;
 		}
 		if (ret) {
-			fprintf(stderr, "latscope: checkpoint skipped, CPU%d: %s\n",
+			fprintf(stderr, "latscope: %s skipped, CPU%d: %s\n", what,
 				run->cpus[i].cpu,
 				ret == -EAGAIN ? "its histogram changed during every copy" :
 				strerror(-ret));
-			return;
+			return -1;
 		}
 	}
+	return 0;
+}
+
+/**
+ * ls_run_snapshot() - the running sessions' figures so far
+ * @run: a run whose plug asked for snapshots
+ *
+ * Context: the logger, from a sink.
+ * Return: the run's copy, its cpu[] (and monitor) filled in, valid until
+ * the next call; NULL if a session could not be read (said on stderr).
+ */
+const struct ls_report *ls_run_snapshot(struct run *run)
+{
+	return snapshot(run, "a snapshot") ? NULL : &run->snap;
+}
+
+/*
+ * Rewrites the plot and JSON files with what the run measured so far, so
+ * that a crash or a power cut keeps it. Errors are said and the run goes
+ * on: the final files are written as usual.
+ */
+void ls_checkpoint(struct run *run, const struct ls_report *r)
+{
+	struct ls_report *s = &run->snap;
+
+	if (snapshot(run, "--checkpoint"))
+		return;
 	pthread_mutex_lock(&run->tl_lock);
 	memcpy(s->timeline, r->timeline, sizeof(*s->timeline));
 	pthread_mutex_unlock(&run->tl_lock);

@@ -163,7 +163,7 @@ static int alloc_buffers(struct run *run, struct ls_report *r, char *err, size_t
 	}
 	ls_timeline_init(r->timeline);
 	run->timeline = r->timeline;
-	if (run->p->checkpoint_s && ls_checkpoint_alloc(run, r)) {
+	if ((run->p->checkpoint_s || run->plug->snapshots) && ls_checkpoint_alloc(run, r)) {
 		ls_fail(err, errlen, "out of memory for the checkpoint's copy of %d CPUs", run->nr);
 		return -1;
 	}

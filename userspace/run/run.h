@@ -26,7 +26,10 @@ struct run;
  * @second: one second of the run's figures, all measured CPUs merged (or
  *	the other board's record): from one thread at a time, the logger or
  *	a link's reader, before the next second
- * @priv: the sink's own state, given back to @second
+ * @priv: the sink's own state, given back to @second and @cpu_second
+ * @cpu_second: if not NULL, each measured CPU's own record of that
+ *	second, from the logger, before @second gets them merged (a run
+ *	whose figures come from the other board has none)
  *
  * Sinks get each second in the order the front-end's struct ls_plug
  * lists them. A sink may end the run with ls_request_stop().
@@ -34,6 +37,7 @@ struct run;
 struct ls_sink {
 	void (*second)(struct run *run, void *priv, const struct latscope_bulk *b);
 	void *priv;
+	void (*cpu_second)(struct run *run, void *priv, int cpu, const struct latscope_bulk *b);
 };
 
 /* sinks.c: the sinks of every run that prints and keeps its seconds. */
@@ -76,11 +80,14 @@ struct ls_link {
  * @sinks: who gets each second, in this order
  * @nr_sinks: how many
  * @link: the other board of the measurement, or NULL
+ * @snapshots: the sinks read the sessions' figures while the run goes
+ *	on (ls_run_snapshot()); not with --checkpoint, which does too
  */
 struct ls_plug {
 	const struct ls_sink *sinks;
 	int nr_sinks;
 	const struct ls_link *link;
+	bool snapshots;
 };
 
 /* One run: its state, shared by the engine's files and its links. */
@@ -124,6 +131,9 @@ void ls_report_free(struct ls_report *r);
 /* logger.c: for sinks and links, from the thread that has the seconds. */
 void ls_run_second(struct run *run, const struct latscope_bulk *b);
 void ls_request_stop(struct run *run, int code);
+
+/* report.c: for a sink of a plug with snapshots, from the logger. */
+const struct ls_report *ls_run_snapshot(struct run *run);
 
 /* cpu.c and wait.c: for the threads and signals of links and front-ends. */
 int ls_start_thread(pthread_t *t, void *(*fn)(void *), void *arg, int policy,

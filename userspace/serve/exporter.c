@@ -1,0 +1,219 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * latscope CLI: the exporter's figures. A sink of the logger's seconds:
+ * each CPU's own record of a second goes into that CPU's sliding window,
+ * and each merged second brings a snapshot of the sessions (histograms,
+ * counters), read into Prometheus's buckets in the spare view, which then
+ * takes the published one's place under the lock. A scraper copies the
+ * published view under the same lock, so neither waits for more than a
+ * copy, and the measurement (the driver's, or the --gpiod thread's) never
+ * waits for either.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "serve/serve.h"
+
+int ls_exporter_init(struct ls_exporter *ex, const struct ls_params *p,
+		     const struct ls_sysinfo *sys, char *err, size_t errlen)
+{
+	struct ls_prom_view *v;
+
+	memset(ex, 0, sizeof(*ex));
+	if (p->buckets) {
+		if (ls_prom_parse_bounds(p->buckets, &ex->bounds, err, errlen))
+			return -1;
+	} else {
+		ls_prom_default_bounds(&ex->bounds);
+	}
+	ex->window_s = p->window_s ? p->window_s : LS_PROM_WINDOW_S;
+	ex->view = calloc(1, sizeof(*ex->view));
+	ex->spare = calloc(1, sizeof(*ex->spare));
+	if (!ex->view || !ex->spare) {
+		free(ex->view);
+		free(ex->spare);
+		ls_fail(err, errlen, "out of memory for the exporter's figures");
+		return -1;
+	}
+	v = ex->view;
+	v->bounds = ex->bounds;
+	v->window_s = ex->window_s;
+	snprintf(v->source, sizeof(v->source), "%s", ls_source_of(p)->name);
+	snprintf(v->context, sizeof(v->context), "%s", ls_run_context(p));
+	snprintf(v->version, sizeof(v->version), "%s", LS_VERSION);
+	snprintf(v->kernel, sizeof(v->kernel), "%s", sys->release);
+	snprintf(v->preemption, sizeof(v->preemption), "%s", sys->preemption);
+	snprintf(v->clocksource, sizeof(v->clocksource), "%s", sys->clocksource);
+	pthread_mutex_init(&ex->lock, NULL);
+	return 0;
+}
+
+void ls_exporter_free(struct ls_exporter *ex)
+{
+	unsigned int i;
+
+	for (i = 0; i < ex->nr; i++)
+		ls_prom_window_free(&ex->cpu[i].window);
+	free(ex->view);
+	free(ex->spare);
+	pthread_mutex_destroy(&ex->lock);
+}
+
+/* CPU @cpu's entry, made on its first second; NULL past LS_PROM_MAX_CPUS or without memory. */
+static struct ls_exporter_cpu *cpu_entry(struct ls_exporter *ex, int cpu)
+{
+	struct ls_exporter_cpu *c;
+	unsigned int i;
+
+	for (i = 0; i < ex->nr; i++)
+		if (ex->cpu[i].cpu == cpu)
+			return &ex->cpu[i];
+	if (ex->nr == LS_PROM_MAX_CPUS)
+		return NULL;
+	c = &ex->cpu[ex->nr];
+	memset(c, 0, sizeof(*c));
+	c->cpu = cpu;
+	c->carried.cpu = cpu;
+	if (ls_prom_window_init(&c->window, ex->window_s))
+		return NULL;
+	ex->nr++;
+	return c;
+}
+
+/* Seconds of CLOCK_MONOTONIC: the window's clock, which goes on across runs. */
+static __u64 now_s(void)
+{
+	return ls_now_ns() / 1000000000ULL;
+}
+
+/* A CPU's own record of a second: its maximum, into the window. */
+void ls_exporter_cpu_second(struct run *run, void *priv, int cpu, const struct latscope_bulk *b)
+{
+	struct ls_exporter *ex = priv;
+	struct ls_exporter_cpu *c;
+
+	(void)run;
+	if (!b->samples)
+		return;
+	c = cpu_entry(ex, cpu);
+	if (c)
+		ls_prom_window_add(&c->window, now_s(), b->max_ns);
+}
+
+/* One CPU's figures of the current run, from a snapshot. */
+static void read_cpu(struct ls_exporter *ex, const struct ls_cpu_result *r,
+		     struct ls_prom_series *s)
+{
+	struct ls_hist h;
+
+	memset(s, 0, sizeof(*s));
+	s->cpu = r->cpu;
+	ls_cpu_hist(r, false, &h);
+	ls_prom_hist_read(&s->lat, &h, &r->res.latency, &ex->bounds);
+	s->has_irq = r->res.hist_count > 1;
+	if (s->has_irq) {
+		ls_cpu_hist(r, true, &h);
+		ls_prom_hist_read(&s->irq, &h, &r->res.irq, &ex->bounds);
+	}
+	s->overruns = r->res.overruns;
+	s->dropped = r->res.bulk_dropped;
+	s->lost = r->res.gpio.lost;
+}
+
+/* The published view and the spare change places; the spare keeps the identity. */
+static void publish(struct ls_exporter *ex, bool measuring)
+{
+	struct ls_prom_view *v = ex->spare, *old;
+	__u64 now = now_s();
+	unsigned int i;
+
+	old = ex->view;
+	v->bounds = old->bounds;
+	v->window_s = old->window_s;
+	memcpy(v->source, old->source, sizeof(v->source));
+	memcpy(v->context, old->context, sizeof(v->context));
+	memcpy(v->version, old->version, sizeof(v->version));
+	memcpy(v->kernel, old->kernel, sizeof(v->kernel));
+	memcpy(v->preemption, old->preemption, sizeof(v->preemption));
+	memcpy(v->clocksource, old->clocksource, sizeof(v->clocksource));
+	v->runs = old->runs;
+	v->measuring = measuring;
+	v->nr = ex->nr;
+	for (i = 0; i < ex->nr; i++) {
+		struct ls_exporter_cpu *c = &ex->cpu[i];
+		struct ls_prom_series *s = &v->series[i];
+
+		*s = c->carried;
+		ls_prom_series_add(s, &c->last, ex->bounds.n);
+		s->cpu = c->cpu;
+		s->has_window = ls_prom_window_max(&c->window, now, &s->window_max_ns);
+	}
+	pthread_mutex_lock(&ex->lock);
+	ex->view = v;
+	ex->spare = old;
+	pthread_mutex_unlock(&ex->lock);
+}
+
+/* A merged second: the sessions' figures so far, published. */
+void ls_exporter_second(struct run *run, void *priv, const struct latscope_bulk *b)
+{
+	const struct ls_report *snap = ls_run_snapshot(run);
+	struct ls_exporter *ex = priv;
+	struct ls_exporter_cpu *c;
+	int i;
+
+	(void)b;
+	if (!snap)
+		return;		/* said on stderr: the last figures stay */
+	if (!ex->view->measuring && ex->view->runs > 1) {
+		fprintf(stderr, "latscope: measuring again (run %llu)\n",
+			(unsigned long long)ex->view->runs);
+		fflush(stderr);
+	}
+	for (i = 0; i < snap->nr_cpus; i++) {
+		c = cpu_entry(ex, snap->cpu[i].cpu);
+		if (c)
+			read_cpu(ex, &snap->cpu[i], &c->last);
+	}
+	if (snap->monitor) {
+		c = cpu_entry(ex, snap->monitor->cpu);
+		if (c)
+			read_cpu(ex, snap->monitor, &c->last);
+	}
+	publish(ex, true);
+}
+
+/* A run begins: one more, and nothing of it measured yet. */
+void ls_exporter_run_starts(struct ls_exporter *ex)
+{
+	pthread_mutex_lock(&ex->lock);
+	ex->view->runs++;
+	pthread_mutex_unlock(&ex->lock);
+}
+
+/*
+ * A run ended (or failed): what its last snapshot counted is carried, so
+ * the next run's counts add to it; nothing measures until the next
+ * second of a run.
+ */
+void ls_exporter_run_ended(struct ls_exporter *ex)
+{
+	unsigned int i;
+
+	for (i = 0; i < ex->nr; i++) {
+		struct ls_exporter_cpu *c = &ex->cpu[i];
+
+		ls_prom_series_add(&c->carried, &c->last, ex->bounds.n);
+		memset(&c->last, 0, sizeof(c->last));
+	}
+	publish(ex, false);
+}
+
+/* A scrape's copy of the published view. */
+void ls_exporter_copy(struct ls_exporter *ex, struct ls_prom_view *out)
+{
+	pthread_mutex_lock(&ex->lock);
+	memcpy(out, ex->view, sizeof(*out));
+	pthread_mutex_unlock(&ex->lock);
+}

@@ -1,0 +1,187 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * latscope CLI: the exporter front-end. It plugs the exporter's sink into
+ * one run after another: a run that fails (the driver unloaded, a
+ * measured CPU offline, a GPIO line taken) is said on stderr, shown as
+ * latscope_measuring 0, and started again every LS_SERVE_RETRY_S seconds
+ * until it measures; SIGTERM, SIGINT or SIGHUP end it, as -T does.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "serve/serve.h"
+
+/*
+ * --serve's value: "PORT", ":PORT", "ADDR:PORT" or "[ADDR6]:PORT", or
+ * NULL or "" for every address at LS_SERVE_PORT. Numeric addresses only
+ * (inet_pton()): no resolver is asked at the start of a daemon, and a
+ * static build has none.
+ */
+int ls_serve_parse_addr(const char *s, struct ls_serve_addr *a, char *err, size_t errlen)
+{
+	struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&a->ss;
+	struct sockaddr_in *s4 = (struct sockaddr_in *)&a->ss;
+	const char *port = s, *host = "";
+	unsigned long long n = LS_SERVE_PORT;
+	char buf[64] = "";
+	size_t hlen = 0;
+	bool v6 = false;
+
+	memset(a, 0, sizeof(*a));
+	if (s && s[0] == '[') {
+		const char *end = strstr(s, "]:");
+
+		if (!end)
+			goto bad;
+		hlen = (size_t)(end - s - 1);
+		host = s + 1;
+		port = end + 2;
+		v6 = true;
+	} else if (s && strchr(s, ':')) {
+		port = strrchr(s, ':') + 1;
+		hlen = (size_t)(port - 1 - s);
+		host = s;
+		if (memchr(s, ':', hlen))
+			goto bad;	/* an IPv6 address goes in brackets */
+	}
+	if (hlen >= sizeof(buf))
+		goto bad;
+	memcpy(buf, host, hlen);
+	if (s && *s && ls_parse_uint(port, 1, 65535, &n))
+		goto bad;
+	if (!buf[0] || v6) {
+		/* No address: every one, IPv6 and (dual stack) IPv4. */
+		s6->sin6_family = AF_INET6;
+		s6->sin6_port = htons((uint16_t)n);
+		if (buf[0] && inet_pton(AF_INET6, buf, &s6->sin6_addr) != 1) {
+			ls_fail(err, errlen, "--serve '%s': '%s' is no IPv6 address", s, buf);
+			return -1;
+		}
+		a->len = sizeof(*s6);
+		snprintf(a->text, sizeof(a->text), "[%s]:%llu", buf[0] ? buf : "::", n);
+		return 0;
+	}
+	s4->sin_family = AF_INET;
+	s4->sin_port = htons((uint16_t)n);
+	if (inet_pton(AF_INET, buf, &s4->sin_addr) != 1) {
+		ls_fail(err, errlen, "--serve '%s': '%s' is no IPv4 address (an IPv6 one goes in brackets: [::1]:%llu)",
+			s, buf, n);
+		return -1;
+	}
+	a->len = sizeof(*s4);
+	snprintf(a->text, sizeof(a->text), "%s:%llu", buf, n);
+	return 0;
+bad:
+	ls_fail(err, errlen,
+		"--serve '%s': give PORT, ADDR:PORT or [ADDR6]:PORT, a port from 1 to 65535", s);
+	return -1;
+}
+
+/* The CPUs not measured, where the exporter's threads go; empty if none is left. */
+static void others_of(const struct ls_params *p, const struct ls_sysinfo *sys, cpu_set_t *out)
+{
+	cpu_set_t measured;
+	char err[256];
+	long n = sysconf(_SC_NPROCESSORS_CONF);
+	int cpu;
+
+	CPU_ZERO(out);
+	if (ls_pick_cpus(p, sys, &measured, err, sizeof(err)))
+		return;		/* the run says why */
+	for (cpu = 0; cpu < n && cpu < CPU_SETSIZE; cpu++)
+		if (!CPU_ISSET(cpu, &measured))
+			CPU_SET(cpu, out);
+}
+
+/* Waits @secs for a signal that ends the exporter: 1 if one came. */
+static int wait_or_signal(const sigset_t *signals, unsigned int secs)
+{
+	struct timespec left = { .tv_sec = secs };
+	int sig;
+
+	do {
+		sig = sigtimedwait(signals, NULL, &left);
+	} while (sig < 0 && errno == EINTR);
+	/* SIGUSR1 is the logger's of the run that ended: not a stop. */
+	return sig > 0 && sig != SIGUSR1;
+}
+
+/**
+ * ls_serve() - the exporter: measure, and show the figures, until a signal
+ * @p: the options
+ * @sys: the board
+ *
+ * Return: an exit code: LS_EXIT_OK after a signal (or -T), LS_EXIT_SETUP
+ * if the HTTP server or the text file could not start.
+ */
+int ls_serve(const struct ls_params *p, const struct ls_sysinfo *sys)
+{
+	struct ls_exporter *ex = calloc(1, sizeof(*ex));
+	const struct ls_sink sinks[] = {
+		{ .second = ls_exporter_second, .priv = ex, .cpu_second = ls_exporter_cpu_second },
+	};
+	const struct ls_plug plug = { .sinks = sinks, .nr_sinks = 1, .snapshots = true };
+	struct ls_textfile *text = NULL;
+	struct ls_http *http = NULL;
+	sigset_t signals, old_signals;
+	struct ls_serve_addr addr;
+	char err[512] = "", said[512] = "";
+	cpu_set_t others;
+	int ret = LS_EXIT_OK;
+
+	if (!ex || ls_exporter_init(ex, p, sys, err, sizeof(err))) {
+		fprintf(stderr, "latscope: %s\n", ex ? err : "out of memory for the exporter");
+		free(ex);
+		return LS_EXIT_SETUP;
+	}
+	others_of(p, sys, &others);
+	/* Blocked before any thread starts: only this one takes them. */
+	ls_block_signals(&signals, &old_signals);
+	if (p->serve && !ls_serve_parse_addr(p->serve_addr, &addr, err, sizeof(err)))
+		http = ls_http_start(ex, &addr, &others, err, sizeof(err));
+	if (p->serve && !http)
+		ret = LS_EXIT_SETUP;
+	else if (http)
+		fprintf(stderr, "latscope: serving http://%s/metrics\n", addr.text);
+	if (ret == LS_EXIT_OK && p->textfile) {
+		text = ls_textfile_start(ex, p->textfile, p->textfile_s, &others, err,
+					 sizeof(err));
+		if (!text)
+			ret = LS_EXIT_SETUP;
+	}
+	if (ret != LS_EXIT_OK)
+		fprintf(stderr, "latscope: %s\n", err);
+
+	while (ret == LS_EXIT_OK) {
+		struct ls_report r = { .params = p, .sys = sys };
+		int run_ret;
+
+		err[0] = '\0';
+		ls_exporter_run_starts(ex);
+		run_ret = ls_run(p, &r, &plug, err, sizeof(err));
+		ls_exporter_run_ended(ex);
+		ls_report_free(&r);
+		if (run_ret == LS_EXIT_OK)
+			break;		/* a signal, or -T */
+		/* Said when it changes, not every try. */
+		if (!err[0])
+			snprintf(err, sizeof(err), "the run ended (exit code %d)", run_ret);
+		if (strcmp(err, said))
+			fprintf(stderr, "latscope: not measuring: %s; trying again every %d s\n",
+				err, LS_SERVE_RETRY_S);
+		memcpy(said, err, sizeof(said));
+		fflush(stderr);
+		if (wait_or_signal(&signals, LS_SERVE_RETRY_S))
+			break;
+	}
+	ls_textfile_stop(text);
+	ls_http_stop(http);
+	ls_unblock_signals(&signals, &old_signals);
+	ls_exporter_free(ex);
+	free(ex);
+	return ret;
+}
