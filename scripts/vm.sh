@@ -74,15 +74,20 @@ add_test_programs() {
 			-I"$top/driver/include/uapi" "$top/tests/vm/abi_test.c" -o "$root/abi_test$m"
 	done
 	# The CLI, static, and its in-VM test: the GPIO VM's RT kernel gets it
-	# built on libgpiod 2.x, every other VM on Debian's 1.6.
+	# built on libgpiod 2.x, every other VM on Debian's 1.6; all on a
+	# libmicrohttpd without TLS, for the exporter (scripts/libmicrohttpd.sh).
+	local pc
+	pc=$("$top/scripts/libmicrohttpd.sh")
 	if [ "$series-$flavour" = gpio-rt-amd64 ]; then
-		PKG_CONFIG_PATH=$("$top/scripts/libgpiod2.sh") latscope_static_cli "$top" "$root/bin/latscope"
-	else
-		latscope_static_cli "$top" "$root/bin/latscope"
+		pc=$pc:$("$top/scripts/libgpiod2.sh")
 	fi
+	PKG_CONFIG_PATH=$pc latscope_static_cli "$top" "$root/bin/latscope" MHD=auto
 	cp "$top/tests/vm/cli_test.sh" "$root/cli_test.sh"
 	# The setup verdict's test, with the config this kernel was built with.
 	cp "$top/tests/vm/setup_test.sh" "$root/setup_test.sh"
+	# The exporter's test, and its flood of connections.
+	cp "$top/tests/vm/serve_test.sh" "$root/serve_test.sh"
+	gcc -std=c11 -static -O2 -Wall -Wextra -Werror "$top/tests/vm/http_flood.c" -o "$root/http_flood"
 	mkdir -p "$root/boot"
 	cp "$kdir/.config" "$root/boot/config-vm"
 	cp "$top/tests/vm/lib.sh" "$root/vm_lib.sh"
@@ -251,6 +256,10 @@ fi
 status=0
 if [ "$mode" != stress ]; then
 	python3 "$top/tests/vm/check_files.py" "$files" || status=1
+fi
+# The exporter's scrapes (tests/vm/serve_test.sh): promtool, OpenMetrics.
+if [ -f "$files/serve-scrape.prom" ]; then
+	/usr/bin/python3 "$top/tests/vm/check_serve.py" "$files" || status=1
 fi
 # The recorder's runs under known noise (tests/vm/why_test.sh).
 if ls "$files"/why-*.json >/dev/null 2>&1; then

@@ -1,0 +1,154 @@
+#!/bin/sh
+# The exporter (latscope --serve, --textfile) in the VM, scraped over
+# loopback with busybox's wget and nc: it serves before the driver is
+# there and measures once it comes; it refuses nothing it should serve and
+# answers garbage with an HTTP error; a flood of idle connections and a
+# hung scraper do not stop it; its memory does not grow with scrapes; a
+# measured CPU taken offline and back stops and resumes it with its
+# counters carried; SIGTERM ends it. The scrapes go back to the host
+# (LATSCOPE-FILE) for promtool and the OpenMetrics parser
+# (tests/vm/check_serve.py). Ends with "serve: N passed, N failed".
+# shellcheck source=tests/vm/lib.sh
+. /vm_lib.sh
+
+cd /tmp || exit 1
+ip link set lo up 2>/dev/null || ifconfig lo 127.0.0.1 up
+port=19380
+url=http://127.0.0.1:$port/metrics
+key='latscope_samples_total{cpu="1",context="kernel"}'
+
+scrape() { wget -q -T 5 -O "$1" "$url" 2>/dev/null; }
+# The value of the sample KEY (name and labels) in FILE.
+val() { awk -v k="$2" 'index($0, k " ") == 1 { print $2; exit }' "$1"; }
+samples() { scrape now.prom && val now.prom "$key" | tee -a counts; }
+measuring() { scrape now.prom && grep -q "^latscope_measuring $1\$" now.prom; }
+measures() { measuring 1 && [ "$(val now.prom "$key")" -gt "${1:-0}" ] 2>/dev/null; }
+# The first line of the answer to a raw request.
+status_of() { printf '%b' "$1" | timeout 10 nc 127.0.0.1 $port 2>/dev/null | head -1; }
+rss_kb() { awk '/^VmRSS:/ { print $2 }' "/proc/$1/status"; }
+
+# Started with no driver: it serves, and says it does not measure.
+rmmod latscope
+mkdir -p tf
+latscope --serve=127.0.0.1:$port -k -c 1 --window 5 --textfile tf/latscope.prom \
+	--textfile-every 1 >serve.out 2>serve.err &
+pid=$!
+if wait_until 30 scrape m0.prom; then ok "no driver: serves"; else nok "no driver: serves" "$(cat serve.err)"; fi
+has "no driver: latscope_measuring 0" m0.prom '^latscope_measuring 0$'
+has "no driver: said once on stderr" serve.err 'not measuring: .*trying again every 2 s'
+has "textfile: written before any run" tf/latscope.prom '^latscope_measuring 0$'
+
+# The driver comes: it measures, a run more.
+insmod /latscope.ko
+if wait_until 60 measures; then ok "insmod: measures"; else nok "insmod: measures" "$(cat serve.err)"; fi
+has "insmod: said on stderr" serve.err 'measuring again (run 2)'
+scrape m1.prom
+has "runs counted" m1.prom '^latscope_runs_total [2-9]'
+has "a bucket" m1.prom '^latscope_latency_seconds_bucket{cpu="1",context="kernel",part="total",le="1e-06"} [0-9]'
+has "the irq part" m1.prom '^latscope_latency_seconds_count{cpu="1",context="kernel",part="irq"} [0-9]'
+has "the window's maximum" m1.prom '^latscope_latency_window_max_seconds{cpu="1",context="kernel",part="total"} [0-9]'
+has "latscope_info" m1.prom '^latscope_info{version=".*",kernel="'"$(uname -r)"'",.*source="timer",context="kernel"} 1$'
+dump serve-scrape.prom m1.prom
+wget -q -T 5 --header 'Accept: application/openmetrics-text; version=1.0.0' -O m1.om "$url"
+has "OpenMetrics when asked" m1.om '^# EOF$'
+dump serve-scrape.om m1.om
+if wait_until 10 grep -q '^latscope_measuring 1$' tf/latscope.prom; then
+	ok "textfile: rewritten while it measures"
+else
+	nok "textfile: rewritten while it measures" "$(cat tf/latscope.prom | head -5)"
+fi
+
+# The kernel keeps a module whose device is open.
+s1=$(samples)
+if rmmod latscope 2>rmmod.err; then
+	nok "rmmod: refused while the exporter holds the device" "it went"
+	insmod /latscope.ko
+else
+	ok "rmmod: refused while the exporter holds the device"
+fi
+if wait_until 20 measures "$s1"; then ok "rmmod refused: still measuring"; else nok "rmmod refused: still measuring" "$(cat serve.err)"; fi
+
+# Garbage: an HTTP error each, and it goes on.
+st=$(status_of 'GARBAGE\r\n\r\n')
+case $st in "HTTP/1."?" 400"*) ok "garbage: 400" ;; *) nok "garbage: 400" "'$st'" ;; esac
+st=$(status_of 'POST /metrics HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\n\r\nabc')
+case $st in "HTTP/1."?" 405"*) ok "POST: 405" ;; *) nok "POST: 405" "'$st'" ;; esac
+st=$(status_of 'GET /nothing HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n')
+case $st in "HTTP/1."?" 404"*) ok "another path: 404" ;; *) nok "another path: 404" "'$st'" ;; esac
+st=$(status_of 'HEAD /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n')
+case $st in "HTTP/1."?" 200"*) ok "HEAD: 200" ;; *) nok "HEAD: 200" "'$st'" ;; esac
+long=$(head -c 20000 /dev/zero | tr '\0' a)
+st=$(status_of "GET /$long HTTP/1.1\r\nHost: x\r\n\r\n")
+case $st in "HTTP/1."?" 4"*) ok "a 20 kB URL: a 4xx" ;; *) nok "a 20 kB URL: a 4xx" "'$st'" ;; esac
+head -c 8192 /dev/urandom | timeout 10 nc 127.0.0.1 $port >/dev/null 2>&1
+if kill -0 $pid 2>/dev/null && scrape g.prom; then ok "garbage: still serving"; else nok "garbage: still serving" "$(cat serve.err)"; fi
+
+# 200 connections at once, then one that hangs, then idle ones past the limit.
+fds0=$(ls /proc/$pid/fd | wc -l)
+/http_flood 127.0.0.1 $port 200 3 >flood.out
+has "flood: connections made" flood.out 'connected [0-9]* of 200'
+if wait_until 30 scrape f.prom; then ok "flood: serving after it"; else nok "flood: serving after it" "$(cat serve.err)"; fi
+fds_back() { [ "$(ls /proc/$pid/fd | wc -l)" -le "$fds0" ]; }
+if wait_until 30 fds_back; then ok "flood: no descriptor left"; else nok "flood: no descriptor left" "$(ls -l /proc/$pid/fd | wc -l) > $fds0"; fi
+/http_flood 127.0.0.1 $port 1 20 >/dev/null &
+hung=$!
+if wait_until 10 scrape h.prom; then ok "a hung scraper: others served"; else nok "a hung scraper: others served" ""; fi
+/http_flood 127.0.0.1 $port 80 25 >/dev/null &
+idle=$!
+# More idle connections than it takes: closed at its 10 s timeout.
+if wait_until 40 scrape i.prom; then ok "idle connections: timed out, serving"; else nok "idle connections: timed out, serving" ""; fi
+kill $hung $idle 2>/dev/null
+wait $hung $idle 2>/dev/null
+
+# Memory: the same after 200 more scrapes (20 first, to settle).
+for i in $(seq 20); do scrape r.prom; done
+rss0=$(rss_kb $pid)
+for i in $(seq 200); do scrape r.prom || break; done
+rss1=$(rss_kb $pid)
+echo "# RSS $rss0 kB before 200 scrapes, $rss1 kB after"
+if [ "$i" = 200 ] && [ $((rss1 - rss0)) -le 256 ]; then
+	ok "200 scrapes: RSS grew by at most 256 kB"
+else
+	nok "200 scrapes: RSS grew by at most 256 kB" "$rss0 -> $rss1 kB after $i scrapes"
+fi
+
+# The measured CPU offline: not measuring; back: measuring, counters carried.
+s2=$(samples)
+echo 0 >/sys/devices/system/cpu/cpu1/online
+if wait_until 30 measuring 0; then ok "CPU1 offline: latscope_measuring 0"; else nok "CPU1 offline: latscope_measuring 0" "$(cat serve.err)"; fi
+s3=$(samples)
+echo 1 >/sys/devices/system/cpu/cpu1/online
+if wait_until 60 measures "$s3"; then ok "CPU1 online: measures again"; else nok "CPU1 online: measures again" "$(cat serve.err)"; fi
+if [ "$s3" -ge "$s2" ]; then ok "CPU1 offline: counters carried"; else nok "CPU1 offline: counters carried" "$s2 then $s3"; fi
+if awk 'NR > 1 && $1 < last { bad = 1 } { last = $1 } END { exit bad }' counts; then
+	ok "samples_total never went down ($(wc -l <counts) scrapes)"
+else
+	nok "samples_total never went down" "$(tr '\n' ' ' <counts)"
+fi
+
+# SIGTERM: it ends, exit 0, the port closed, the last textfile written.
+kill -TERM $pid
+wait $pid
+expect_rc "SIGTERM: exit 0" $? 0
+if scrape end.prom; then nok "SIGTERM: the port closed" "still answers"; else ok "SIGTERM: the port closed"; fi
+has "SIGTERM: the textfile's last write says not measuring" tf/latscope.prom '^latscope_measuring 0$'
+ls tf >tf.list
+if [ "$(cat tf.list)" = latscope.prom ]; then ok "textfile: no temporary file left"; else nok "textfile: no temporary file left" "$(cat tf.list)"; fi
+sed 's/^/# /' serve.err
+nothing_left "serve"
+
+# Bad values: one clear line each, nothing started.
+latscope --serve=127.0.0.1:$port -k -c 1 -T 60 >/dev/null 2>&1 &
+taken=$!
+wait_until 10 scrape t.prom
+latscope --serve=127.0.0.1:$port -i -c 0 -T 1 >taken.out 2>taken.err
+expect_rc "a port in use: setup error" $? 3
+has "a port in use: said" taken.err "cannot listen there"
+kill $taken 2>/dev/null
+wait $taken 2>/dev/null
+latscope --textfile=/nonexistent/dir/x.prom -k -c 1 >tfbad.out 2>tfbad.err
+expect_rc "textfile in a missing directory: setup error" $? 3
+has "textfile in a missing directory: said" tfbad.err 'cannot write it'
+
+echo "serve: $pass passed, $fail failed"
+[ "$fail" = 0 ]
