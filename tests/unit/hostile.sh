@@ -75,6 +75,27 @@ case_ 2 "--check-setup reads the board" --check-setup --json /tmp/x.json
 case_ 2 "--check-setup reads the board" --check-setup -T 5
 case_ 2 "--apply-setup changes the board for a run" --apply-setup --cost
 case_ 2 "--check-setup" --check-setup=yes
+# The exporter's values: addresses, ports, windows, bounds, combinations.
+case_ 2 "--serve '0': give PORT" --serve=0
+case_ 2 "--serve '65536': give PORT" --serve=65536
+case_ 2 "'localhost' is no IPv4 address" --serve=localhost:9100
+case_ 2 "'999.1.1.1' is no IPv4 address" --serve=999.1.1.1:9100
+case_ 2 "'::1:80': give PORT" --serve=::1:80
+case_ 2 "'zz' is no IPv6 address" "--serve=[zz]:80"
+case_ 2 "--serve 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa...': give PORT" "--serve=$long"
+case_ 2 "--serve takes its value as --serve=9100" --serve 9100
+case_ 2 "'0' for --window" --serve --window 0
+case_ 2 "'3601' for --window" --serve --window 3601
+case_ 2 "--buckets '5,1': the bounds must increase" --serve --buckets 5,1
+case_ 2 "--buckets '-1'" --serve --buckets=-1
+case_ 2 "'1e400' is not a bound" --serve --buckets 1e400
+case_ 2 "more than 32 bounds" --serve --buckets "$(seq -s, 1 40)"
+case_ 2 "--buckets 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa...': 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa...' is not" --serve --buckets "$long"
+case_ 2 "'2h' for --textfile-every" --textfile x.prom --textfile-every 2h
+case_ 2 "belong to --serve or --textfile" --window 5
+case_ 2 "not with --cost" --serve --json "$out/x.json"
+case_ 2 "not with --cost" --textfile x.prom -A 100
+case_ 3 "--textfile $out/nope/x.prom: cannot write it" --textfile "$out/nope/x.prom" -T 1
 case_ 2 "'0' for -P/--priority" -P 0
 case_ 2 "'100' for -P/--priority" -P 100
 case_ 2 "'1e99' for -T/--timeout" -T 1e99

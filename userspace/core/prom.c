@@ -39,27 +39,29 @@ int ls_prom_parse_bounds(const char *s, struct ls_prom_bounds *b, char *err, siz
 	b->n = 0;
 	while (*at) {
 		if (b->n == LS_PROM_MAX_BOUNDS) {
-			ls_fail(err, errlen, "--buckets '%s': more than %d bounds", s,
+			ls_fail(err, errlen, "--buckets '%.40s...': more than %d bounds", s,
 				LS_PROM_MAX_BOUNDS);
 			return -1;
 		}
 		errno = 0;
 		us = strtod(at, &end);
 		if (end == at || errno || (*end && *end != ',') || !(us >= 1.0 && us <= 1e7)) {
+			int n = (int)strcspn(at, ",");
+
 			ls_fail(err, errlen,
-				"--buckets '%s': '%.*s' is not a bound in us from 1 to 10000000", s,
-				(int)strcspn(at, ","), at);
+				"--buckets '%.40s%s': '%.*s%s' is not a bound in us from 1 to 10000000",
+				s, strlen(s) > 40 ? "..." : "", n > 40 ? 40 : n, at, n > 40 ? "..." : "");
 			return -1;
 		}
 		b->le_ns[b->n] = (__u64)(us * 1000.0 + 0.5);
 		if (b->n && b->le_ns[b->n] <= b->le_ns[b->n - 1]) {
-			ls_fail(err, errlen, "--buckets '%s': the bounds must increase", s);
+			ls_fail(err, errlen, "--buckets '%.60s': the bounds must increase", s);
 			return -1;
 		}
 		b->n++;
 		at = *end ? end + 1 : end;
 		if (*end && !*at) {
-			ls_fail(err, errlen, "--buckets '%s': no bound after the last comma", s);
+			ls_fail(err, errlen, "--buckets '%.60s': no bound after the last comma", s);
 			return -1;
 		}
 	}

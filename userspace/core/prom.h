@@ -107,7 +107,7 @@ void ls_prom_series_add(struct ls_prom_series *into, const struct ls_prom_series
  * @nr: entries of @series
  * @series: one per measured CPU, by CPU
  * @measuring: whether a run measures now
- * @runs: runs started so far (a restart after a failure is one more)
+ * @runs: runs that measured so far (a restart after a failure is one more)
  * @source: "timer" or "GPIO"
  * @context: the context as the JSON names it
  * @version: latscope's

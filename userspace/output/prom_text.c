@@ -170,7 +170,7 @@ void ls_prom_write(FILE *f, const struct ls_prom_view *v, bool om)
 	       "1 while a run measures, 0 while none can (no driver, a CPU offline): the figures then stand still.");
 	fprintf(f, "latscope_measuring %d\n", v->measuring);
 	family(f, om, "latscope_runs_total", "counter",
-	       "Runs started: the first, then one per restart after a run failed.");
+	       "Runs that measured: the first, then one per restart after a run failed.");
 	fprintf(f, "latscope_runs_total %llu\n", (unsigned long long)v->runs);
 
 	family(f, om, "latscope_latency_seconds", "histogram",

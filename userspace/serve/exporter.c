@@ -166,10 +166,14 @@ void ls_exporter_second(struct run *run, void *priv, const struct latscope_bulk 
 	(void)b;
 	if (!snap)
 		return;		/* said on stderr: the last figures stay */
-	if (!ex->view->measuring && ex->view->runs > 1) {
-		fprintf(stderr, "latscope: measuring again (run %llu)\n",
-			(unsigned long long)ex->view->runs);
-		fflush(stderr);
+	/* A run's first second: one more run that measures. */
+	if (!ex->view->measuring) {
+		ex->view->runs++;
+		if (ex->view->runs > 1) {
+			fprintf(stderr, "latscope: measuring again (run %llu)\n",
+				(unsigned long long)ex->view->runs);
+			fflush(stderr);
+		}
 	}
 	for (i = 0; i < snap->nr_cpus; i++) {
 		c = cpu_entry(ex, snap->cpu[i].cpu);
@@ -182,14 +186,6 @@ void ls_exporter_second(struct run *run, void *priv, const struct latscope_bulk 
 			read_cpu(ex, snap->monitor, &c->last);
 	}
 	publish(ex, true);
-}
-
-/* A run begins: one more, and nothing of it measured yet. */
-void ls_exporter_run_starts(struct ls_exporter *ex)
-{
-	pthread_mutex_lock(&ex->lock);
-	ex->view->runs++;
-	pthread_mutex_unlock(&ex->lock);
 }
 
 /*

@@ -9,7 +9,6 @@
  * are open at once. Built without libmicrohttpd, --serve is refused.
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,13 +34,6 @@ struct ls_http {
 	const struct ls_serve_addr *addr;
 	char err[256];
 };
-
-static void http_log(void *cls, const char *fmt, va_list ap)
-{
-	(void)cls;
-	fputs("latscope: http: ", stderr);
-	vfprintf(stderr, fmt, ap);
-}
 
 /* A short answer that is no scrape: @status, one line of text. */
 static enum MHD_Result say(struct MHD_Connection *conn, unsigned int status, const char *text,
@@ -131,7 +123,8 @@ static enum MHD_Result answer(void *cls, struct MHD_Connection *conn, const char
 static void *start_daemon(void *arg)
 {
 	struct ls_http *h = arg;
-	unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG;
+	/* No MHD_USE_ERROR_LOG: it says every connection a scraper drops. */
+	unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL;
 	const struct sockaddr *sa = (const struct sockaddr *)&h->addr->ss;
 	in_port_t port;
 
@@ -149,7 +142,6 @@ static void *start_daemon(void *arg)
 				     MHD_OPTION_CONNECTION_LIMIT, (unsigned int)LS_HTTP_CONNECTIONS,
 				     MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)LS_HTTP_TIMEOUT_S,
 				     MHD_OPTION_THREAD_STACK_SIZE, (size_t)LS_HTTP_STACK,
-				     MHD_OPTION_EXTERNAL_LOGGER, http_log, NULL,
 				     MHD_OPTION_END);
 	if (!h->daemon)
 		snprintf(h->err, sizeof(h->err), "%s", strerror(errno ? errno : EADDRINUSE));

@@ -77,7 +77,8 @@ int ls_serve_parse_addr(const char *s, struct ls_serve_addr *a, char *err, size_
 	return 0;
 bad:
 	ls_fail(err, errlen,
-		"--serve '%s': give PORT, ADDR:PORT or [ADDR6]:PORT, a port from 1 to 65535", s);
+		"--serve '%.40s%s': give PORT, ADDR:PORT or [ADDR6]:PORT, a port from 1 to 65535",
+		s, strlen(s) > 40 ? "..." : "");
 	return -1;
 }
 
@@ -97,17 +98,27 @@ static void others_of(const struct ls_params *p, const struct ls_sysinfo *sys, c
 			CPU_SET(cpu, out);
 }
 
-/* Waits @secs for a signal that ends the exporter: 1 if one came. */
-static int wait_or_signal(const sigset_t *signals, unsigned int secs)
+/*
+ * Waits @secs for a signal that ends the exporter, until @end_ns at most
+ * (CLOCK_MONOTONIC, 0: none): 1 if one came or the end did.
+ */
+static int wait_or_signal(const sigset_t *signals, unsigned int secs, __u64 end_ns)
 {
 	struct timespec left = { .tv_sec = secs };
+	__u64 now = ls_now_ns();
 	int sig;
 
+	if (end_ns && now + secs * 1000000000ULL >= end_ns) {
+		if (now >= end_ns)
+			return 1;
+		left.tv_sec = (time_t)((end_ns - now) / 1000000000ULL);
+		left.tv_nsec = (long)((end_ns - now) % 1000000000ULL);
+	}
+	/* SIGUSR1 is the logger's of the run that ended: not a stop. */
 	do {
 		sig = sigtimedwait(signals, NULL, &left);
-	} while (sig < 0 && errno == EINTR);
-	/* SIGUSR1 is the logger's of the run that ended: not a stop. */
-	return sig > 0 && sig != SIGUSR1;
+	} while ((sig < 0 && errno == EINTR) || sig == SIGUSR1);
+	return sig > 0 || (end_ns && ls_now_ns() >= end_ns);
 }
 
 /**
@@ -130,6 +141,8 @@ int ls_serve(const struct ls_params *p, const struct ls_sysinfo *sys)
 	sigset_t signals, old_signals;
 	struct ls_serve_addr addr;
 	char err[512] = "", said[512] = "";
+	__u64 end_ns = ls_now_ns() + p->timeout_s * 1000000000ULL;
+	struct ls_params rp = *p;
 	cpu_set_t others;
 	int ret = LS_EXIT_OK;
 
@@ -157,12 +170,19 @@ int ls_serve(const struct ls_params *p, const struct ls_sysinfo *sys)
 		fprintf(stderr, "latscope: %s\n", err);
 
 	while (ret == LS_EXIT_OK) {
-		struct ls_report r = { .params = p, .sys = sys };
+		struct ls_report r = { .params = &rp, .sys = sys };
 		int run_ret;
 
+		/* -T bounds the exporter's life, not each run's. */
+		if (p->timeout_s) {
+			__u64 now = ls_now_ns();
+
+			if (now >= end_ns)
+				break;
+			rp.timeout_s = (end_ns - now + 999999999ULL) / 1000000000ULL;
+		}
 		err[0] = '\0';
-		ls_exporter_run_starts(ex);
-		run_ret = ls_run(p, &r, &plug, err, sizeof(err));
+		run_ret = ls_run(&rp, &r, &plug, err, sizeof(err));
 		ls_exporter_run_ended(ex);
 		ls_report_free(&r);
 		if (run_ret == LS_EXIT_OK)
@@ -175,7 +195,7 @@ int ls_serve(const struct ls_params *p, const struct ls_sysinfo *sys)
 				err, LS_SERVE_RETRY_S);
 		memcpy(said, err, sizeof(said));
 		fflush(stderr);
-		if (wait_or_signal(&signals, LS_SERVE_RETRY_S))
+		if (wait_or_signal(&signals, LS_SERVE_RETRY_S, p->timeout_s ? end_ns : 0))
 			break;
 	}
 	ls_textfile_stop(text);
