@@ -38,14 +38,16 @@ PY
 			{ cat "$dir/configure.log" >&2; exit 1; }
 		make -s -j"$(nproc)" -C src/microhttpd >"$dir/make.log" 2>&1 ||
 			{ tail -40 "$dir/make.log" >&2; exit 1; }
-		make -s -C src/microhttpd install >>"$dir/make.log" 2>&1
-		make -s -C src/include install >>"$dir/make.log" 2>&1
-		make -s install-pkgconfigDATA >>"$dir/make.log" 2>&1
+		{
+			make -s -C src/microhttpd install
+			make -s -C src/include install
+			make -s install-pkgconfigDATA
+		} >>"$dir/make.log" 2>&1
 	)
-	[ -f "$dir/lib/libmicrohttpd.a" ] && [ -f "$pc/libmicrohttpd.pc" ] || {
+	if [ ! -f "$dir/lib/libmicrohttpd.a" ] || [ ! -f "$pc/libmicrohttpd.pc" ]; then
 		echo "libmicrohttpd: the build left no static library or pkg-config file in $dir" >&2
 		exit 1
-	}
+	fi
 	rm -rf "$dir/src" "$tarball"
 	touch "$dir/.done"
 fi

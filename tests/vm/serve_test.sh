@@ -57,7 +57,7 @@ dump serve-scrape.om m1.om
 if wait_until 10 grep -q '^latscope_measuring 1$' tf/latscope.prom; then
 	ok "textfile: rewritten while it measures"
 else
-	nok "textfile: rewritten while it measures" "$(cat tf/latscope.prom | head -5)"
+	nok "textfile: rewritten while it measures" "$(head -5 tf/latscope.prom)"
 fi
 
 # The kernel keeps a module whose device is open.
@@ -89,12 +89,13 @@ head -c 8192 /dev/urandom | timeout 10 nc 127.0.0.1 $port >/dev/null 2>&1
 if kill -0 $pid 2>/dev/null && scrape g.prom; then ok "garbage: still serving"; else nok "garbage: still serving" "$(cat serve.err)"; fi
 
 # 200 connections at once, then one that hangs, then idle ones past the limit.
-fds0=$(ls /proc/$pid/fd | wc -l)
+nfds() { find "/proc/$pid/fd" -mindepth 1 | wc -l; }
+fds0=$(nfds)
 /http_flood 127.0.0.1 $port 200 3 >flood.out
 has "flood: connections made" flood.out 'connected [0-9]* of 200'
 if wait_until 30 scrape f.prom; then ok "flood: serving after it"; else nok "flood: serving after it" "$(cat serve.err)"; fi
-fds_back() { [ "$(ls /proc/$pid/fd | wc -l)" -le "$fds0" ]; }
-if wait_until 30 fds_back; then ok "flood: no descriptor left"; else nok "flood: no descriptor left" "$(ls -l /proc/$pid/fd | wc -l) > $fds0"; fi
+fds_back() { [ "$(nfds)" -le "$fds0" ]; }
+if wait_until 30 fds_back; then ok "flood: no descriptor left"; else nok "flood: no descriptor left" "$(nfds) > $fds0"; fi
 /http_flood 127.0.0.1 $port 1 20 >/dev/null &
 hung=$!
 if wait_until 10 scrape h.prom; then ok "a hung scraper: others served"; else nok "a hung scraper: others served" ""; fi

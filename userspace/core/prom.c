@@ -50,7 +50,8 @@ int ls_prom_parse_bounds(const char *s, struct ls_prom_bounds *b, char *err, siz
 
 			ls_fail(err, errlen,
 				"--buckets '%.40s%s': '%.*s%s' is not a bound in us from 1 to 10000000",
-				s, strlen(s) > 40 ? "..." : "", n > 40 ? 40 : n, at, n > 40 ? "..." : "");
+				s, strlen(s) > 40 ? "..." : "", n > 40 ? 40 : n, at,
+				n > 40 ? "..." : "");
 			return -1;
 		}
 		b->le_ns[b->n] = (__u64)(us * 1000.0 + 0.5);
