@@ -36,7 +36,7 @@ FLAVOUR ?= amd64
 FUZZ_SECONDS ?= 60
 FUZZ_SEED ?=
 
-.PHONY: all module cli check demo demo-test install deps kunit build-matrix checkpatch shellcheck dtbo dt-check pi-vm report-test compare compare-gpio vm-gpiod vm-why why-cost setup-test evt-test \
+.PHONY: all module cli check demo demo-test install deps kunit build-matrix checkpatch shellcheck dtbo dt-check pi-vm report-test compare compare-gpio vm-gpiod vm-why why-cost setup-test evt-test fleet-test \
 	vm-test vm-test-one vm-gpio vm-fuzz clean help layers unit compile_commands
 
 all: module cli
@@ -63,6 +63,9 @@ setup-test:
 
 evt-test:
 	bash tests/evt/run.sh
+
+fleet-test:
+	bash tests/fleet/run.sh
 
 layers:
 	python3 scripts/layers.py

@@ -71,6 +71,8 @@ stage "setup verdict on fake roots (every factor good and bad, --apply-setup set
 stage "latscope-report on fixtures (tables, PNG, SVG)" bash "$top/tests/report/run.sh"
 stage "EVT bound: coverage on known tails, refusals, latscope-evt's command line" \
 	bash "$top/tests/evt/run.sh"
+stage "fleet pieces: Prometheus rules checked and unit-tested, the dashboard's queries parsed" \
+	bash "$top/tests/fleet/run.sh"
 stage "uapi header in userspace (-Werror, -m64/-m32 layout)" host_build
 stage "Raspberry Pi overlay (dtc, fdtoverlay on Debian's arm64 DTBs)" bash "$top/tests/dt/run.sh"
 for entry in "${LATSCOPE_MATRIX[@]}"; do

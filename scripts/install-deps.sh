@@ -24,7 +24,7 @@ all)
 		build-essential gcc-12-multilib libc6-dev-i386 bc bison flex libelf-dev libssl-dev python3 xz-utils
 		sparse linux-source-6.12
 		linux-headers-amd64 linux-headers-rt-amd64 rt-tests python3-matplotlib python3-scipy stress-ng iputils-ping iperf3
-		libmicrohttpd-dev prometheus python3-prometheus-client
+		libmicrohttpd-dev prometheus python3-prometheus-client systemd
 		device-tree-compiler python3-libfdt python3-venv qemu-system-arm gcc-aarch64-linux-gnu libc6-dev-arm64-cross
 		shellcheck libgpiod-dev groff-base libtracefs-dev libtraceevent-dev pkg-config
 	)
