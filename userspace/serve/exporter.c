@@ -189,17 +189,24 @@ void ls_exporter_second(struct run *run, void *priv, const struct latscope_bulk 
 }
 
 /*
- * A run ended (or failed): what its last snapshot counted is carried, so
- * the next run's counts add to it; nothing measures until the next
- * second of a run.
+ * A run ended (or failed): what it counted is carried, so the next run's
+ * counts add to it; nothing measures until the next second of a run. Its
+ * figures are its results (@r, taken after the stop) where it has them,
+ * else its last snapshot's.
  */
-void ls_exporter_run_ended(struct ls_exporter *ex)
+void ls_exporter_run_ended(struct ls_exporter *ex, const struct ls_report *r)
 {
+	struct ls_exporter_cpu *c;
 	unsigned int i;
+	int k;
 
+	for (k = 0; r && k < r->nr_cpus; k++) {
+		c = cpu_entry(ex, r->cpu[k].cpu);
+		if (c && r->cpu[k].cells)
+			read_cpu(ex, &r->cpu[k], &c->last);
+	}
 	for (i = 0; i < ex->nr; i++) {
-		struct ls_exporter_cpu *c = &ex->cpu[i];
-
+		c = &ex->cpu[i];
 		ls_prom_series_add(&c->carried, &c->last, ex->bounds.n);
 		memset(&c->last, 0, sizeof(c->last));
 	}

@@ -183,7 +183,8 @@ int ls_serve(const struct ls_params *p, const struct ls_sysinfo *sys)
 		}
 		err[0] = '\0';
 		run_ret = ls_run(&rp, &r, &plug, err, sizeof(err));
-		ls_exporter_run_ended(ex);
+		/* Collected after the stop unless it never started. */
+		ls_exporter_run_ended(ex, run_ret == LS_EXIT_SETUP ? NULL : &r);
 		ls_report_free(&r);
 		if (run_ret == LS_EXIT_OK)
 			break;		/* a signal, or -T */

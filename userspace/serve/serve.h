@@ -73,7 +73,7 @@ int ls_exporter_init(struct ls_exporter *ex, const struct ls_params *p,
 void ls_exporter_free(struct ls_exporter *ex);
 void ls_exporter_second(struct run *run, void *priv, const struct latscope_bulk *b);
 void ls_exporter_cpu_second(struct run *run, void *priv, int cpu, const struct latscope_bulk *b);
-void ls_exporter_run_ended(struct ls_exporter *ex);
+void ls_exporter_run_ended(struct ls_exporter *ex, const struct ls_report *r);
 void ls_exporter_copy(struct ls_exporter *ex, struct ls_prom_view *out);
 
 /* http.c: GET /metrics, on a thread of libmicrohttpd's off the measured CPUs. */
