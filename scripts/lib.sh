@@ -79,6 +79,40 @@ latscope_kernel_image() {
 	echo "$cache/images/vmlinuz-$release"
 }
 
+# Copies modules of the Debian kernel RELEASE (paths under kernel/, no
+# .ko suffix) into DEST, uncompressed, for busybox's insmod: from
+# /lib/modules if this machine has that kernel, else from its image
+# package, downloaded once and the modules asked for kept in the cache.
+# Usage: latscope_kernel_modules RELEASE DEST net/core/failover ...
+latscope_kernel_modules() {
+	local release=$1 dest=$2 m f src cache tmp
+	shift 2
+	src=/lib/modules/$release/kernel
+	cache=$(latscope_cache)/modules-$release
+	mkdir -p "$dest"
+	for m; do
+		f=$(find "$src" "$cache/lib/modules/$release/kernel" -path "*/$m.ko*" 2>/dev/null | head -1)
+		if [ -z "$f" ]; then
+			tmp=$(mktemp -d)
+			chmod 755 "$tmp"	# apt's _apt user downloads into it
+			(cd "$tmp" && { apt-get download -q "linux-image-$release" >/dev/null 2>&1 ||
+				{ apt-get update -qq && apt-get download -q "linux-image-$release" >/dev/null; }; }) ||
+				{ rm -rf "$tmp"; return 1; }
+			mkdir -p "$cache"
+			dpkg-deb --fsys-tarfile "$tmp"/linux-image-"$release"_*.deb |
+				tar -x -C "$cache" --wildcards "./lib/modules/$release/kernel/$m.ko*"
+			rm -rf "$tmp"
+			f=$(find "$cache/lib/modules/$release/kernel" -path "*/$m.ko*" | head -1)
+			[ -n "$f" ] || return 1
+		fi
+		case $f in
+		*.xz) xz -dc "$f" ;;
+		*.zst) zstd -dc "$f" ;;
+		*) cat "$f" ;;
+		esac >"$dest/$(basename "$m").ko"
+	done
+}
+
 latscope_image_mb() {
 	local release=$1
 

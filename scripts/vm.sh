@@ -181,6 +181,36 @@ if [ "$mode" = demo ]; then
 else
 	add_test_programs
 fi
+# One stage's exporter is scraped by a real Prometheus on this host,
+# through QEMU's user network (restrict=on: nothing leaves it) and a port
+# forwarded on 127.0.0.1 (tests/vm/serve_test.sh, tests/vm/check_prom.py).
+netargs=()
+if [ "$mode" = test ] && [ "$series-$flavour" = 6.12-amd64 ]; then
+	latscope_kernel_modules "$release" "$root/netmod" net/core/failover \
+		drivers/net/net_failover drivers/net/virtio_net || {
+		echo "vm: no virtio_net module for $release"
+		exit 1
+	}
+	prom=$work/prometheus
+	rm -rf "$prom"
+	mkdir -p "$prom"
+	free_port() { /usr/bin/python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+	fwd=$(free_port)
+	promport=$(free_port)
+	cat >"$prom/prometheus.yml" <<YML
+global: { scrape_interval: 1s, evaluation_interval: 1s }
+rule_files: [ '$top/fleet/latscope-rules.yml' ]
+scrape_configs:
+  - job_name: latscope
+    static_configs: [ { targets: ['127.0.0.1:$fwd'] } ]
+YML
+	prometheus --config.file="$prom/prometheus.yml" --storage.tsdb.path="$prom/data" \
+		--web.listen-address="127.0.0.1:$promport" --log.level=warn >"$prom/log" 2>&1 &
+	prompid=$!
+	trap 'kill $prompid 2>/dev/null; wait $prompid 2>/dev/null' EXIT
+	netargs=(-netdev "user,id=n0,restrict=on,hostfwd=tcp:127.0.0.1:$fwd-:19380"
+		-device virtio-net-pci,netdev=n0)
+fi
 mkdir -p "$root/etc"
 printf 'root:x:0:0:root:/:/bin/sh\nnobody:x:65534:65534:nobody:/:/bin/sh\n' >"$root/etc/passwd"
 printf 'root:x:0:\nnogroup:x:65534:\n' >"$root/etc/group"
@@ -208,7 +238,7 @@ esac
 boot() {
 	timeout $((720 + ${LATSCOPE_FUZZ_SECONDS:-60} + ${LATSCOPE_COMPARE_SECONDS:-60})) \
 		qemu-system-x86_64 -accel $accel -cpu qemu64,+rdrand -smp 2 -m 1024 \
-		-nographic -no-reboot -kernel "$vmlinuz" -initrd "$work/initrd.gz" \
+		-nographic -no-reboot -kernel "$vmlinuz" -initrd "$work/initrd.gz" "${netargs[@]}" \
 		-append "console=ttyS0 panic=-1 quiet random.trust_cpu=on lsmode=$mode lssecs=${LATSCOPE_COMPARE_SECONDS:-60} lscost=${LATSCOPE_COMPARE_COST_SCALE:-10} lsrounds=${LATSCOPE_WHY_ROUNDS:-4} $fuzz$tests" \
 		>"$log" 2>&1 || true
 }
@@ -257,9 +287,15 @@ status=0
 if [ "$mode" != stress ]; then
 	python3 "$top/tests/vm/check_files.py" "$files" || status=1
 fi
-# The exporter's scrapes (tests/vm/serve_test.sh): promtool, OpenMetrics.
+# The exporter's scrapes (tests/vm/serve_test.sh): promtool, OpenMetrics;
+# and what the host's Prometheus stored of its last run.
 if [ -f "$files/serve-scrape.prom" ]; then
 	/usr/bin/python3 "$top/tests/vm/check_serve.py" "$files" || status=1
+fi
+if [ ${#netargs[@]} -gt 0 ]; then
+	/usr/bin/python3 "$top/tests/vm/check_prom.py" "$files" "http://127.0.0.1:$promport" \
+		"$top/fleet" || status=1
+	kill "$prompid" 2>/dev/null
 fi
 # The recorder's runs under known noise (tests/vm/why_test.sh).
 if ls "$files"/why-*.json >/dev/null 2>&1; then

@@ -93,7 +93,7 @@ case_ 2 "more than 32 bounds" --serve --buckets "$(seq -s, 1 40)"
 case_ 2 "--buckets 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa...': 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa...' is not" --serve --buckets "$long"
 case_ 2 "'2h' for --textfile-every" --textfile x.prom --textfile-every 2h
 case_ 2 "belong to --serve or --textfile" --window 5
-case_ 2 "not with --cost" --serve --json "$out/x.json"
+case_ 2 "not - (stdout)" --serve --json -
 case_ 2 "not with --cost" --textfile x.prom -A 100
 case_ 3 "--textfile $out/nope/x.prom: cannot write it" --textfile "$out/nope/x.prom" -T 1
 case_ 2 "'0' for -P/--priority" -P 0

@@ -158,5 +158,45 @@ latscope --textfile=/nonexistent/dir/x.prom -k -c 1 >tfbad.out 2>tfbad.err
 expect_rc "textfile in a missing directory: setup error" $? 3
 has "textfile in a missing directory: said" tfbad.err 'cannot write it'
 
+# With a network device (scripts/vm.sh gives one to the stage whose
+# exporter a real Prometheus on the host scrapes, through QEMU's port
+# forwarding to 127.0.0.1): a run of -T, then its last figures served until
+# the host's Prometheus scraped them 3 times; its JSON goes back to the
+# host, which compares what Prometheus stored (tests/vm/check_prom.py).
+scrapes() { scrape p.prom && val p.prom latscope_scrapes_total; }
+host_scraped() { # count before, polls of ours since: 3 scrapes of the host's?
+	c=$(scrapes) || return 1
+	polls=$((polls + 1))
+	[ $((c - $1 - polls)) -ge 3 ]
+}
+if [ -d /netmod ]; then
+	for m in failover net_failover virtio_net; do insmod /netmod/$m.ko; done
+	ip link set eth0 up && ip addr add 10.0.2.15/24 dev eth0
+	expect_rc "prom: eth0 up" $? 0
+	latscope --serve=0.0.0.0:$port -k -c 1 -T 20 --json /tmp/prom-run.json \
+		>prom.out 2>prom.err &
+	ppid=$!
+	if wait_until 120 test -s /tmp/prom-run.json; then
+		ok "prom: -T over, the run's JSON written"
+	else
+		nok "prom: -T over, the run's JSON written" "$(cat prom.err)"
+	fi
+	has "prom: the last figures served" prom.err 'serving the last figures until stopped'
+	scrape last.prom
+	has "prom: not measuring after -T" last.prom '^latscope_measuring 0$'
+	polls=0
+	c0=$(scrapes)
+	if wait_until 60 host_scraped "$c0"; then
+		ok "prom: the host's Prometheus scraped the last figures"
+	else
+		nok "prom: the host's Prometheus scraped the last figures" "$(grep scrapes p.prom)"
+	fi
+	kill -TERM $ppid
+	wait $ppid
+	expect_rc "prom: SIGTERM ends it" $? 0
+	dump prom-run.json /tmp/prom-run.json
+	dump prom-last.prom last.prom
+fi
+
 echo "serve: $pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -782,8 +782,13 @@ static int check_exporter(struct ls_params *p, char *err, size_t errlen)
 		return 0;
 	}
 	if (p->cost || p->check_setup || p->apply_setup || p->monitor || p->latmon_host[0] ||
-	    p->plot_path || p->json_path || p->checkpoint_s || p->abort_us || p->breaktrace_us) {
-		ls_fail(err, errlen, "--serve and --textfile measure until stopped and show the figures to Prometheus: not with --cost, --check-setup, --apply-setup, --monitor, a latmon host (-z/-Z HOST), -g, --json, --checkpoint, -A or -b");
+	    p->checkpoint_s || p->abort_us || p->breaktrace_us) {
+		ls_fail(err, errlen, "--serve and --textfile measure until stopped and show the figures to Prometheus: not with --cost, --check-setup, --apply-setup, --monitor, a latmon host (-z/-Z HOST), --checkpoint, -A or -b");
+		return -1;
+	}
+	if ((p->plot_path && !strcmp(p->plot_path, "-")) ||
+	    (p->json_path && !strcmp(p->json_path, "-"))) {
+		ls_fail(err, errlen, "-g and --json with --serve or --textfile: give a file, written when a run ends; not - (stdout)");
 		return -1;
 	}
 	if (p->buckets && ls_prom_parse_bounds(p->buckets, &b, err, errlen))

@@ -114,6 +114,8 @@ void ls_prom_series_add(struct ls_prom_series *into, const struct ls_prom_series
  * @kernel: the kernel's release
  * @preemption: its preemption model
  * @clocksource: the current clocksource
+ * @http: the view is an HTTP scrape's: @scrapes counts them
+ * @scrapes: scrapes answered before this one
  */
 struct ls_prom_view {
 	struct ls_prom_bounds bounds;
@@ -128,6 +130,8 @@ struct ls_prom_view {
 	char kernel[128];
 	char preemption[64];
 	char clocksource[64];
+	bool http;
+	__u64 scrapes;
 };
 
 #endif /* LATSCOPE_PROM_H */

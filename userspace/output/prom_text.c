@@ -173,6 +173,12 @@ void ls_prom_write(FILE *f, const struct ls_prom_view *v, bool om)
 	       "Runs that measured: the first, then one per restart after a run failed.");
 	fprintf(f, "latscope_runs_total %llu\n", (unsigned long long)v->runs);
 
+	if (v->http) {
+		family(f, om, "latscope_scrapes_total", "counter",
+		       "Scrapes of /metrics answered before this one.");
+		fprintf(f, "latscope_scrapes_total %llu\n", (unsigned long long)v->scrapes);
+	}
+
 	family(f, om, "latscope_latency_seconds", "histogram",
 	       "Latency of each event's answer since the exporter started; part total is what the context measures, part irq the ideal time to the irq.");
 	for (i = 0; i < v->nr; i++) {

@@ -31,6 +31,7 @@ struct ls_http {
 	struct MHD_Daemon *daemon;
 	struct ls_exporter *ex;
 	struct ls_prom_view *view;	/* the scrape's copy: one thread answers */
+	__u64 scrapes;			/* answered: the library's thread only */
 	const struct ls_serve_addr *addr;
 	char err[256];
 };
@@ -72,6 +73,8 @@ static enum MHD_Result scrape(struct ls_http *h, struct MHD_Connection *conn)
 	FILE *f;
 
 	ls_exporter_copy(h->ex, h->view);
+	h->view->http = true;
+	h->view->scrapes = h->scrapes++;
 	f = open_memstream(&buf, &len);
 	if (!f)
 		return say(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory\n", NULL);

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "output/output.h"
 #include "serve/serve.h"
 
 /*
@@ -100,7 +101,8 @@ static void others_of(const struct ls_params *p, const struct ls_sysinfo *sys, c
 
 /*
  * Waits @secs for a signal that ends the exporter, until @end_ns at most
- * (CLOCK_MONOTONIC, 0: none): 1 if one came or the end did.
+ * (CLOCK_MONOTONIC, 0: none): 1 if a signal came, 2 if the end did, else
+ * 0.
  */
 static int wait_or_signal(const sigset_t *signals, unsigned int secs, __u64 end_ns)
 {
@@ -110,7 +112,7 @@ static int wait_or_signal(const sigset_t *signals, unsigned int secs, __u64 end_
 
 	if (end_ns && now + secs * 1000000000ULL >= end_ns) {
 		if (now >= end_ns)
-			return 1;
+			return 2;
 		left.tv_sec = (time_t)((end_ns - now) / 1000000000ULL);
 		left.tv_nsec = (long)((end_ns - now) % 1000000000ULL);
 	}
@@ -118,7 +120,77 @@ static int wait_or_signal(const sigset_t *signals, unsigned int secs, __u64 end_
 	do {
 		sig = sigtimedwait(signals, NULL, &left);
 	} while ((sig < 0 && errno == EINTR) || sig == SIGUSR1);
-	return sig > 0 || (end_ns && ls_now_ns() >= end_ns);
+	if (sig > 0)
+		return 1;
+	return end_ns && ls_now_ns() >= end_ns ? 2 : 0;
+}
+
+/*
+ * One run after another until a signal or -T's end: 1 if -T ended it,
+ * 0 if a signal did. Each run's results (-g, --json) are written when it
+ * ends.
+ */
+static int measure(struct ls_exporter *ex, const struct ls_params *p,
+		   const struct ls_sysinfo *sys, const sigset_t *signals)
+{
+	const struct ls_sink sinks[] = {
+		{ .second = ls_exporter_second, .priv = ex, .cpu_second = ls_exporter_cpu_second },
+	};
+	const struct ls_plug plug = { .sinks = sinks, .nr_sinks = 1, .snapshots = true };
+	__u64 end_ns = ls_now_ns() + p->timeout_s * 1000000000ULL;
+	char err[512], said[512] = "";
+	struct ls_params rp = *p;
+
+	for (;;) {
+		struct ls_report r = { .params = &rp, .sys = sys };
+		int ret;
+
+		/* -T bounds the exporter's measuring, not each run's. */
+		if (p->timeout_s) {
+			__u64 now = ls_now_ns();
+
+			if (now >= end_ns)
+				return 1;
+			rp.timeout_s = (end_ns - now + 999999999ULL) / 1000000000ULL;
+		}
+		err[0] = '\0';
+		ret = ls_run(&rp, &r, &plug, err, sizeof(err));
+		/* Collected after the stop unless it never started. */
+		ls_exporter_run_ended(ex, ret == LS_EXIT_SETUP ? NULL : &r);
+		if (ret != LS_EXIT_SETUP && (p->plot_path || p->json_path))
+			ls_write_files(&r, false);
+		ls_report_free(&r);
+		/* A signal, or -T: the alarm comes after end_ns. */
+		if (ret == LS_EXIT_OK)
+			return p->timeout_s && ls_now_ns() >= end_ns;
+		/* Said when it changes, not every try. */
+		if (!err[0])
+			snprintf(err, sizeof(err), "the run ended (exit code %d)", ret);
+		if (strcmp(err, said))
+			fprintf(stderr, "latscope: not measuring: %s; trying again every %d s\n",
+				err, LS_SERVE_RETRY_S);
+		memcpy(said, err, sizeof(said));
+		fflush(stderr);
+		switch (wait_or_signal(signals, LS_SERVE_RETRY_S, p->timeout_s ? end_ns : 0)) {
+		case 1:
+			return 0;
+		case 2:
+			return 1;
+		}
+	}
+}
+
+/* After -T: the last figures stay served until a signal. */
+static void hold(const sigset_t *signals)
+{
+	int sig;
+
+	fprintf(stderr, "latscope: -T is over: serving the last figures until stopped\n");
+	fflush(stderr);
+	do {
+		if (sigwait(signals, &sig))
+			sig = 0;
+	} while (sig == SIGUSR1 || sig == SIGALRM || !sig);
 }
 
 /**
@@ -126,23 +198,20 @@ static int wait_or_signal(const sigset_t *signals, unsigned int secs, __u64 end_
  * @p: the options
  * @sys: the board
  *
+ * With -T, it measures that long; over HTTP it then serves the last
+ * figures (latscope_measuring 0) until a signal, a text file alone ends.
+ *
  * Return: an exit code: LS_EXIT_OK after a signal (or -T), LS_EXIT_SETUP
  * if the HTTP server or the text file could not start.
  */
 int ls_serve(const struct ls_params *p, const struct ls_sysinfo *sys)
 {
 	struct ls_exporter *ex = calloc(1, sizeof(*ex));
-	const struct ls_sink sinks[] = {
-		{ .second = ls_exporter_second, .priv = ex, .cpu_second = ls_exporter_cpu_second },
-	};
-	const struct ls_plug plug = { .sinks = sinks, .nr_sinks = 1, .snapshots = true };
 	struct ls_textfile *text = NULL;
 	struct ls_http *http = NULL;
 	sigset_t signals, old_signals;
 	struct ls_serve_addr addr;
-	char err[512] = "", said[512] = "";
-	__u64 end_ns = ls_now_ns() + p->timeout_s * 1000000000ULL;
-	struct ls_params rp = *p;
+	char err[512] = "";
 	cpu_set_t others;
 	int ret = LS_EXIT_OK;
 
@@ -168,37 +237,8 @@ int ls_serve(const struct ls_params *p, const struct ls_sysinfo *sys)
 	}
 	if (ret != LS_EXIT_OK)
 		fprintf(stderr, "latscope: %s\n", err);
-
-	while (ret == LS_EXIT_OK) {
-		struct ls_report r = { .params = &rp, .sys = sys };
-		int run_ret;
-
-		/* -T bounds the exporter's life, not each run's. */
-		if (p->timeout_s) {
-			__u64 now = ls_now_ns();
-
-			if (now >= end_ns)
-				break;
-			rp.timeout_s = (end_ns - now + 999999999ULL) / 1000000000ULL;
-		}
-		err[0] = '\0';
-		run_ret = ls_run(&rp, &r, &plug, err, sizeof(err));
-		/* Collected after the stop unless it never started. */
-		ls_exporter_run_ended(ex, run_ret == LS_EXIT_SETUP ? NULL : &r);
-		ls_report_free(&r);
-		if (run_ret == LS_EXIT_OK)
-			break;		/* a signal, or -T */
-		/* Said when it changes, not every try. */
-		if (!err[0])
-			snprintf(err, sizeof(err), "the run ended (exit code %d)", run_ret);
-		if (strcmp(err, said))
-			fprintf(stderr, "latscope: not measuring: %s; trying again every %d s\n",
-				err, LS_SERVE_RETRY_S);
-		memcpy(said, err, sizeof(said));
-		fflush(stderr);
-		if (wait_or_signal(&signals, LS_SERVE_RETRY_S, p->timeout_s ? end_ns : 0))
-			break;
-	}
+	else if (measure(ex, p, sys, &signals) && http)
+		hold(&signals);
 	ls_textfile_stop(text);
 	ls_http_stop(http);
 	ls_unblock_signals(&signals, &old_signals);
