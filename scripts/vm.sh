@@ -209,7 +209,7 @@ YML
 	prompid=$!
 	trap 'kill $prompid 2>/dev/null; wait $prompid 2>/dev/null' EXIT
 	netargs=(-netdev "user,id=n0,restrict=on,hostfwd=tcp:127.0.0.1:$fwd-:19380"
-		-device virtio-net-pci,netdev=n0)
+		-device "virtio-net-pci,netdev=n0")
 fi
 mkdir -p "$root/etc"
 printf 'root:x:0:0:root:/:/bin/sh\nnobody:x:65534:65534:nobody:/:/bin/sh\n' >"$root/etc/passwd"
