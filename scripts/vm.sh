@@ -88,6 +88,7 @@ add_test_programs() {
 	# The exporter's test, and its flood of connections.
 	cp "$top/tests/vm/serve_test.sh" "$root/serve_test.sh"
 	gcc -std=c11 -static -O2 -Wall -Wextra -Werror "$top/tests/vm/http_flood.c" -o "$root/http_flood"
+	gcc -std=c11 -static -O2 -Wall -Wextra -Werror "$top/tests/vm/http_time.c" -o "$root/http_time"
 	mkdir -p "$root/boot"
 	cp "$kdir/.config" "$root/boot/config-vm"
 	cp "$top/tests/vm/lib.sh" "$root/vm_lib.sh"
@@ -236,10 +237,10 @@ demo | stress | compare | gpio-compare) accel=tcg ;;
 *) accel=tcg,thread=single ;;
 esac
 boot() {
-	timeout $((720 + ${LATSCOPE_FUZZ_SECONDS:-60} + ${LATSCOPE_COMPARE_SECONDS:-60})) \
+	timeout $((720 + ${LATSCOPE_FUZZ_SECONDS:-60} + ${LATSCOPE_COMPARE_SECONDS:-60} + ${LATSCOPE_SOAK_SECONDS:-60})) \
 		qemu-system-x86_64 -accel $accel -cpu qemu64,+rdrand -smp 2 -m 1024 \
 		-nographic -no-reboot -kernel "$vmlinuz" -initrd "$work/initrd.gz" "${netargs[@]}" \
-		-append "console=ttyS0 panic=-1 quiet random.trust_cpu=on lsmode=$mode lssecs=${LATSCOPE_COMPARE_SECONDS:-60} lscost=${LATSCOPE_COMPARE_COST_SCALE:-10} lsrounds=${LATSCOPE_WHY_ROUNDS:-4} $fuzz$tests" \
+		-append "console=ttyS0 panic=-1 quiet random.trust_cpu=on lsmode=$mode lssecs=${LATSCOPE_COMPARE_SECONDS:-60} lscost=${LATSCOPE_COMPARE_COST_SCALE:-10} lsrounds=${LATSCOPE_WHY_ROUNDS:-4} lssoak=${LATSCOPE_SOAK_SECONDS:-60} $fuzz$tests" \
 		>"$log" 2>&1 || true
 }
 boot

@@ -158,6 +158,39 @@ latscope --textfile=/nonexistent/dir/x.prom -k -c 1 >tfbad.out 2>tfbad.err
 expect_rc "textfile in a missing directory: setup error" $? 3
 has "textfile in a missing directory: said" tfbad.err 'cannot write it'
 
+# The soak: measuring and scraped every second for LATSCOPE_SOAK seconds
+# (lssoak=, scripts/vm.sh: LATSCOPE_SOAK_SECONDS), its RSS sampled every
+# 10 s; the figures go back to the host (soak.txt, soak.rss).
+soak=${LATSCOPE_SOAK:-60}
+latscope --serve=127.0.0.1:$port -k -c 1 >soak.out 2>soak.err &
+spid=$!
+if wait_until 60 measures; then
+	/http_time $port "$soak" 1000 >soak.txt &
+	tpid=$!
+	: >soak.rss
+	while kill -0 $tpid 2>/dev/null; do
+		echo "$(awk '{ print int($1) }' /proc/uptime) $(rss_kb $spid)" >>soak.rss
+		sleep 10
+	done
+	wait $tpid
+	expect_rc "soak: $soak s scraped every second, each answered" $? 0
+	sed 's/^/# soak: /' soak.txt
+	rss_a=$(awk 'NR == 2 { print $2 }' soak.rss)
+	rss_z=$(awk 'END { print $2 }' soak.rss)
+	echo "# soak: RSS $rss_a kB at 10 s, $rss_z kB at the end ($(wc -l <soak.rss) samples)"
+	if [ -n "$rss_a" ] && [ $((rss_z - rss_a)) -le 256 ]; then
+		ok "soak: RSS grew by at most 256 kB"
+	else
+		nok "soak: RSS grew by at most 256 kB" "$(tr '\n' ' ' <soak.rss)"
+	fi
+	dump soak.txt soak.txt
+	dump soak.rss soak.rss
+else
+	nok "soak: measures" "$(cat soak.err)"
+fi
+kill -TERM $spid
+wait $spid
+
 # With a network device (scripts/vm.sh gives one to the stage whose
 # exporter a real Prometheus on the host scrapes, through QEMU's port
 # forwarding to 127.0.0.1): a run of -T, then its last figures served until
