@@ -140,6 +140,7 @@ with open(sys.argv[1]) as f:
     fams = {m.name: m for m in text_string_to_metric_families(f.read())}
 assert fams["latscope"].type == "info", fams["latscope"].type
 assert fams["latscope_overruns"].type == "counter"
+assert fams["latscope_worst_culprit"].type == "info"
 h = fams["latscope_latency_seconds"]
 assert h.type == "histogram" and h.unit == "seconds"
 print(len(fams), "families,", sum(len(m.samples) for m in fams.values()), "samples")

@@ -172,6 +172,9 @@ static void view_fill(struct ls_prom_view *v)
 		s->overruns = 3;
 		s->dropped = 1;
 	}
+	v->series[0].has_culprit = true;
+	v->series[0].culprit_kind = LATSCOPE_WHY_IRQ;
+	strcpy(v->series[0].culprit_name, "eth0 \"rx\"");
 }
 
 static void test_prom_text(const char *dir)
@@ -202,6 +205,9 @@ static void test_prom_text(const char *dir)
 	      "prom: label values escaped", "%s", "");
 	check(strstr(text, "# TYPE latscope_overruns_total counter\nlatscope_overruns_total{cpu=\"1\",context=\"kernel\"} 3\n") != NULL,
 	      "prom: a counter", "%s", "");
+	check(strstr(text, "latscope_worst_culprit_info{cpu=\"1\",context=\"kernel\",kind=\"irq\",name=\"eth0 \\\"rx\\\"\"} 1\n") &&
+	      !strstr(text, "latscope_worst_culprit_info{cpu=\"2\""),
+	      "prom: the culprit of the window's worst, where one is known", "%s", "");
 	check(!strstr(text, "gpio_lost") && !strstr(text, "# EOF"),
 	      "prom: no GPIO counter for the timer, no EOF in 0.0.4", "%s", "");
 	snprintf(path, sizeof(path), "%s/scrape.prom", dir);

@@ -6,6 +6,7 @@ the histogram as Prometheus needs it: buckets that never decrease, +Inf
 equal to _count, the bounds in increasing order. Ends with "N passed, N
 failed".
 """
+import json
 import os
 import pathlib
 import subprocess
@@ -64,4 +65,21 @@ try:
           "OpenMetrics: info and counter families", names)
 except ValueError as e:
     check(False, "OpenMetrics: parsed", e)
+# --why's run: the culprit line names the worst record's longest item.
+why_json, why_prom = files / "why-serve.json", files / "why-serve.prom"
+if why_json.exists() and why_prom.exists():
+    run = json.loads(why_json.read_text())
+    recs = [w for w in run.get("worst") or [] if w["cpu"] == 1 and w["items"]]
+    lines = [s for f in text_string_to_metric_families(why_prom.read_text())
+             if f.name == "latscope_worst_culprit_info" for s in f.samples]
+    if recs:
+        want = {"cpu": "1", "context": "kernel", "kind": recs[0]["items"][0]["kind"],
+                "name": recs[0]["items"][0]["name"]}
+        check(len(lines) == 1 and lines[0].labels == want,
+              "--why: the culprit is the worst record's longest item",
+              ([s.labels for s in lines], want))
+    else:
+        check(not lines, "--why: no record with an item, no culprit",
+              [s.labels for s in lines])
+    check(run["why"]["recorder"] is True, "--why: the run had a recorder", run.get("why"))
 sys.exit(summary("serve"))

@@ -158,6 +158,25 @@ latscope --textfile=/nonexistent/dir/x.prom -k -c 1 >tfbad.out 2>tfbad.err
 expect_rc "textfile in a missing directory: setup error" $? 3
 has "textfile in a missing directory: said" tfbad.err 'cannot write it'
 
+# --why: the culprit of the window's worst sample, from the run's records.
+# A window of an hour holds the whole run: after -T the figures served
+# are the run's results, and the host checks the culprit against the
+# worst record with an item in the run's JSON (tests/vm/check_serve.py).
+rm -f /tmp/why-serve.json
+latscope --serve=127.0.0.1:$port -k -c 1 --why --window 3600 -T 5 \
+	--json /tmp/why-serve.json >why.out 2>why.err &
+wpid=$!
+if wait_until 60 test -s /tmp/why-serve.json; then
+	ok "--why: the run's JSON written after -T"
+else
+	nok "--why: the run's JSON written after -T" "$(cat why.err)"
+fi
+scrape why.prom
+kill -TERM $wpid
+wait $wpid
+dump why-serve.json /tmp/why-serve.json
+dump why-serve.prom why.prom
+
 # The soak: measuring and scraped every second for LATSCOPE_SOAK seconds
 # (lssoak=, scripts/vm.sh: LATSCOPE_SOAK_SECONDS), its RSS sampled every
 # 10 s; the figures go back to the host (soak.txt, soak.rss).

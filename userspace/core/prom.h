@@ -85,6 +85,9 @@ bool ls_prom_window_max(const struct ls_prom_window *w, __u64 now, __s64 *max_ns
  * @overruns: periods missed
  * @dropped: per-second records the driver dropped
  * @lost: GPIO pulses that never came back
+ * @has_culprit: the worst sample of the window has a record (--why)
+ * @culprit_kind: what took the longest in it, LATSCOPE_WHY_*
+ * @culprit_name: its name
  */
 struct ls_prom_series {
 	int cpu;
@@ -95,6 +98,9 @@ struct ls_prom_series {
 	__u64 overruns;
 	__u64 dropped;
 	__u64 lost;
+	bool has_culprit;
+	__u32 culprit_kind;
+	char culprit_name[32];
 };
 
 void ls_prom_series_add(struct ls_prom_series *into, const struct ls_prom_series *from,

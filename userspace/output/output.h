@@ -88,6 +88,7 @@ const char *ls_policy_short(int policy);
 void ls_why_line(char *buf, size_t len, const struct latscope_why *w, int cpu,
 		 const struct ls_params *p);
 void ls_why_print_summary(FILE *f, const struct ls_report *r);
+const char *ls_why_kind_name(__u32 kind);
 void ls_why_write_plot(FILE *f, const struct ls_report *r);
 void ls_why_write_json(FILE *f, const struct ls_report *r);
 

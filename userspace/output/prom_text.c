@@ -203,6 +203,23 @@ void ls_prom_write(FILE *f, const struct ls_prom_view *v, bool om)
 	counter(f, v, om, "latscope_dropped_records_total",
 		"Per-second records the driver dropped because the reader was late.",
 		offsetof(struct ls_prom_series, dropped));
+	for (i = 0; i < v->nr && !v->series[i].has_culprit; i++)
+		;
+	if (i < v->nr)
+		family(f, om, "latscope_worst_culprit_info", "info",
+		       "With --why: what took the longest in the window's worst sample, if the run kept its record.");
+	for (i = 0; i < v->nr; i++) {
+		const struct ls_prom_series *s = &v->series[i];
+
+		if (!s->has_culprit)
+			continue;
+		fputs("latscope_worst_culprit_info", f);
+		fprintf(f, "{cpu=\"%d\",context=\"", s->cpu);
+		put_label(f, v->context);
+		fprintf(f, "\",kind=\"%s\",name=\"", ls_why_kind_name(s->culprit_kind));
+		put_label(f, s->culprit_name);
+		fputs("\"} 1\n", f);
+	}
 	if (!strcmp(v->source, "GPIO"))
 		counter(f, v, om, "latscope_gpio_lost_pulses_total",
 			"GPIO pulses sent that never came back.",

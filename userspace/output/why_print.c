@@ -91,7 +91,8 @@ const char *ls_policy_short(int policy)
 	return policy >= 0 && policy < (int)ARRAY_SIZE(names) ? names[policy] : "?";
 }
 
-static const char *kind_name(__u32 kind)
+/* What a record's item is, as the JSON and the exporter name it. */
+const char *ls_why_kind_name(__u32 kind)
 {
 	switch (kind) {
 	case LATSCOPE_WHY_TASK:
@@ -201,7 +202,7 @@ static void fmt_item(char *buf, size_t len, int *at, const struct latscope_why_i
 			add(buf, len, at, "idle");
 		break;
 	default:
-		add(buf, len, at, "%s %.32s", kind_name(it->kind), it->name);
+		add(buf, len, at, "%s %.32s", ls_why_kind_name(it->kind), it->name);
 		break;
 	}
 	if (it->kind != LATSCOPE_WHY_TASK) {
@@ -377,8 +378,8 @@ static void json_part(FILE *f, const char *key, bool known, __s64 ns, const char
 
 static void json_item(FILE *f, const struct latscope_why_item *it, bool last)
 {
-	fprintf(f, "          {\"kind\": \"%s\", \"id\": %d, \"name\": ", kind_name(it->kind),
-		it->id);
+	fprintf(f, "          {\"kind\": \"%s\", \"id\": %d, \"name\": ",
+		ls_why_kind_name(it->kind), it->id);
 	ls_json_string(f, it->name);
 	fprintf(f, ", \"count\": %u, \"duration_ns\": %llu, \"blocking_ns\": %llu",
 		it->count, (unsigned long long)it->duration_ns,

@@ -101,6 +101,33 @@ void ls_exporter_cpu_second(struct run *run, void *priv, int cpu, const struct l
 		ls_prom_window_add(&c->window, now_s(), b->max_ns);
 }
 
+/*
+ * The culprit of the window's worst sample: the longest item of the
+ * worst record (records come worst first) whose sample is in the window.
+ * The run's records are its K worst, so a window whose worst is not among
+ * them has none.
+ */
+static void read_culprit(struct ls_exporter *ex, const struct ls_cpu_result *r,
+			 struct ls_prom_series *s)
+{
+	__u64 from = ls_now_ns() - (__u64)ex->window_s * 1000000000ULL;
+	__u32 i;
+
+	if (!r->has_why || !r->why)
+		return;
+	for (i = 0; i < r->res.why_count; i++) {
+		const struct latscope_why *w = &r->why[i];
+
+		if (w->ideal_ns < from || !w->nr_items)
+			continue;
+		s->has_culprit = true;
+		s->culprit_kind = w->item[0].kind;
+		memcpy(s->culprit_name, w->item[0].name, sizeof(s->culprit_name));
+		s->culprit_name[sizeof(s->culprit_name) - 1] = '\0';
+		return;
+	}
+}
+
 /* One CPU's figures of the current run, from a snapshot. */
 static void read_cpu(struct ls_exporter *ex, const struct ls_cpu_result *r,
 		     struct ls_prom_series *s)
@@ -119,11 +146,13 @@ static void read_cpu(struct ls_exporter *ex, const struct ls_cpu_result *r,
 	s->overruns = r->res.overruns;
 	s->dropped = r->res.bulk_dropped;
 	s->lost = r->res.gpio.lost;
+	read_culprit(ex, r, s);
 }
 
 /* The published view and the spare change places; the spare keeps the identity. */
 static void publish(struct ls_exporter *ex, bool measuring)
 {
+	const struct ls_prom_series *culprit;
 	struct ls_prom_view *v = ex->spare, *old;
 	__u64 now = now_s();
 	unsigned int i;
@@ -147,6 +176,11 @@ static void publish(struct ls_exporter *ex, bool measuring)
 		*s = c->carried;
 		ls_prom_series_add(s, &c->last, ex->bounds.n);
 		s->cpu = c->cpu;
+		/* The current run's culprit, else the last one of a run that ended. */
+		culprit = c->last.has_culprit ? &c->last : &c->carried;
+		s->has_culprit = culprit->has_culprit;
+		s->culprit_kind = culprit->culprit_kind;
+		memcpy(s->culprit_name, culprit->culprit_name, sizeof(s->culprit_name));
 		s->has_window = ls_prom_window_max(&c->window, now, &s->window_max_ns);
 	}
 	pthread_mutex_lock(&ex->lock);
@@ -208,6 +242,12 @@ void ls_exporter_run_ended(struct ls_exporter *ex, const struct ls_report *r)
 	for (i = 0; i < ex->nr; i++) {
 		c = &ex->cpu[i];
 		ls_prom_series_add(&c->carried, &c->last, ex->bounds.n);
+		if (c->last.has_culprit) {
+			c->carried.has_culprit = true;
+			c->carried.culprit_kind = c->last.culprit_kind;
+			memcpy(c->carried.culprit_name, c->last.culprit_name,
+			       sizeof(c->carried.culprit_name));
+		}
 		memset(&c->last, 0, sizeof(c->last));
 	}
 	publish(ex, false);
