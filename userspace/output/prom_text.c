@@ -148,23 +148,24 @@ static void counter(FILE *f, const struct ls_prom_view *v, bool om, const char *
  */
 void ls_prom_write(FILE *f, const struct ls_prom_view *v, bool om)
 {
+	const struct {
+		const char *name, *value;
+	} info[] = {
+		{ "version", v->version }, { "kernel", v->kernel },
+		{ "preemption", v->preemption }, { "clocksource", v->clocksource },
+		{ "source", v->source }, { "context", v->context },
+	};
 	unsigned int i;
 
 	family(f, om, "latscope_info", "info",
 	       "What measures: latscope's version, the kernel, its preemption model and clocksource, the event source and the responder's context.");
-	fputs("latscope_info{version=\"", f);
-	put_label(f, v->version);
-	fputs("\",kernel=\"", f);
-	put_label(f, v->kernel);
-	fputs("\",preemption=\"", f);
-	put_label(f, v->preemption);
-	fputs("\",clocksource=\"", f);
-	put_label(f, v->clocksource);
-	fputs("\",source=\"", f);
-	put_label(f, v->source);
-	fputs("\",context=\"", f);
-	put_label(f, v->context);
-	fputs("\"} 1\n", f);
+	fputs("latscope_info{", f);
+	for (i = 0; i < ARRAY_SIZE(info); i++) {
+		fprintf(f, "%s%s=\"", i ? "," : "", info[i].name);
+		put_label(f, info[i].value);
+		fputc('"', f);
+	}
+	fputs("} 1\n", f);
 
 	family(f, om, "latscope_measuring", "gauge",
 	       "1 while a run measures, 0 while none can (no driver, a CPU offline): the figures then stand still.");
