@@ -149,6 +149,29 @@ static void read_cpu(struct ls_exporter *ex, const struct ls_cpu_result *r,
 	read_culprit(ex, r, s);
 }
 
+/*
+ * A report's figures into each CPU's @last. With the one-board monitor
+ * (--gpiod --pulse-out --ack-in) the figures are its round trips, as the
+ * run's totals are: the responder's own session is not shown.
+ */
+static void read_report(struct ls_exporter *ex, const struct ls_report *r)
+{
+	struct ls_exporter_cpu *c;
+	int i;
+
+	if (r->monitor) {
+		c = cpu_entry(ex, r->monitor->cpu);
+		if (c && r->monitor->cells)
+			read_cpu(ex, r->monitor, &c->last);
+		return;
+	}
+	for (i = 0; i < r->nr_cpus; i++) {
+		c = cpu_entry(ex, r->cpu[i].cpu);
+		if (c && r->cpu[i].cells)
+			read_cpu(ex, &r->cpu[i], &c->last);
+	}
+}
+
 /* The published view and the spare change places; the spare keeps the identity. */
 static void publish(struct ls_exporter *ex, bool measuring)
 {
@@ -194,8 +217,6 @@ void ls_exporter_second(struct run *run, void *priv, const struct latscope_bulk 
 {
 	const struct ls_report *snap = ls_run_snapshot(run);
 	struct ls_exporter *ex = priv;
-	struct ls_exporter_cpu *c;
-	int i;
 
 	(void)b;
 	if (!snap)
@@ -209,16 +230,7 @@ void ls_exporter_second(struct run *run, void *priv, const struct latscope_bulk 
 			fflush(stderr);
 		}
 	}
-	for (i = 0; i < snap->nr_cpus; i++) {
-		c = cpu_entry(ex, snap->cpu[i].cpu);
-		if (c)
-			read_cpu(ex, &snap->cpu[i], &c->last);
-	}
-	if (snap->monitor) {
-		c = cpu_entry(ex, snap->monitor->cpu);
-		if (c)
-			read_cpu(ex, snap->monitor, &c->last);
-	}
+	read_report(ex, snap);
 	publish(ex, true);
 }
 
@@ -232,13 +244,9 @@ void ls_exporter_run_ended(struct ls_exporter *ex, const struct ls_report *r)
 {
 	struct ls_exporter_cpu *c;
 	unsigned int i;
-	int k;
 
-	for (k = 0; r && k < r->nr_cpus; k++) {
-		c = cpu_entry(ex, r->cpu[k].cpu);
-		if (c && r->cpu[k].cells)
-			read_cpu(ex, &r->cpu[k], &c->last);
-	}
+	if (r)
+		read_report(ex, r);
 	for (i = 0; i < ex->nr; i++) {
 		c = &ex->cpu[i];
 		ls_prom_series_add(&c->carried, &c->last, ex->bounds.n);
