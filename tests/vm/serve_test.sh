@@ -50,6 +50,21 @@ has "a bucket" m1.prom '^latscope_latency_seconds_bucket{cpu="1",context="kernel
 has "the irq part" m1.prom '^latscope_latency_seconds_count{cpu="1",context="kernel",part="irq"} [0-9]'
 has "the window's maximum" m1.prom '^latscope_latency_window_max_seconds{cpu="1",context="kernel",part="total"} [0-9]'
 has "latscope_info" m1.prom '^latscope_info{version=".*",kernel="'"$(uname -r)"'",.*source="timer",context="kernel"} 1$'
+# Its threads (the logger, the HTTP server's) stay off the measured CPU1:
+# with -k the responder is the driver's, and only the main thread, which
+# waits, is not pinned.
+on1=""
+for t in /proc/$pid/task/*; do
+	[ "${t##*/}" = "$pid" ] && continue
+	cpus=$(awk '/^Cpus_allowed_list:/ { print $2 }' "$t/status")
+	[ "$cpus" = 0 ] || on1="$on1 $(cat "$t/comm"):$cpus"
+done
+nthreads=$(find /proc/$pid/task -mindepth 1 -maxdepth 1 | wc -l)
+if [ -z "$on1" ] && [ "$nthreads" -ge 3 ]; then
+	ok "threads: the logger's and the HTTP server's on CPU0 only"
+else
+	nok "threads: the logger's and the HTTP server's on CPU0 only" "$nthreads threads;$on1"
+fi
 dump serve-scrape.prom m1.prom
 timeout 10 wget -q --header 'Accept: application/openmetrics-text; version=1.0.0' -O m1.om "$url"
 has "OpenMetrics when asked" m1.om '^# EOF$'
