@@ -54,7 +54,7 @@ has "latscope_info" m1.prom '^latscope_info{version=".*",kernel="'"$(uname -r)"'
 # with -k the responder is the driver's, and only the main thread, which
 # waits, is not pinned.
 on1=""
-for t in /proc/$pid/task/*; do
+for t in "/proc/$pid/task"/*; do
 	[ "${t##*/}" = "$pid" ] && continue
 	cpus=$(awk '/^Cpus_allowed_list:/ { print $2 }' "$t/status")
 	[ "$cpus" = 0 ] || on1="$on1 $(cat "$t/comm"):$cpus"
