@@ -177,11 +177,11 @@ has "textfile in a missing directory: said" tfbad.err 'cannot write it'
 # A window of an hour holds the whole run: after -T the figures served
 # are the run's results, and the host checks the culprit against the
 # worst record with an item in the run's JSON (tests/vm/check_serve.py).
-rm -f /tmp/why-serve.json
+rm -f /tmp/serve-why.json
 latscope --serve=127.0.0.1:$port -k -c 1 --why --window 3600 -T 5 \
-	--json /tmp/why-serve.json >why.out 2>why.err &
+	--json /tmp/serve-why.json >why.out 2>why.err &
 wpid=$!
-if wait_until 60 test -s /tmp/why-serve.json; then
+if wait_until 60 test -s /tmp/serve-why.json; then
 	ok "--why: the run's JSON written after -T"
 else
 	nok "--why: the run's JSON written after -T" "$(cat why.err)"
@@ -189,8 +189,8 @@ fi
 scrape why.prom
 kill -TERM $wpid
 wait $wpid
-dump why-serve.json /tmp/why-serve.json
-dump why-serve.prom why.prom
+dump serve-why.json /tmp/serve-why.json
+dump serve-why.prom why.prom
 
 # The soak: measuring and scraped every second for LATSCOPE_SOAK seconds
 # (lssoak=, scripts/vm.sh: LATSCOPE_SOAK_SECONDS), its RSS sampled every

@@ -110,7 +110,8 @@ void ls_exporter_cpu_second(struct run *run, void *priv, int cpu, const struct l
 static void read_culprit(struct ls_exporter *ex, const struct ls_cpu_result *r,
 			 struct ls_prom_series *s)
 {
-	__u64 from = ls_now_ns() - (__u64)ex->window_s * 1000000000ULL;
+	__u64 now = ls_now_ns(), span = (__u64)ex->window_s * 1000000000ULL;
+	__u64 from = now > span ? now - span : 0;
 	__u32 i;
 
 	if (!r->has_why || !r->why)

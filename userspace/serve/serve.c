@@ -133,10 +133,13 @@ static int wait_or_signal(const sigset_t *signals, unsigned int secs, __u64 end_
 static int measure(struct ls_exporter *ex, const struct ls_params *p,
 		   const struct ls_sysinfo *sys, const sigset_t *signals)
 {
+	/* The timeline for -g and --json, then the exporter's figures. */
 	const struct ls_sink sinks[] = {
+		{ .second = ls_timeline_second },
 		{ .second = ls_exporter_second, .priv = ex, .cpu_second = ls_exporter_cpu_second },
 	};
-	const struct ls_plug plug = { .sinks = sinks, .nr_sinks = 1, .snapshots = true };
+	const struct ls_plug plug = { .sinks = sinks, .nr_sinks = ARRAY_SIZE(sinks),
+				      .snapshots = true };
 	__u64 end_ns = ls_now_ns() + p->timeout_s * 1000000000ULL;
 	char err[512], said[512] = "";
 	struct ls_params rp = *p;
