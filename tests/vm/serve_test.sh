@@ -198,8 +198,10 @@ dump serve-why.prom why.prom
 # figures go back to the host (soak.txt, soak.rss).
 soak=${LATSCOPE_SOAK:-60}
 [ -d /netmod ] || soak=0
-[ "$soak" -gt 0 ] && latscope --serve=127.0.0.1:$port -k -c 1 >soak.out 2>soak.err &
-spid=$!
+if [ "$soak" -gt 0 ]; then
+	latscope --serve=127.0.0.1:$port -k -c 1 >soak.out 2>soak.err &
+	spid=$!
+fi
 if [ "$soak" = 0 ]; then
 	echo "# soak: in the stage with the network device only"
 elif wait_until 60 measures; then
