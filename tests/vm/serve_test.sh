@@ -209,7 +209,7 @@ elif wait_until 60 measures; then
 	tpid=$!
 	: >soak.rss
 	while kill -0 $tpid 2>/dev/null; do
-		echo "$(awk '{ print int($1) }' /proc/uptime) $(rss_kb $spid)" >>soak.rss
+		echo "$(awk '{ print int($1) }' /proc/uptime) $(rss_kb "$spid")" >>soak.rss
 		sleep 10
 	done
 	wait $tpid
@@ -229,8 +229,8 @@ else
 	nok "soak: measures" "$(cat soak.err)"
 fi
 if [ "$soak" -gt 0 ]; then
-	kill -TERM $spid
-	wait $spid
+	kill -TERM "$spid"
+	wait "$spid"
 fi
 
 # With a network device (scripts/vm.sh gives one to the stage whose
