@@ -52,7 +52,7 @@ def value(expr, at):
     return float(res[0]["value"][1]) if len(res) == 1 else None
 
 
-run = json.loads((files / "prom-run.json").read_text())
+run = json.loads((files / "prom-kernel.json").read_text())
 total = run["total"]
 # The last scrape of the last figures: the newest raw sample stored.
 raw = api("query", query='latscope_measuring[15m]')["result"]

@@ -66,7 +66,7 @@ try:
 except ValueError as e:
     check(False, "OpenMetrics: parsed", e)
 # --why's run: the culprit line names the worst record's longest item.
-why_json, why_prom = files / "serve-why.json", files / "serve-why.prom"
+why_json, why_prom = files / "serve-why-kernel.json", files / "serve-why.prom"
 if why_json.exists() and why_prom.exists():
     run = json.loads(why_json.read_text())
     recs = [w for w in run.get("worst") or [] if w["cpu"] == 1 and w["items"]]

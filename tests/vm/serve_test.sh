@@ -189,7 +189,7 @@ fi
 scrape why.prom
 kill -TERM $wpid
 wait $wpid
-dump serve-why.json /tmp/serve-why.json
+dump serve-why-kernel.json /tmp/serve-why.json
 dump serve-why.prom why.prom
 
 # The soak, in the stage with the network device only (one is enough):
@@ -269,7 +269,7 @@ if [ -d /netmod ]; then
 	kill -TERM $ppid
 	wait $ppid
 	expect_rc "prom: SIGTERM ends it" $? 0
-	dump prom-run.json /tmp/prom-run.json
+	dump prom-kernel.json /tmp/prom-run.json
 	dump prom-last.prom last.prom
 fi
 
