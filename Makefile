@@ -36,7 +36,7 @@ FLAVOUR ?= amd64
 FUZZ_SECONDS ?= 60
 FUZZ_SEED ?=
 
-.PHONY: all module cli check demo demo-test install deps kunit build-matrix checkpatch shellcheck dtbo dt-check pi-vm report-test compare compare-gpio vm-gpiod vm-why why-cost setup-test evt-test fleet-test \
+.PHONY: all module cli check demo demo-test install deps kunit build-matrix checkpatch shellcheck dtbo dt-check pi-vm report-test compare compare-gpio vm-gpiod vm-why why-cost setup-test evt-test fleet-test prom-bench \
 	vm-test vm-test-one vm-gpio vm-fuzz clean help layers unit compile_commands
 
 all: module cli
@@ -66,6 +66,13 @@ evt-test:
 
 fleet-test:
 	bash tests/fleet/run.sh
+
+# The exporter's scrape cost by CPUs (docs/measurements/exporter.md).
+prom-bench:
+	$(MAKE) -s -C userspace liblatscope-cli.a
+	$(CC) -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -Werror -Iuserspace -Idriver/include/uapi \
+		tests/bench/prom_bench.c userspace/liblatscope-cli.a -lm -o userspace/prom_bench
+	userspace/prom_bench
 
 layers:
 	python3 scripts/layers.py
