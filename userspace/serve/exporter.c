@@ -190,7 +190,7 @@ static void publish(struct ls_exporter *ex, bool measuring)
 	memcpy(v->kernel, old->kernel, sizeof(v->kernel));
 	memcpy(v->preemption, old->preemption, sizeof(v->preemption));
 	memcpy(v->clocksource, old->clocksource, sizeof(v->clocksource));
-	v->runs = old->runs;
+	v->runs = ex->runs;
 	v->measuring = measuring;
 	v->nr = ex->nr;
 	for (i = 0; i < ex->nr; i++) {
@@ -223,13 +223,10 @@ void ls_exporter_second(struct run *run, void *priv, const struct latscope_bulk 
 	if (!snap)
 		return;		/* said on stderr: the last figures stay */
 	/* A run's first second: one more run that measures. */
-	if (!ex->view->measuring) {
-		ex->view->runs++;
-		if (ex->view->runs > 1) {
-			fprintf(stderr, "latscope: measuring again (run %llu)\n",
-				(unsigned long long)ex->view->runs);
-			fflush(stderr);
-		}
+	if (!ex->view->measuring && ++ex->runs > 1) {
+		fprintf(stderr, "latscope: measuring again (run %llu)\n",
+			(unsigned long long)ex->runs);
+		fflush(stderr);
 	}
 	read_report(ex, snap);
 	publish(ex, true);

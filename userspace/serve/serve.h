@@ -56,6 +56,10 @@ struct ls_exporter_cpu {
  * @nr: entries of @cpu
  * @bounds: the buckets'
  * @window_s: the sliding window's length
+ * @runs: runs that measured so far
+ *
+ * Only the logger (while a run goes) and the main thread (between runs)
+ * change anything but what @lock guards; the scrapers only copy @view.
  */
 struct ls_exporter {
 	pthread_mutex_t lock;
@@ -65,6 +69,7 @@ struct ls_exporter {
 	unsigned int nr;
 	struct ls_prom_bounds bounds;
 	unsigned int window_s;
+	__u64 runs;
 };
 
 /* exporter.c */
