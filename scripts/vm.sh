@@ -208,7 +208,8 @@ YML
 	prometheus --config.file="$prom/prometheus.yml" --storage.tsdb.path="$prom/data" \
 		--web.listen-address="127.0.0.1:$promport" --log.level=warn >"$prom/log" 2>&1 &
 	prompid=$!
-	trap 'kill $prompid 2>/dev/null; wait $prompid 2>/dev/null' EXIT
+	# (|| true: under set -e the trap's status, 143, would be the script's.)
+	trap 'kill $prompid 2>/dev/null; wait $prompid 2>/dev/null || true' EXIT
 	netargs=(-netdev "user,id=n0,restrict=on,hostfwd=tcp:127.0.0.1:$fwd-:19380"
 		-device "virtio-net-pci,netdev=n0")
 fi
@@ -296,7 +297,6 @@ fi
 if [ ${#netargs[@]} -gt 0 ]; then
 	/usr/bin/python3 "$top/tests/vm/check_prom.py" "$files" "http://127.0.0.1:$promport" \
 		"$top/fleet" || status=1
-	kill "$prompid" 2>/dev/null
 fi
 # The recorder's runs under known noise (tests/vm/why_test.sh).
 if ls "$files"/why-*.json >/dev/null 2>&1; then
