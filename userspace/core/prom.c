@@ -82,8 +82,8 @@ int ls_prom_parse_bounds(const char *s, struct ls_prom_bounds *b, char *err, siz
 void ls_prom_hist_read(struct ls_prom_hist *out, const struct ls_hist *h,
 		       const struct latscope_stats *st, const struct ls_prom_bounds *b)
 {
-	__u64 span = h ? (__u64)h->nr_cells * h->cell_ns : 0, seen, le;
-	unsigned int i, k;
+	__u64 span = h ? (__u64)h->nr_cells * h->cell_ns : 0, seen = st->underflow, le;
+	unsigned int i = 0, t = 0, k;
 
 	memset(out, 0, sizeof(*out));
 	out->count = st->samples;
@@ -95,14 +95,16 @@ void ls_prom_hist_read(struct ls_prom_hist *out, const struct ls_hist *h,
 			out->bucket[k] = st->samples;
 			continue;
 		}
-		seen = st->underflow;
-		/* Cell i holds [i c, (i + 1) c - 1]. */
-		for (i = 0; h && i < h->nr_cells && (i + 1) * (__u64)h->cell_ns - 1 <= le; i++)
+		/*
+		 * One pass for all bounds, as they increase: cell i holds
+		 * [i c, (i + 1) c - 1], past the cells tail bucket t
+		 * [lo(t), lo(t + 1) - 1].
+		 */
+		for (; h && i < h->nr_cells && (i + 1) * (__u64)h->cell_ns - 1 <= le; i++)
 			seen += h->cells[i];
-		/* Past the cells, the tail's buckets [lo(i), lo(i + 1) - 1]. */
-		for (i = 0; h && h->tail && span && le >= span && i < LATSCOPE_TAIL_BUCKETS &&
-		     latscope_tail_lo(i + 1) - 1 <= le; i++)
-			seen += h->tail[i];
+		for (; h && h->tail && span && le >= span && t < LATSCOPE_TAIL_BUCKETS &&
+		     latscope_tail_lo(t + 1) - 1 <= le; t++)
+			seen += h->tail[t];
 		out->bucket[k] = seen;
 	}
 }

@@ -45,6 +45,8 @@ int ls_exporter_init(struct ls_exporter *ex, const struct ls_params *p,
 	snprintf(v->kernel, sizeof(v->kernel), "%s", sys->release);
 	snprintf(v->preemption, sizeof(v->preemption), "%s", sys->preemption);
 	snprintf(v->clocksource, sizeof(v->clocksource), "%s", sys->clocksource);
+	/* Both buffers carry the identity: publish() changes the figures only. */
+	*ex->spare = *v;
 	pthread_mutex_init(&ex->lock, NULL);
 	return 0;
 }
@@ -173,23 +175,21 @@ static void read_report(struct ls_exporter *ex, const struct ls_report *r)
 	}
 }
 
-/* The published view and the spare change places; the spare keeps the identity. */
+/* @src's culprit into @dst, the figures left alone. */
+static void copy_culprit(struct ls_prom_series *dst, const struct ls_prom_series *src)
+{
+	dst->has_culprit = src->has_culprit;
+	dst->culprit_kind = src->culprit_kind;
+	memcpy(dst->culprit_name, src->culprit_name, sizeof(dst->culprit_name));
+}
+
+/* The published view and the spare (both with the identity) change places. */
 static void publish(struct ls_exporter *ex, bool measuring)
 {
-	const struct ls_prom_series *culprit;
-	struct ls_prom_view *v = ex->spare, *old;
+	struct ls_prom_view *v = ex->spare, *old = ex->view;
 	__u64 now = now_s();
 	unsigned int i;
 
-	old = ex->view;
-	v->bounds = old->bounds;
-	v->window_s = old->window_s;
-	memcpy(v->source, old->source, sizeof(v->source));
-	memcpy(v->context, old->context, sizeof(v->context));
-	memcpy(v->version, old->version, sizeof(v->version));
-	memcpy(v->kernel, old->kernel, sizeof(v->kernel));
-	memcpy(v->preemption, old->preemption, sizeof(v->preemption));
-	memcpy(v->clocksource, old->clocksource, sizeof(v->clocksource));
 	v->runs = ex->runs;
 	v->measuring = measuring;
 	v->nr = ex->nr;
@@ -201,10 +201,7 @@ static void publish(struct ls_exporter *ex, bool measuring)
 		ls_prom_series_add(s, &c->last, ex->bounds.n);
 		s->cpu = c->cpu;
 		/* The current run's culprit, else the last one of a run that ended. */
-		culprit = c->last.has_culprit ? &c->last : &c->carried;
-		s->has_culprit = culprit->has_culprit;
-		s->culprit_kind = culprit->culprit_kind;
-		memcpy(s->culprit_name, culprit->culprit_name, sizeof(s->culprit_name));
+		copy_culprit(s, c->last.has_culprit ? &c->last : &c->carried);
 		s->has_window = ls_prom_window_max(&c->window, now, &s->window_max_ns);
 	}
 	pthread_mutex_lock(&ex->lock);
@@ -248,12 +245,8 @@ void ls_exporter_run_ended(struct ls_exporter *ex, const struct ls_report *r)
 	for (i = 0; i < ex->nr; i++) {
 		c = &ex->cpu[i];
 		ls_prom_series_add(&c->carried, &c->last, ex->bounds.n);
-		if (c->last.has_culprit) {
-			c->carried.has_culprit = true;
-			c->carried.culprit_kind = c->last.culprit_kind;
-			memcpy(c->carried.culprit_name, c->last.culprit_name,
-			       sizeof(c->carried.culprit_name));
-		}
+		if (c->last.has_culprit)
+			copy_culprit(&c->carried, &c->last);
 		memset(&c->last, 0, sizeof(c->last));
 	}
 	publish(ex, false);
