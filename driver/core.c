@@ -12,6 +12,7 @@
  * the administrator sets trusted_group to grant it with the device.
  */
 #include <linux/capability.h>
+#include <linux/device.h>
 #include <linux/fs.h>
 #include <linux/hrtimer.h>
 #include <linux/miscdevice.h>
@@ -19,6 +20,7 @@
 #include <linux/module.h>
 #include <linux/poll.h>
 #include <linux/string.h>
+#include <linux/sysfs.h>
 #include <linux/uaccess.h>
 
 #include "latscope.h"
@@ -43,8 +45,12 @@ static int latscope_setup_permitted(const struct latscope_setup *setup)
 
 static int latscope_open(struct inode *inode, struct file *file)
 {
-	struct latscope_session *s = latscope_session_create(latscope_misc.this_device);
+	struct latscope_session *s;
 
+	/* Released for rmmod; one that slips past cannot SETUP or START. */
+	if (latscope_sessions_released())
+		return -ESHUTDOWN;
+	s = latscope_session_create(latscope_misc.this_device);
 	if (!s)
 		return -ENOMEM;
 	file->private_data = s;
@@ -324,6 +330,46 @@ static __poll_t latscope_poll(struct file *file, poll_table *wait)
 	return 0;
 }
 
+/* How long writing 1 to "release" waits for the device's files to close. */
+#define LATSCOPE_RELEASE_WAIT	(10 * HZ)
+
+/*
+ * /sys/class/misc/latscope/release: 1 while the device is released. A
+ * module cannot go while its device is open, and a daemon (the exporter)
+ * keeps it open; writing 1 ends every run and waits until the files are
+ * closed (the daemon retries later), so rmmod can follow. Writing 0 lets
+ * the device be opened again, as loading the module anew does.
+ */
+static ssize_t release_show(struct device *dev, struct device_attribute *attr,
+			    char *buf)
+{
+	return sysfs_emit(buf, "%d\n", latscope_sessions_released());
+}
+
+static ssize_t release_store(struct device *dev, struct device_attribute *attr,
+			     const char *buf, size_t count)
+{
+	bool on;
+	int ret;
+
+	ret = kstrtobool(buf, &on);
+	if (ret)
+		return ret;
+	if (!on) {
+		latscope_sessions_admit();
+		return count;
+	}
+	ret = latscope_sessions_release(LATSCOPE_RELEASE_WAIT);
+	return ret ? ret : count;
+}
+static DEVICE_ATTR_RW(release);
+
+static struct attribute *latscope_attrs[] = {
+	&dev_attr_release.attr,
+	NULL
+};
+ATTRIBUTE_GROUPS(latscope);
+
 static const struct file_operations latscope_fops = {
 	.owner = THIS_MODULE,
 	.open = latscope_open,
@@ -338,6 +384,7 @@ static struct miscdevice latscope_misc = {
 	.minor = MISC_DYNAMIC_MINOR,
 	.name = "latscope",
 	.fops = &latscope_fops,
+	.groups = latscope_groups,
 	.mode = 0600,
 };
 

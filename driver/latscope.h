@@ -330,6 +330,9 @@ int latscope_session_snapshot(struct latscope_session *s,
 			      struct latscope_result *res, u64 **cells);
 int latscope_sessions_init(void);
 void latscope_sessions_exit(void);
+bool latscope_sessions_released(void);
+int latscope_sessions_release(long timeout);
+void latscope_sessions_admit(void);
 
 /*
  * Periods that passed, beyond the event's own, between its @ideal time and

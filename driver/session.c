@@ -3,7 +3,8 @@
  * latscope sessions: one per open file. Validates SETUP, takes and gives
  * back the event source's resources through its hooks, starts and stops
  * the source and the responder, hands results out, and ends any session
- * whose CPU goes offline. What a source is, only the source knows.
+ * whose CPU goes offline, or all of them when the device is released for
+ * rmmod. What a source is, only the source knows.
  *
  * Lock order: cpus_read_lock() (or the hotplug lock, in the offline hook),
  * then latscope_sessions_lock, then a session's lock, then its ring's lock.
@@ -30,6 +31,10 @@
 static LIST_HEAD(latscope_sessions);
 static DEFINE_MUTEX(latscope_sessions_lock);
 static enum cpuhp_state latscope_cpuhp_state;
+/* Set by a release (for rmmod): no SETUP or START until it is cleared. */
+static bool latscope_released;
+/* Woken when a session goes: a release waits for the last. */
+static DECLARE_WAIT_QUEUE_HEAD(latscope_sessions_gone);
 
 static unsigned int max_running_per_cpu = 16;
 module_param(max_running_per_cpu, uint, 0644);
@@ -219,6 +224,7 @@ void latscope_session_destroy(struct latscope_session *s)
 	mutex_lock(&latscope_sessions_lock);
 	list_del(&s->node);
 	mutex_unlock(&latscope_sessions_lock);
+	wake_up_all(&latscope_sessions_gone);
 
 	mutex_lock(&s->lock);
 	latscope_halt(s);
@@ -243,8 +249,9 @@ void latscope_session_destroy(struct latscope_session *s)
  *
  * Context: process, may sleep; takes @s->lock.
  * Return: 0; -EINVAL for a bad setup (the session unchanged); -ENOMEM;
- * -EBUSY if the session runs; else the source's &latscope_source.get
- * error (-ENODEV, -EBUSY, -ENXIO, ...).
+ * -EBUSY if the session runs; -ESHUTDOWN while the device is released
+ * (the session unchanged); else the source's &latscope_source.get error
+ * (-ENODEV, -EBUSY, -ENXIO, ...).
  */
 int latscope_session_setup(struct latscope_session *s,
 			   const struct latscope_setup *setup)
@@ -274,6 +281,9 @@ int latscope_session_setup(struct latscope_session *s,
 		ret = -EBUSY;
 		goto fail;
 	}
+	ret = -ESHUTDOWN;
+	if (READ_ONCE(latscope_released))
+		goto fail;
 	/* The old resources go first: the new setup may name the same ones. */
 	if (s->source)
 		latscope_source_free(s);
@@ -318,8 +328,9 @@ fail:
  * Context: process, may sleep; takes cpus_read_lock() and @s->lock.
  * Return: 0; -EINVAL if the session is not set up or runs already;
  * -ENODEV if its CPU is offline (or a deferred resource is missing);
- * -EBUSY if max_running_per_cpu sessions run on its CPU already; else the
- * responder's or the source's error, with nothing left running.
+ * -EBUSY if max_running_per_cpu sessions run on its CPU already;
+ * -ESHUTDOWN while the device is released; else the responder's or the
+ * source's error, with nothing left running.
  */
 int latscope_session_start(struct latscope_session *s)
 {
@@ -330,6 +341,10 @@ int latscope_session_start(struct latscope_session *s)
 	mutex_lock(&s->lock);
 	ret = -EINVAL;
 	if (s->state != LATSCOPE_READY)
+		goto out;
+	/* Ordered by @s->lock against a release's pass over the sessions. */
+	ret = -ESHUTDOWN;
+	if (READ_ONCE(latscope_released))
 		goto out;
 	ret = -ENODEV;
 	if (!cpu_online(setup->cpu))
@@ -374,7 +389,7 @@ out:
  * Context: process, may sleep; takes @s->lock.
  * Return: 0; -EINVAL if there is no run to stop (not set up, or not
  * started since its SETUP); -ENODEV if its CPU went offline during the
- * run, which that ended.
+ * run, which that ended; -ESHUTDOWN if a release of the device ended it.
  */
 int latscope_session_stop(struct latscope_session *s)
 {
@@ -386,6 +401,8 @@ int latscope_session_stop(struct latscope_session *s)
 	latscope_halt(s);
 	if (s->result_flags & LATSCOPE_RESULT_CPU_OFFLINE)
 		ret = -ENODEV;
+	if (s->result_flags & LATSCOPE_RESULT_RELEASED)
+		ret = -ESHUTDOWN;
 	mutex_unlock(&s->lock);
 	return ret;
 }
@@ -558,6 +575,60 @@ static int latscope_cpu_offline(unsigned int cpu)
 	}
 	mutex_unlock(&latscope_sessions_lock);
 	return 0;
+}
+
+/* True while the device is released: opens are refused too (core.c). */
+bool latscope_sessions_released(void)
+{
+	return READ_ONCE(latscope_released);
+}
+
+/**
+ * latscope_sessions_release() - let go of the device, so the module can go
+ * @timeout: jiffies to wait for the last session's file to be closed
+ *
+ * From now until latscope_sessions_admit(), SETUP and START are refused
+ * (and opens, by the caller). Every running session ends now as if
+ * stopped, with %LATSCOPE_RESULT_RELEASED: its figures stay readable,
+ * and its STOP says -ESHUTDOWN. Then it waits until no session is left:
+ * a daemon that keeps the device open (the exporter) sees its run end,
+ * closes the device and tries again later, and rmmod can go on.
+ *
+ * Context: process, may sleep; takes latscope_sessions_lock and each
+ * session's lock.
+ * Return: 0 once no session is left; -EBUSY if some still are after
+ * @timeout (the device stays released); -ERESTARTSYS if a signal came.
+ */
+int latscope_sessions_release(long timeout)
+{
+	struct latscope_session *s;
+	long left;
+
+	WRITE_ONCE(latscope_released, true);
+	/* A START that did not see the flag ran before our pass: halted here. */
+	mutex_lock(&latscope_sessions_lock);
+	list_for_each_entry(s, &latscope_sessions, node) {
+		mutex_lock(&s->lock);
+		if (s->state == LATSCOPE_RUNNING) {
+			s->result_flags |= LATSCOPE_RESULT_RELEASED;
+			latscope_halt(s);
+		}
+		mutex_unlock(&s->lock);
+	}
+	mutex_unlock(&latscope_sessions_lock);
+	/* Lockless: destroy wakes us after its list_del() under the lock. */
+	left = wait_event_interruptible_timeout(latscope_sessions_gone,
+						list_empty(&latscope_sessions),
+						timeout);
+	if (left < 0)
+		return left;
+	return left ? 0 : -EBUSY;
+}
+
+/* The end of a release: sessions may be opened, set up and started again. */
+void latscope_sessions_admit(void)
+{
+	WRITE_ONCE(latscope_released, false);
 }
 
 /**

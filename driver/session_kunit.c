@@ -2,8 +2,8 @@
 /*
  * KUnit tests for session.c and responder.c: SETUP validation and the
  * state machine, a test-only source that plugs in through the source
- * table, and short real runs of every context, two sessions at once and a
- * CPU going offline.
+ * table, and short real runs of every context, two sessions at once, a
+ * CPU going offline and the device released for rmmod.
  */
 #include <kunit/test.h>
 #include <linux/cpu.h>
@@ -633,6 +633,76 @@ static void latscope_destroy_while_running(struct kunit *test)
 	msleep(20);
 }
 
+/* A test that released the device lets it go again, pass or fail. */
+static void latscope_admit_action(void *unused)
+{
+	latscope_sessions_admit();
+}
+
+static void latscope_release_ends_runs(struct kunit *test)
+{
+	struct latscope_setup setup = latscope_base_setup(LATSCOPE_CTX_KERNEL, RUN_PERIOD);
+	struct latscope_session *s = latscope_kunit_session(test, &setup);
+	struct latscope_result res;
+
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, latscope_admit_action, NULL), 0);
+	KUNIT_ASSERT_EQ(test, latscope_session_start(s), 0);
+	latscope_wait_sample(test, s);
+	/* @s is still open: its run ends, and the release says it is there. */
+	KUNIT_EXPECT_EQ(test, latscope_sessions_release(0), -EBUSY);
+	KUNIT_EXPECT_TRUE(test, latscope_sessions_released());
+	KUNIT_EXPECT_EQ(test, s->state, LATSCOPE_STOPPED);
+	KUNIT_EXPECT_NULL(test, s->kthread);
+	KUNIT_EXPECT_EQ(test, latscope_session_stop(s), -ESHUTDOWN);
+	res = latscope_kunit_result(test, s);
+	KUNIT_EXPECT_TRUE(test, res.flags & LATSCOPE_RESULT_RELEASED);
+	KUNIT_EXPECT_GT(test, res.latency.samples, 0ULL);
+	/* Released: no new run, and the old setup's figures stay. */
+	KUNIT_EXPECT_EQ(test, latscope_session_setup(s, &setup), -ESHUTDOWN);
+	KUNIT_EXPECT_EQ(test, latscope_session_start(s), -EINVAL);
+	res = latscope_kunit_result(test, s);
+	KUNIT_EXPECT_TRUE(test, res.flags & LATSCOPE_RESULT_RELEASED);
+	/* Admitted again: it runs. */
+	latscope_sessions_admit();
+	KUNIT_EXPECT_FALSE(test, latscope_sessions_released());
+	KUNIT_ASSERT_EQ(test, latscope_session_setup(s, &setup), 0);
+	KUNIT_ASSERT_EQ(test, latscope_session_start(s), 0);
+	KUNIT_EXPECT_EQ(test, latscope_session_stop(s), 0);
+	res = latscope_kunit_result(test, s);
+	KUNIT_EXPECT_EQ(test, res.flags, 0U);
+}
+
+static int latscope_close_fn(void *s)
+{
+	latscope_session_destroy(s);
+	return 0;
+}
+
+/* The release waits for the last file to close, however the two race. */
+static void latscope_release_waits_for_close(struct kunit *test)
+{
+	struct latscope_setup setup = latscope_base_setup(LATSCOPE_CTX_KERNEL, RUN_PERIOD);
+	struct latscope_session *s = latscope_session_create(NULL);
+	struct task_struct *t;
+
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, latscope_admit_action, NULL), 0);
+	if (latscope_session_setup(s, &setup) || latscope_session_start(s)) {
+		latscope_session_destroy(s);
+		KUNIT_FAIL(test, "cannot start a run");
+		return;
+	}
+	t = kthread_run(latscope_close_fn, s, "latscope-kunit-close");
+	if (IS_ERR(t)) {
+		latscope_session_destroy(s);
+		KUNIT_FAIL(test, "cannot start the closing thread");
+		return;
+	}
+	/* A bound for a thread that never ran, not a guess at speed. */
+	KUNIT_EXPECT_EQ(test, latscope_sessions_release(30 * HZ), 0);
+	KUNIT_EXPECT_TRUE(test, latscope_sessions_released());
+}
+
 static struct kunit_case latscope_run_cases[] = {
 	KUNIT_CASE_SLOW(latscope_run_irq),
 	KUNIT_CASE_SLOW(latscope_run_kernel),
@@ -640,6 +710,8 @@ static struct kunit_case latscope_run_cases[] = {
 	KUNIT_CASE_SLOW(latscope_two_sessions),
 	KUNIT_CASE_SLOW(latscope_cpu_offline_ends_session),
 	KUNIT_CASE(latscope_destroy_while_running),
+	KUNIT_CASE_SLOW(latscope_release_ends_runs),
+	KUNIT_CASE(latscope_release_waits_for_close),
 	{}
 };
 

@@ -11,12 +11,14 @@
 # (the latmon client and monitor over loopback), then the fuzz and race
 # stage tests/vm/fuzz_test.sh for LATSCOPE_FUZZ_SECONDS (60) of chaos,
 # seeded with LATSCOPE_FUZZ_SEED (default: the time; it prints the seed).
-# tests/vm/gpiod_test.sh (the application's responder, libgpiod) and
-# tests/vm/netfuzz_test.sh (both latmon ends, built with ASan and UBSan,
-# against tests/vm/latmon_fuzz.c: LATSCOPE_NETFUZZ_RUNS turns, 6) run
-# before the fuzz; the CLI links libgpiod 1.6 on PREEMPT and 2.x on
-# PREEMPT_RT. LATSCOPE_VM_TESTS="gpiod" runs only the parts named
-# (gpio latmon gpiod netfuzz fuzz), for work on one of them.
+# tests/vm/gpiod_test.sh (the application's responder, libgpiod),
+# tests/vm/serve_gpio_test.sh (the exporter on the GPIO sources and the
+# monitor) and tests/vm/netfuzz_test.sh (both latmon ends, built with
+# ASan and UBSan, against tests/vm/latmon_fuzz.c: LATSCOPE_NETFUZZ_RUNS
+# turns, 6) run before the fuzz; the CLI links libgpiod 1.6 on PREEMPT and
+# 2.x on PREEMPT_RT. LATSCOPE_VM_TESTS="gpiod" runs only the parts named
+# (setup gpio latmon gpiod serve_gpio netfuzz fuzz), for work on one of
+# them.
 # Each run works in a directory of its own, $LATSCOPE_CACHE/vm/RELEASE.XXXXXX
 # (its logs are kept; the image and tree only when the run failed), so
 # runs beside each other do not clobber one another; the files the CLI
@@ -101,6 +103,7 @@ add_test_programs() {
 	gcc -std=c11 -static -O2 -Wall -Wextra -Werror "$top/tests/vm/gpio_wire.c" -o "$root/gpio_wire"
 	cp "$top/tests/vm/latmon_test.sh" "$root/latmon_test.sh"
 	cp "$top/tests/vm/gpiod_test.sh" "$root/gpiod_test.sh"
+	cp "$top/tests/vm/serve_gpio_test.sh" "$root/serve_gpio_test.sh"
 	cp "$top/tests/vm/gpio_compare.sh" "$root/gpio_compare.sh"
 	# The network fuzz of both latmon ends (GPIO VM): the CLI with ASan
 	# and UBSan, and the libraries it links.
@@ -291,7 +294,7 @@ if [ "$mode" != stress ]; then
 fi
 # The exporter's scrapes (tests/vm/serve_test.sh): promtool, OpenMetrics;
 # and what the host's Prometheus stored of its last run.
-if [ -f "$files/serve-scrape.prom" ]; then
+if ls "$files"/serve-*.prom >/dev/null 2>&1; then
 	/usr/bin/python3 "$top/tests/vm/check_serve.py" "$files" || status=1
 fi
 if [ ${#netargs[@]} -gt 0 ]; then

@@ -1022,6 +1022,83 @@ static void test_cpu_offline(struct tally *t, uint32_t cpu)
 	check(t, !write_file(path, "1"), "CPU back online", "errno %d", errno);
 }
 
+#define RELEASE "/sys/class/misc/latscope/release"
+
+/* The first character of @path, or 0. */
+static char read_char(const char *path)
+{
+	char c = 0;
+	int fd = open(path, O_RDONLY);
+
+	if (fd >= 0 && read(fd, &c, 1) != 1)
+		c = 0;
+	if (fd >= 0)
+		close(fd);
+	return c;
+}
+
+/*
+ * A release for rmmod: the running session ends (STOP says ESHUTDOWN, the
+ * result is flagged and kept), opens are refused, and the writer waits
+ * until the session's file is closed; writing 0 lets opens in again.
+ */
+static void test_release(struct tally *t, uint32_t cpu)
+{
+	struct latscope_setup s = base_setup(LATSCOPE_CTX_KERNEL, cpu);
+	struct latscope_result res = { .size = sizeof(res) };
+	struct latscope_bulk rec;
+	int fd = open(DEV, O_RDWR), err, stop_err, other, st = -1, i;
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	pid_t pid;
+
+	check(t, read_char(RELEASE) == '0', "release: 0 at first", "read '%c'",
+	      read_char(RELEASE));
+	err = try_setup(fd, &s);
+	if (!err)
+		err = ioctl(fd, LATSCOPE_IOC_START) ? errno : 0;
+	if (!err && !wait_measured(fd))
+		err = ETIMEDOUT;
+	pid = fork();
+	if (pid == 0) {
+		close(fd);
+		/* It waits 10 s for the close: a slow host may need more. */
+		for (i = 0; i < 6; i++)
+			if (!write_file(RELEASE, "1"))
+				_exit(0);
+		_exit(1);
+	}
+	/* The run ends: its stream does, each wait bounded. */
+	while (!err && poll(&pfd, 1, 30000) == 1 && read(fd, &rec, sizeof(rec)) > 0)
+		;
+	stop_err = ioctl(fd, LATSCOPE_IOC_STOP) ? errno : 0;
+	if (!err)
+		err = ioctl(fd, LATSCOPE_IOC_GET_RESULT, &res) ? errno : 0;
+	check(t, !err && stop_err == ESHUTDOWN && (res.flags & LATSCOPE_RESULT_RELEASED) &&
+	      res.latency.samples > 0, "release ends the run, its figures kept",
+	      "errno %d, stop errno %d, flags %#x, %llu samples", err, stop_err, res.flags,
+	      (unsigned long long)res.latency.samples);
+	other = open(DEV, O_RDWR);
+	check(t, other < 0 && errno == ESHUTDOWN, "released: open refused",
+	      "fd %d errno %d", other, errno);
+	if (other >= 0)
+		close(other);
+	err = try_setup(fd, &s);
+	check(t, err == ESHUTDOWN, "released: setup refused", "errno %d", err);
+	close(fd);
+	if (pid > 0)
+		waitpid(pid, &st, 0);
+	check(t, pid > 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0,
+	      "release: the writer returns once the file is closed", "status %#x", st);
+	check(t, read_char(RELEASE) == '1', "release: reads 1", "read '%c'", read_char(RELEASE));
+	check(t, !write_file(RELEASE, "0"), "release: 0 admits again", "errno %d", errno);
+	other = open(DEV, O_RDWR);
+	check(t, other >= 0, "admitted: open", "errno %d", errno);
+	if (other >= 0)
+		close(other);
+	check(t, write_file(RELEASE, "maybe") && errno == EINVAL, "release: 'maybe' refused",
+	      "errno %d", errno);
+}
+
 static int demo(int seconds, uint32_t cpu)
 {
 	struct latscope_setup s = base_setup(LATSCOPE_CTX_USER, cpu);
@@ -1075,6 +1152,7 @@ int main(int argc, char **argv)
 	test_trace_threshold(&t);
 	if (ncpus > 1)
 		test_cpu_offline(&t, ncpus - 1);
+	test_release(&t, ncpus - 1);
 	printf("%d passed, %d failed\n", t.passed, t.failed);
 	return t.failed ? 1 : 0;
 }

@@ -47,14 +47,23 @@ def check_histograms(name, families):
               (vals[-1], counts.get(key)))
 
 
-files = pathlib.Path(sys.argv[1])
-text = (files / "serve-scrape.prom").read_text()
-lint = subprocess.run(["promtool", "check", "metrics"], input=text, capture_output=True,
-                      text=True)
-check(lint.returncode == 0 and not lint.stdout.strip() and not lint.stderr.strip(),
-      "promtool check metrics: clean", lint.stdout + lint.stderr)
-check_histograms("0.0.4", list(text_string_to_metric_families(text)))
+def check_text(path):
+    """A 0.0.4 scrape: promtool's lint, then its histograms."""
+    text = path.read_text()
+    lint = subprocess.run(["promtool", "check", "metrics"], input=text, capture_output=True,
+                          text=True)
+    check(lint.returncode == 0 and not lint.stdout.strip() and not lint.stderr.strip(),
+          f"{path.name}: promtool check metrics: clean", lint.stdout + lint.stderr)
+    check_histograms(f"{path.name}: 0.0.4", list(text_string_to_metric_families(text)))
 
+
+files = pathlib.Path(sys.argv[1])
+# The timer's scrape (tests/vm/serve_test.sh) and the GPIO sources'
+# (tests/vm/serve_gpio_test.sh), whichever stage sent them.
+for prom in sorted(files.glob("serve-scrape.prom")) + sorted(files.glob("serve-gpio-*.prom")):
+    check_text(prom)
+if not (files / "serve-scrape.om").exists():
+    sys.exit(summary("serve"))
 om = (files / "serve-scrape.om").read_text()
 try:
     fams = list(om_families(om))

@@ -4,8 +4,9 @@
 # there and measures once it comes; it refuses nothing it should serve and
 # answers garbage with an HTTP error; a flood of idle connections and a
 # hung scraper do not stop it; its memory does not grow with scrapes; a
-# measured CPU taken offline and back stops and resumes it with its
-# counters carried; SIGTERM ends it. The scrapes go back to the host
+# measured CPU taken offline and back, and the module released, removed
+# and loaded again, stop and resume it with its counters carried; SIGTERM
+# ends it. The scrapes go back to the host
 # (LATSCOPE-FILE) for promtool and the OpenMetrics parser
 # (tests/vm/check_serve.py). Ends with "serve: N passed, N failed".
 # shellcheck source=tests/vm/lib.sh
@@ -147,6 +148,28 @@ if awk 'NR > 1 && $1 < last { bad = 1 } { last = $1 } END { exit bad }' counts; 
 	ok "samples_total never went down ($(wc -l <counts) scrapes)"
 else
 	nok "samples_total never went down" "$(tr '\n' ' ' <counts)"
+fi
+
+# rmmod under it: a release ends its run and waits until it closed the
+# device; rmmod goes, insmod brings the measurement back, counters carried.
+s4=$(samples)
+if echo 1 >/sys/class/misc/latscope/release; then
+	ok "release: returns once the exporter let go of the device"
+else
+	nok "release: returns once the exporter let go of the device" "$(cat serve.err)"
+fi
+if rmmod latscope 2>rmmod.err; then ok "released: rmmod"; else nok "released: rmmod" "$(cat rmmod.err)"; fi
+if wait_until 30 measuring 0; then ok "rmmod: latscope_measuring 0"; else nok "rmmod: latscope_measuring 0" "$(cat serve.err)"; fi
+has "release: said on stderr" serve.err '^the run ended: /dev/latscope was released (for rmmod)$'
+s5=$(samples)
+insmod /latscope.ko
+if wait_until 60 measures "$s5"; then ok "insmod: measures again"; else nok "insmod: measures again" "$(cat serve.err)"; fi
+has "insmod: a third run" now.prom '^latscope_runs_total 3$'
+if [ "$s5" -ge "$s4" ]; then ok "rmmod: counters carried"; else nok "rmmod: counters carried" "$s4 then $s5"; fi
+if awk 'NR > 1 && $1 < last { bad = 1 } { last = $1 } END { exit bad }' counts; then
+	ok "samples_total never went down, across the reload"
+else
+	nok "samples_total never went down, across the reload" "$(tr '\n' ' ' <counts)"
 fi
 
 # SIGTERM: it ends, exit 0, the port closed, the last textfile written.

@@ -247,10 +247,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, "latscope: %s\n", err);
 		return LS_EXIT_SETUP;
 	}
-	if (p.monitor && !p.calibrate)
-		return ls_monitor_serve(&p, &sys);
 	if (p.serve || p.textfile)
 		return ls_serve(&p, &sys);
+	if (p.monitor && !p.calibrate)
+		return ls_monitor_serve(&p, &sys, NULL);
 
 	/* -z HOST: the run's figures are a latmon monitor's. */
 	if (p.latmon_host[0])

@@ -781,9 +781,9 @@ static int check_exporter(struct ls_params *p, char *err, size_t errlen)
 		}
 		return 0;
 	}
-	if (p->cost || p->check_setup || p->apply_setup || p->monitor || p->latmon_host[0] ||
+	if (p->cost || p->check_setup || p->apply_setup || p->calibrate || p->latmon_host[0] ||
 	    p->checkpoint_s || p->abort_us || p->breaktrace_us) {
-		ls_fail(err, errlen, "--serve and --textfile measure until stopped and show the figures to Prometheus: not with --cost, --check-setup, --apply-setup, --monitor, a latmon host (-z/-Z HOST), --checkpoint, -A or -b");
+		ls_fail(err, errlen, "--serve and --textfile measure until stopped and show the figures to Prometheus: not with --cost, --check-setup, --apply-setup, --calibrate, a latmon host (-z/-Z HOST), --checkpoint, -A or -b");
 		return -1;
 	}
 	if ((p->plot_path && !strcmp(p->plot_path, "-")) ||

@@ -64,7 +64,21 @@ void ls_door_close(struct ls_door *d);
 /* client.c: a run's link to the monitor at -z HOST, state in a ls_latmon_conn. */
 extern const struct ls_link_ops ls_latmon_client_ops;
 
-/* monitor.c: serves clients one after the other, until a signal. */
-int ls_monitor_serve(const struct ls_params *p, const struct ls_sysinfo *sys);
+/*
+ * What a front-end above (serve/, the exporter) adds to each of the
+ * monitor's runs: one more sink of its seconds, the sessions' snapshots
+ * each second if it asks, and @ended once each run is over (with its
+ * results, or NULL if it never started). The monitor does not know who.
+ */
+struct ls_monitor_watch {
+	struct ls_sink sink;
+	bool snapshots;
+	void (*ended)(void *priv, const struct ls_report *r);
+	void *priv;
+};
+
+/* monitor.c: serves clients one after the other, until a signal; @watch may be NULL. */
+int ls_monitor_serve(const struct ls_params *p, const struct ls_sysinfo *sys,
+		     const struct ls_monitor_watch *watch);
 
 #endif /* LATSCOPE_LATMON_H */

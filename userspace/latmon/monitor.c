@@ -320,15 +320,20 @@ static unsigned int run_paths(const struct ls_params *base, struct ls_params *p,
  * files. Returns 1 if Ctrl-C (SIGTERM, SIGHUP) ended it: the monitor ends.
  */
 static int measure(const struct ls_params *base, const struct ls_sysinfo *sys,
-		   struct ls_monitor_peer *peer, const struct ls_latmon_request *req)
+		   struct ls_monitor_peer *peer, const struct ls_latmon_request *req,
+		   const struct ls_monitor_watch *watch)
 {
-	/* Each second: kept, streamed to the client, then printed and checked. */
-	const struct ls_sink sinks[] = {
+	/*
+	 * Each second: kept, streamed to the client, watched, then printed
+	 * and checked; a watcher's sink takes the third place, the console
+	 * goes fourth.
+	 */
+	struct ls_sink sinks[] = {
 		{ .second = ls_timeline_second }, { .second = peer_second, .priv = peer },
-		{ .second = ls_console_second },
+		{ .second = ls_console_second }, { .second = ls_console_second },
 	};
 	const struct ls_link link = { &peer_link_ops, peer };
-	const struct ls_plug plug = { .sinks = sinks, .nr_sinks = 3, .link = &link };
+	struct ls_plug plug = { .sinks = sinks, .nr_sinks = 3, .link = &link };
 	struct ls_report r = { 0 };
 	struct ls_params p = *base;
 	char err[512] = "", names[2][PATH_MAX];
@@ -341,6 +346,11 @@ static int measure(const struct ls_params *base, const struct ls_sysinfo *sys,
 	 */
 	p.hist_cells = (req->cells > 1 ? req->cells - 1 : 1) + p.subtract_us;
 	p.timeout_s = 0;
+	if (watch) {
+		sinks[2] = watch->sink;
+		plug.nr_sinks = 4;
+		plug.snapshots = watch->snapshots;
+	}
 	peer->runs = run_paths(base, &p, peer->runs + 1, names);
 	r.params = &p;
 	r.sys = sys;
@@ -354,6 +364,8 @@ static int measure(const struct ls_params *base, const struct ls_sysinfo *sys,
 			peer->name, req->period_us, req->cells,
 			p.subtract_us ? "; it gets the round trips less --subtract" : "");
 	ret = ls_run(&p, &r, &plug, err, sizeof(err));
+	if (watch && watch->ended)
+		watch->ended(watch->priv, ret == LS_EXIT_SETUP ? NULL : &r);
 	if (ret == LS_EXIT_SETUP) {
 		/* Nothing ran: the client's stream ends at once. */
 		fprintf(stderr, "latscope: %s\n", err);
@@ -384,7 +396,7 @@ static int measure(const struct ls_params *base, const struct ls_sysinfo *sys,
  * between runs, or overstays --max-run. Returns 1 if the monitor must end.
  */
 static int serve_client(const struct ls_params *p, const struct ls_sysinfo *sys,
-			struct ls_monitor_peer *peer)
+			struct ls_monitor_peer *peer, const struct ls_monitor_watch *watch)
 {
 	struct ls_latmon_request req;
 	bool served = false;	/* a stream went out: its end too */
@@ -415,7 +427,7 @@ static int serve_client(const struct ls_params *p, const struct ls_sysinfo *sys,
 			continue;
 		}
 		do {
-			if (measure(p, sys, peer, &req))
+			if (measure(p, sys, peer, &req, watch))
 				return 1;
 			if (atomic_load(&peer->gone))
 				return 0;
@@ -475,9 +487,11 @@ static int check_lines(const struct ls_params *p, char *err, size_t errlen)
 
 /*
  * --monitor: serves clients one after the other until Ctrl-C, SIGTERM
- * or SIGHUP. Returns the exit status: LS_EXIT_SETUP if it cannot start.
+ * or SIGHUP; @watch, if not NULL, sees each run too (--serve). Returns
+ * the exit status: LS_EXIT_SETUP if it cannot start.
  */
-int ls_monitor_serve(const struct ls_params *p, const struct ls_sysinfo *sys)
+int ls_monitor_serve(const struct ls_params *p, const struct ls_sysinfo *sys,
+		     const struct ls_monitor_watch *watch)
 {
 	struct ls_monitor_peer peer = { .fd = -1, .wake = { -1, -1 }, .sigfd = -1 };
 	struct ls_door door = { .lfd = -1, .stop = { -1, -1 } };
@@ -539,7 +553,7 @@ int ls_monitor_serve(const struct ls_params *p, const struct ls_sysinfo *sys)
 		/* Busy: a second client is closed at once until this one leaves. */
 		if (ls_door_busy(&door, peer.name))
 			fprintf(stderr, "latscope: cannot start the doorman: newcomers wait in the backlog\n");
-		done = serve_client(p, sys, &peer);
+		done = serve_client(p, sys, &peer, watch);
 		ls_door_free(&door);
 		close(peer.fd);
 		peer.fd = -1;

@@ -149,6 +149,8 @@ static void json_thread(FILE *f, const struct ls_report *r, int i)
 	fprintf(f, "      \"bulk_dropped\": %llu,\n", (unsigned long long)res->bulk_dropped);
 	fprintf(f, "      \"cpu_offline\": %s,\n",
 		res->flags & LATSCOPE_RESULT_CPU_OFFLINE ? "true" : "false");
+	fprintf(f, "      \"released\": %s,\n",
+		res->flags & LATSCOPE_RESULT_RELEASED ? "true" : "false");
 	fprintf(f, "      \"latency\": {\n");
 	json_stats(f, "        ", &res->latency, &h, true);
 	fprintf(f, "      }");

@@ -35,6 +35,9 @@ int ls_check_driver(const struct latscope_info *info, const struct ls_source *sr
 /* Why the driver says EPERM to a SETUP and EBUSY to a START. */
 static const char ls_need_admin[] =
 	"-b needs CAP_SYS_ADMIN too: run as root, or load latscope with trusted_group=1";
+/* ESHUTDOWN: the device was released for rmmod (/sys/class/misc/latscope/release). */
+static const char ls_released[] =
+	"/dev/latscope is released (for rmmod): it opens again once the module is reloaded, or after 'echo 0 > /sys/class/misc/latscope/release'";
 static const char ls_cpu_full[] =
 	"the module's max_running_per_cpu sessions run there already";
 
@@ -63,6 +66,8 @@ static int driver_open(struct cpu_run *c, char *err, size_t errlen)
 		else if (errno == ENODEV || errno == ENXIO)
 			ls_fail(err, errlen, "%s is a stale node, no driver behind it: load the driver (modprobe latscope, or insmod latscope.ko)",
 				DEVICE);
+		else if (errno == ESHUTDOWN)
+			ls_fail(err, errlen, "%s", ls_released);
 		else if (errno == EACCES || errno == EPERM)
 			ls_fail(err, errlen, "no permission to open %s: run as root, or grant a group access (see README)",
 				DEVICE);
@@ -83,7 +88,9 @@ static int driver_open(struct cpu_run *c, char *err, size_t errlen)
 	if (src->setup && src->setup(p, &setup, err, errlen))
 		return -1;
 	if (ioctl(c->fd, LATSCOPE_IOC_SETUP, &setup)) {
-		if (src->setup_error)
+		if (errno == ESHUTDOWN)
+			ls_fail(err, errlen, "%s", ls_released);
+		else if (src->setup_error)
 			src->setup_error(p, errno, err, errlen);
 		else
 			ls_fail(err, errlen, "the driver refused the setup for CPU%d: %s", c->cpu,
@@ -120,7 +127,8 @@ static int driver_start(struct cpu_run *c, char *err, size_t errlen)
 
 	if (ioctl(c->fd, LATSCOPE_IOC_START)) {
 		ls_fail(err, errlen, "cannot start measuring on CPU%d: %s", c->cpu,
-			errno == EBUSY ? ls_cpu_full : strerror(errno));
+			errno == EBUSY ? ls_cpu_full :
+			errno == ESHUTDOWN ? ls_released : strerror(errno));
 		return -1;
 	}
 	c->started = true;
@@ -145,9 +153,14 @@ static int driver_stop(struct cpu_run *c, char *err, size_t errlen)
 {
 	int ret = 0;
 
-	if (c->started && ioctl(c->fd, LATSCOPE_IOC_STOP) && errno == ENODEV) {
-		ls_fail(err, errlen, "CPU%d went offline during the run", c->cpu);
-		ret = -1;
+	if (c->started && ioctl(c->fd, LATSCOPE_IOC_STOP)) {
+		if (errno == ENODEV) {
+			ls_fail(err, errlen, "CPU%d went offline during the run", c->cpu);
+			ret = -1;
+		} else if (errno == ESHUTDOWN) {
+			ls_fail(err, errlen, "the run ended: /dev/latscope was released (for rmmod)");
+			ret = -1;
+		}
 	}
 	if (c->has_responder) {
 		pthread_join(c->responder, NULL);

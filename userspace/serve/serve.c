@@ -4,7 +4,8 @@
  * one run after another: a run that fails (the driver unloaded, a
  * measured CPU offline, a GPIO line taken) is said on stderr, shown as
  * latscope_measuring 0, and started again every LS_SERVE_RETRY_S seconds
- * until it measures; SIGTERM, SIGINT or SIGHUP end it, as -T does.
+ * until it measures; SIGTERM, SIGINT or SIGHUP end it, as -T does. With
+ * --monitor it watches the latmon monitor's runs, one per client.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -13,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "latmon/latmon.h"
 #include "output/output.h"
 #include "serve/serve.h"
 
@@ -183,6 +185,30 @@ static int measure(struct ls_exporter *ex, const struct ls_params *p,
 	}
 }
 
+/* The end of one of the monitor's runs (a client's): its figures carried. */
+static void monitor_run_ended(void *priv, const struct ls_report *r)
+{
+	ls_exporter_run_ended(priv, r);
+}
+
+/*
+ * --monitor: the exporter watches the monitor's runs, one per client
+ * request; between them it does not measure. Until a signal.
+ */
+static int watch_monitor(struct ls_exporter *ex, const struct ls_params *p,
+			 const struct ls_sysinfo *sys)
+{
+	const struct ls_monitor_watch watch = {
+		.sink = { .second = ls_exporter_second, .priv = ex,
+			  .cpu_second = ls_exporter_cpu_second },
+		.snapshots = true,
+		.ended = monitor_run_ended,
+		.priv = ex,
+	};
+
+	return ls_monitor_serve(p, sys, &watch);
+}
+
 /* After -T: the last figures stay served until a signal. */
 static void hold(const sigset_t *signals)
 {
@@ -240,6 +266,8 @@ int ls_serve(const struct ls_params *p, const struct ls_sysinfo *sys)
 	}
 	if (ret != LS_EXIT_OK)
 		fprintf(stderr, "latscope: %s\n", err);
+	else if (p->monitor)
+		ret = watch_monitor(ex, p, sys);
 	else if (measure(ex, p, sys, &signals) && http)
 		hold(&signals);
 	ls_textfile_stop(text);

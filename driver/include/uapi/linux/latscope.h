@@ -16,6 +16,13 @@
  *   ioctl(fd, LATSCOPE_IOC_STOP);
  *   ioctl(fd, LATSCOPE_IOC_GET_RESULT, &result);
  *   close(fd);
+ *
+ * Released device: writing 1 to /sys/class/misc/latscope/release (root)
+ * ends every run (LATSCOPE_RESULT_RELEASED) and waits up to 10 s for
+ * every open file of the device to be closed, so that the module can be
+ * removed under a daemon that keeps it open. Until the module is
+ * reloaded or 0 is written there, open() fails with ESHUTDOWN, and so do
+ * SETUP and START.
  */
 #ifndef _UAPI_LINUX_LATSCOPE_H
 #define _UAPI_LINUX_LATSCOPE_H
@@ -300,6 +307,7 @@ static __inline__ __u64 latscope_tail_lo(__u32 i)
 #define LATSCOPE_RESULT_TRACE_FIRED	_BITUL(0)	/* threshold crossed */
 #define LATSCOPE_RESULT_CPU_OFFLINE	_BITUL(1)	/* ended by hotplug */
 #define LATSCOPE_RESULT_SNAPSHOT	_BITUL(2)	/* from SNAPSHOT */
+#define LATSCOPE_RESULT_RELEASED	_BITUL(3)	/* ended by a release */
 
 /* struct latscope_gpio_result.paths: how the GPIO events were handled. */
 #define LATSCOPE_GPIO_IN_HARDIRQ	_BITUL(0)	/* arrival stamped in hard irq */
@@ -715,21 +723,25 @@ struct latscope_info {
  *	chip with that label, or no "latscope,gpio" device (with a pulse-out
  *	line, for loopback); ENXIO pulse-in cannot raise an interrupt; EPERM
  *	a GPIO source or a trace threshold from a caller without
- *	CAP_SYS_ADMIN (unless the module's trusted_group parameter is set).
+ *	CAP_SYS_ADMIN (unless the module's trusted_group parameter is set);
+ *	ESHUTDOWN the device is released (the session unchanged).
  *
  * LATSCOPE_IOC_START, no argument
  *	Starts a run of the set-up session: the responder, then the source.
  *	Errors: EINVAL the session is not set up or is running (a stopped
  *	session needs a new SETUP); ENODEV the session's CPU is offline;
- *	EBUSY the module's max_running_per_cpu sessions run on that CPU; or
- *	the error of starting the responder kthread or the source (e.g.
- *	ENOMEM, or the request of pulse-in's interrupt).
+ *	EBUSY the module's max_running_per_cpu sessions run on that CPU;
+ *	ESHUTDOWN the device is released; or the error of starting the
+ *	responder kthread or the source (e.g. ENOMEM, or the request of
+ *	pulse-in's interrupt).
  *
  * LATSCOPE_IOC_STOP, no argument
  *	Ends the run: read() returns EOF once every record was read, and a
  *	waiting PULSE returns ECANCELED. Errors: EINVAL if the session is not
- *	set up or was not started since its SETUP; ENODEV if the run was ended by its CPU
- *	going offline (LATSCOPE_RESULT_CPU_OFFLINE).
+ *	set up or was not started since its SETUP; ENODEV if the run was
+ *	ended by its CPU going offline (LATSCOPE_RESULT_CPU_OFFLINE);
+ *	ESHUTDOWN if it was ended by a release of the device
+ *	(LATSCOPE_RESULT_RELEASED).
  *
  * LATSCOPE_IOC_GET_RESULT, struct latscope_result (in/out)
  *	The result of the session's run, with its histograms and tails if
