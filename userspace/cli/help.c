@@ -197,12 +197,14 @@ static const char serve_page[] =
 "latscope as a Prometheus exporter: measures without end on the CPUs and in\n"
 "the context the options of every run give (timer, GPIO, --gpiod), and shows\n"
 "the figures at GET /metrics (OpenMetrics when the scraper asks for it) or in\n"
-"a file for node_exporter's textfile collector. A run that fails (no driver,\n"
-"a CPU offline) shows latscope_measuring 0 and is started again every 2 s;\n"
-"counters only grow within one process. SIGTERM or Ctrl-C ends it; -T ends\n"
-"the measuring, then --serve serves the last figures until stopped. -g and\n"
-"--json write each run's results when it ends. Not with --checkpoint, -A,\n"
-"-b, --cost, --check-setup, --apply-setup, --monitor or a latmon host.\n"
+"a file for node_exporter's textfile collector. With --monitor, the series\n"
+"are the round trips of its clients' runs. A run that fails (no driver, a\n"
+"CPU offline, the device released for rmmod) shows latscope_measuring 0 and\n"
+"is started again every 2 s; counters only grow within one process. SIGTERM\n"
+"or Ctrl-C ends it; -T ends the measuring, then --serve serves the last\n"
+"figures until stopped. -g and --json write each run's results when it ends.\n"
+"Not with --checkpoint, -A, -b, --cost, --check-setup, --apply-setup,\n"
+"--calibrate or a latmon host.\n"
 "\n"
 "     --serve[=[<addr>:]<port>]  serve HTTP there; an IPv6 address in\n"
 "                          brackets, [::1]:19380 [=every address, port 19380]\n"
@@ -215,6 +217,7 @@ static const char serve_page[] =
 "                          at most 32 [=1,2,5,10,...,100000]\n"
 "\n"
 "  latscope --serve=127.0.0.1:19380 -k --cpus 1-3\n"
+"  latscope --serve --monitor --pulse-out gpiochip0,25 --ack-in gpiochip0,24\n"
 "  latscope --textfile=/var/lib/prometheus/node-exporter/latscope.prom -u\n";
 
 static const char report_page[] =
