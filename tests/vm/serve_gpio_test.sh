@@ -47,7 +47,7 @@ pull $IN down
 taskset -c 0 /gpio_loop "$sim" $OUT $IN &
 wire=$!
 latscope --serve=127.0.0.1:$port -k -I "$chip,$IN" -O "$chip,$ACK" --pulse-out "$chip,$OUT" \
-	-p 20000 -c 1 -T 5 --json loop.json >loop.out 2>loop.err &
+	-p 20000 -c 1 -T 5 --json loop.json -g loop.plot >loop.out 2>loop.err &
 pid=$!
 if wait_until 60 state 1 "$key"; then ok "loopback: measures"; else nok "loopback: measures" "$(cat loop.err)"; fi
 has "loopback: the GPIO source named" now.prom '^latscope_info{.*source="GPIO",context="gpio-kernel"} 1$'
@@ -61,7 +61,8 @@ wait $pid
 expect_rc "loopback: SIGTERM, exit 0" $? 0
 kill $wire
 wait $wire 2>/dev/null
-dump serve-gpio-loop.json loop.json
+dump serve-gpio-kernel-loop.json loop.json
+dump serve-gpio-kernel-loop.plot loop.plot
 dump serve-gpio-loop.prom now.prom
 nothing_left "loopback"
 
@@ -85,7 +86,7 @@ same "one board: the round trips served are the run's" "$got" "$(total board.jso
 kill -TERM $pid
 wait $pid
 expect_rc "one board: SIGTERM, exit 0" $? 0
-dump serve-gpio-board.json board.json
+dump serve-gpiod-board.json board.json
 nothing_left "one board"
 
 # ---- a latmon monitor: its clients' runs, one after the other ----
