@@ -18,9 +18,11 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=scripts/lib.sh
 . "$top/scripts/lib.sh"
 
-passed=0
-failed=0
-failures=()
+# Each stage's outcome, a line each ("ok NAME" or "FAIL NAME"): the lanes
+# below run in subshells, so the counts are made from this file.
+results=$(mktemp)
+logs=$(mktemp -d)
+trap 'rm -rf "$results" "$logs"' EXIT
 
 stage() {
 	local name=$1 start rc
@@ -30,11 +32,10 @@ stage() {
 	"$@"
 	rc=$?
 	if [ $rc -eq 0 ]; then
-		passed=$((passed + 1))
+		echo "ok $name" >>"$results"
 		echo "=== $name: ok ($(($(date +%s) - start)) s)"
 	else
-		failed=$((failed + 1))
-		failures+=("$name")
+		echo "FAIL $name" >>"$results"
 		echo "=== $name: FAIL, exit $rc ($(($(date +%s) - start)) s)"
 	fi
 	return $rc
@@ -75,25 +76,64 @@ stage "fleet pieces: Prometheus rules checked and unit-tested, the dashboard's q
 	bash "$top/tests/fleet/run.sh"
 stage "uapi header in userspace (-Werror, -m64/-m32 layout)" host_build
 stage "Raspberry Pi overlay (dtc, fdtoverlay on Debian's arm64 DTBs)" bash "$top/tests/dt/run.sh"
-for entry in "${LATSCOPE_MATRIX[@]}"; do
-	# shellcheck disable=SC2086 # $entry is "SERIES FLAVOUR": two arguments
-	stage "VM ABI test $entry" "$top/scripts/vm.sh" $entry test
-done
-stage "demo as a newcomer sees it (no warning, emulated label, overflow, next steps)" \
-	bash "$top/tests/demo/run.sh"
-for flavour in preempt rt; do
-	stage "GPIO debug kernel $flavour (linux-source-6.12, gpio-sim, KASAN, kmemleak, lockdep, cached)" \
-		"$top/scripts/gpio-kernel.sh" $flavour
-done
-stage "VM GPIO + latmon test + fuzz (debug kernel, PREEMPT)" "$top/scripts/vm.sh" gpio amd64 gpio
-stage "VM GPIO + latmon test + fuzz (debug kernel, PREEMPT_RT)" "$top/scripts/vm.sh" gpio rt-amd64 gpio
-for flavour in amd64 rt-amd64; do
-	stage "VM stress presets 6.12 $flavour (load placement, cleanup on every exit)" \
-		"$top/scripts/vm.sh" 6.12 $flavour stress
-done
-stage "emulated Raspberry Pi 3 (arm64 6.12, overlay, raspi3b)" "$top/scripts/pi-vm.sh" sut
-stage "emulated Raspberry Pi 3, monitor role (latscope-monitor overlay)" "$top/scripts/pi-vm.sh" monitor
+# What both lanes below use, built once into the cache before they start
+# (two builds of one thing at once would clobber each other).
+vm_tools() {
+	"$top/scripts/libmicrohttpd.sh" && "$top/scripts/libgpiod2.sh" && "$top/scripts/rtla.sh"
+}
+stage "tools the VMs take (libmicrohttpd without TLS, libgpiod 2.x, rtla 6.12; cached)" vm_tools
 
-[ $failed -eq 0 ] || echo "failed stages: ${failures[*]}"
+# The VM stages in two lanes side by side. QEMU runs single-threaded TCG
+# here (scripts/vm.sh), one host core a VM, so two VMs share this 2-core
+# machine; each VM test waits for conditions, never for a host's speed.
+# A lane's output is printed whole when both are done.
+lane_abi() {
+	local entry flavour
+
+	for entry in "${LATSCOPE_MATRIX[@]}"; do
+		# shellcheck disable=SC2086 # $entry is "SERIES FLAVOUR": two arguments
+		stage "VM ABI test $entry" "$top/scripts/vm.sh" $entry test
+	done
+	stage "demo as a newcomer sees it (no warning, emulated label, overflow, next steps)" \
+		bash "$top/tests/demo/run.sh"
+	for flavour in amd64 rt-amd64; do
+		stage "VM stress presets 6.12 $flavour (load placement, cleanup on every exit)" \
+			"$top/scripts/vm.sh" 6.12 $flavour stress
+	done
+	stage "emulated Raspberry Pi 3 (arm64 6.12, overlay, raspi3b)" "$top/scripts/pi-vm.sh" sut
+	stage "emulated Raspberry Pi 3, monitor role (latscope-monitor overlay)" \
+		"$top/scripts/pi-vm.sh" monitor
+}
+lane_gpio() {
+	local flavour
+
+	for flavour in preempt rt; do
+		stage "GPIO debug kernel $flavour (linux-source-6.12, gpio-sim, KASAN, kmemleak, lockdep, cached)" \
+			"$top/scripts/gpio-kernel.sh" $flavour
+	done
+	stage "VM GPIO + latmon test + fuzz (debug kernel, PREEMPT)" "$top/scripts/vm.sh" gpio amd64 gpio
+	stage "VM GPIO + latmon test + fuzz (debug kernel, PREEMPT_RT)" \
+		"$top/scripts/vm.sh" gpio rt-amd64 gpio
+}
+# LATSCOPE_LANES=1: one after the other, as they print.
+if [ "${LATSCOPE_LANES:-2}" = 1 ]; then
+	lane_abi
+	lane_gpio
+else
+	echo "=== two lanes side by side: the ABI, demo, stress and Pi stages; the GPIO stages"
+	echo "    (as they go: tail -f $logs/abi.log $logs/gpio.log)"
+	lane_abi >"$logs/abi.log" 2>&1 &
+	abi=$!
+	lane_gpio >"$logs/gpio.log" 2>&1
+	wait $abi
+	cat "$logs/abi.log" "$logs/gpio.log"
+fi
+
+passed=$(grep -c '^ok ' "$results")
+failed=$(grep -c '^FAIL ' "$results")
+if [ "$failed" -gt 0 ]; then
+	echo "failed stages:"
+	sed -n 's/^FAIL /  /p' "$results"
+fi
 echo "check: $passed passed, $failed failed"
-[ $failed -eq 0 ]
+[ "$failed" -eq 0 ]

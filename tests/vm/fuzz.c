@@ -20,8 +20,10 @@
  *  chaos   for SECONDS: random ioctl numbers, sizes and fields, bad and
  *          read-only buffers, on shared and separate files from several
  *          threads; children killed mid-run; CPU 1 taken offline and back;
- *          rmmod attempts while a file is open; and, beside them, whole
- *          runs whose bulk records must add up to their result.
+ *          rmmod attempts while a file is open; the device released for
+ *          rmmod (its wait cut short) and admitted again; and, beside
+ *          them, whole runs whose bulk records must add up to their
+ *          result.
  * The result and chaos phases go on past their time (SLOW_HOST_SECS at
  * most) until each kind of work they check was done once, so a slow host
  * makes them longer, not failed.
@@ -55,6 +57,7 @@
 
 #define DEV		"/dev/latscope"
 #define CPU1_ONLINE	"/sys/devices/system/cpu/cpu1/online"
+#define RELEASE		"/sys/class/misc/latscope/release"
 #define MAX_HIST	((size_t)LATSCOPE_MAX_HIST_CELLS * 2)
 #define MAX_TAIL	((size_t)LATSCOPE_TAIL_BUCKETS * 2)
 #define MS		1000000ULL
@@ -79,6 +82,8 @@ struct figures {
 	atomic_ulong hotplugs;		/* CPU 1 offline/online cycles */
 	atomic_ulong rmmods;		/* rmmod attempts refused */
 	atomic_ulong rmmod_wrong;	/* ... that succeeded or failed oddly */
+	atomic_ulong releases;		/* releases of the device, then admitted */
+	atomic_ulong release_wrong;	/* ... that failed oddly */
 };
 
 struct fuzz {
@@ -867,6 +872,62 @@ static void *rmmod_fn(void *data)
 	return NULL;
 }
 
+struct interrupter {
+	pthread_t target;
+	uint64_t after_ns;
+};
+
+static void *interrupter_fn(void *data)
+{
+	struct interrupter *it = data;
+
+	sleep_ns(it->after_ns);
+	pthread_kill(it->target, SIGUSR1);
+	return NULL;
+}
+
+/* Writes @val to the release file: 0, or the errno. */
+static int write_release(const char *val)
+{
+	int fd = open(RELEASE, O_WRONLY), err = 0;
+
+	if (fd < 0)
+		return errno;
+	if (write(fd, val, 1) != 1)
+		err = errno;
+	close(fd);
+	return err;
+}
+
+/*
+ * The device released for rmmod under everything else, then admitted
+ * again: its wait for the files to close (the main thread keeps one open,
+ * so it cannot end well) cut short by a signal after a random moment,
+ * or by its own 10 s bound.
+ */
+static void *release_fn(void *data)
+{
+	struct worker *w = data;
+	struct interrupter it = { .target = pthread_self() };
+	pthread_t t;
+	int err;
+
+	while (!atomic_load(&w->f->stop)) {
+		sleep_ns(rnd_below(&w->rng, 500 * MS));
+		it.after_ns = rnd_below(&w->rng, 300 * MS);
+		pthread_create(&t, NULL, interrupter_fn, &it);
+		err = write_release("1");
+		pthread_join(t, NULL);
+		if (err != EINTR && err != EBUSY)
+			atomic_fetch_add(&w->f->fig.release_wrong, 1);
+		if (write_release("0"))
+			atomic_fetch_add(&w->f->fig.release_wrong, 1);
+		else
+			atomic_fetch_add(&w->f->fig.releases, 1);
+	}
+	return NULL;
+}
+
 static void on_sigusr1(int sig)
 {
 	(void)sig;	/* only interrupts a blocking call */
@@ -911,23 +972,25 @@ static void run_workers(struct fuzz *f, struct worker *w, int n,
 
 /*
  * What the chaos phase checks was done: a whole run verified, a child
- * killed, rmmod refused, and CPU 1 taken offline and back if it can be.
+ * killed, rmmod refused, the device released and admitted, and CPU 1
+ * taken offline and back if it can be.
  */
 static bool chaos_done(struct fuzz *f)
 {
 	return atomic_load(&f->fig.runs) && atomic_load(&f->fig.kills) &&
-	       atomic_load(&f->fig.rmmods) && (!f->hotplug || atomic_load(&f->fig.hotplugs));
+	       atomic_load(&f->fig.rmmods) && atomic_load(&f->fig.releases) &&
+	       (!f->hotplug || atomic_load(&f->fig.hotplugs));
 }
 
 static void chaos_phase(struct fuzz *f)
 {
 	static void *(*const fn[])(void *) = {
 		random_fn, random_fn, random_fn, random_fn, random_fn,
-		verifier_fn, killer_fn, rmmod_fn, hotplug_fn,
+		verifier_fn, killer_fn, rmmod_fn, release_fn, hotplug_fn,
 	};
-	int n = f->hotplug ? 9 : 8;
+	int n = f->hotplug ? 10 : 9;
 	unsigned long bad = atomic_load(&f->fig.bad_results);
-	struct worker w[9];
+	struct worker w[10];
 
 	f->shared_fd = open(DEV, O_RDWR);
 	if (f->shared_fd < 0) {
@@ -938,6 +1001,11 @@ static void chaos_phase(struct fuzz *f)
 	close(f->shared_fd);
 	if (f->hotplug)
 		write_online("1");
+	write_release("0");
+	check(&f->tally, atomic_load(&f->fig.releases) > 0 && !atomic_load(&f->fig.release_wrong),
+	      "chaos: the device released and admitted again",
+	      "%lu released, %lu odd", atomic_load(&f->fig.releases),
+	      atomic_load(&f->fig.release_wrong));
 	check(&f->tally, atomic_load(&f->fig.runs) > 0, "chaos: whole runs were verified",
 	      "none in %d s", f->secs + SLOW_HOST_SECS);
 	check(&f->tally, !atomic_load(&f->fig.bad_runs),
@@ -1011,12 +1079,12 @@ int main(int argc, char **argv)
 	result_phase(&f);
 	chaos_phase(&f);
 	close(keeper);
-	printf("# fuzz figures: seed %llu, %lu ioctls (%lu with a random number), %lu histograms checked, %lu bulk records read, %lu runs verified, %lu children killed, %lu hotplug cycles, %lu rmmod attempts refused\n",
+	printf("# fuzz figures: seed %llu, %lu ioctls (%lu with a random number), %lu histograms checked, %lu bulk records read, %lu runs verified, %lu children killed, %lu hotplug cycles, %lu rmmod attempts refused, %lu releases\n",
 	       (unsigned long long)f.seed, atomic_load(&f.fig.ioctls),
 	       atomic_load(&f.fig.random_cmds), atomic_load(&f.fig.results),
 	       atomic_load(&f.fig.reads), atomic_load(&f.fig.runs),
 	       atomic_load(&f.fig.kills), atomic_load(&f.fig.hotplugs),
-	       atomic_load(&f.fig.rmmods));
+	       atomic_load(&f.fig.rmmods), atomic_load(&f.fig.releases));
 	printf("fuzz: %d passed, %d failed\n", f.tally.passed, f.tally.failed);
 	return f.tally.failed ? 1 : 0;
 }
