@@ -37,7 +37,8 @@ static const char ls_need_admin[] =
 	"-b needs CAP_SYS_ADMIN too: run as root, or load latscope with trusted_group=1";
 /* ESHUTDOWN: the device was released for rmmod (/sys/class/misc/latscope/release). */
 static const char ls_released[] =
-	"/dev/latscope is released (for rmmod): it opens again once the module is reloaded, or after 'echo 0 > /sys/class/misc/latscope/release'";
+	"/dev/latscope is released (for rmmod): it opens again once the module is reloaded,"
+	" or after 'echo 0 > /sys/class/misc/latscope/release'";
 static const char ls_cpu_full[] =
 	"the module's max_running_per_cpu sessions run there already";
 
