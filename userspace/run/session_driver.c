@@ -35,12 +35,15 @@ int ls_check_driver(const struct latscope_info *info, const struct ls_source *sr
 /* Why the driver says EPERM to a SETUP and EBUSY to a START. */
 static const char ls_need_admin[] =
 	"-b needs CAP_SYS_ADMIN too: run as root, or load latscope with trusted_group=1";
-/* ESHUTDOWN: the device was released for rmmod (/sys/class/misc/latscope/release). */
-static const char ls_released[] =
-	"/dev/latscope is released (for rmmod): it opens again once the module is reloaded,"
-	" or after 'echo 0 > /sys/class/misc/latscope/release'";
 static const char ls_cpu_full[] =
 	"the module's max_running_per_cpu sessions run there already";
+
+/* ESHUTDOWN: the device was released for rmmod (/sys/class/misc/latscope/release). */
+static void fail_released(char *err, size_t errlen)
+{
+	ls_fail(err, errlen,
+		"/dev/latscope is released (for rmmod): it opens again once the module is reloaded, or after 'echo 0 > /sys/class/misc/latscope/release'");
+}
 
 static int driver_open(struct cpu_run *c, char *err, size_t errlen)
 {
@@ -68,7 +71,7 @@ static int driver_open(struct cpu_run *c, char *err, size_t errlen)
 			ls_fail(err, errlen, "%s is a stale node, no driver behind it: load the driver (modprobe latscope, or insmod latscope.ko)",
 				DEVICE);
 		else if (errno == ESHUTDOWN)
-			ls_fail(err, errlen, "%s", ls_released);
+			fail_released(err, errlen);
 		else if (errno == EACCES || errno == EPERM)
 			ls_fail(err, errlen, "no permission to open %s: run as root, or grant a group access (see README)",
 				DEVICE);
@@ -90,7 +93,7 @@ static int driver_open(struct cpu_run *c, char *err, size_t errlen)
 		return -1;
 	if (ioctl(c->fd, LATSCOPE_IOC_SETUP, &setup)) {
 		if (errno == ESHUTDOWN)
-			ls_fail(err, errlen, "%s", ls_released);
+			fail_released(err, errlen);
 		else if (src->setup_error)
 			src->setup_error(p, errno, err, errlen);
 		else
@@ -127,9 +130,11 @@ static int driver_start(struct cpu_run *c, char *err, size_t errlen)
 	int e;
 
 	if (ioctl(c->fd, LATSCOPE_IOC_START)) {
-		ls_fail(err, errlen, "cannot start measuring on CPU%d: %s", c->cpu,
-			errno == EBUSY ? ls_cpu_full :
-			errno == ESHUTDOWN ? ls_released : strerror(errno));
+		if (errno == ESHUTDOWN)
+			fail_released(err, errlen);
+		else
+			ls_fail(err, errlen, "cannot start measuring on CPU%d: %s", c->cpu,
+				errno == EBUSY ? ls_cpu_full : strerror(errno));
 		return -1;
 	}
 	c->started = true;
