@@ -9,8 +9,10 @@
 #                        latmon suites on a gpio-sim kernel
 #   make demo            boot a VM, load the module, measure 10 s
 #                        (installs only what the demo uses)
-#   make install         install latscope.ko, the CLI, its man page and the
-#                        uapi header on this board
+#   make install         install latscope.ko, the CLI and what the latscope
+#                        package carries on this board (DESTDIR, PREFIX);
+#                        make uninstall removes exactly that
+#   make deb             the Debian packages, lintian-checked (../*.deb)
 #   make kunit | build-matrix | checkpatch | shellcheck | layers | unit |
 #        vm-test | vm-gpio | vm-fuzz | report-test | demo-test
 #                        one stage of check (vm-fuzz: FUZZ_SECONDS, FUZZ_SEED)
@@ -36,7 +38,7 @@ FLAVOUR ?= amd64
 FUZZ_SECONDS ?= 60
 FUZZ_SEED ?=
 
-.PHONY: all module cli check demo demo-test install deps kunit build-matrix checkpatch shellcheck dtbo dt-check pi-vm report-test compare compare-gpio vm-gpiod vm-why why-cost setup-test evt-test fleet-test prom-bench \
+.PHONY: all module cli check demo demo-test install uninstall install-dkms deb deps kunit build-matrix checkpatch shellcheck dtbo dt-check pi-vm report-test compare compare-gpio vm-gpiod vm-why why-cost setup-test evt-test fleet-test prom-bench \
 	vm-test vm-test-one vm-gpio vm-fuzz clean help layers unit compile_commands
 
 all: module cli
@@ -165,12 +167,31 @@ pi-vm: deps
 	scripts/pi-vm.sh sut
 	scripts/pi-vm.sh monitor
 
+# The module for KRELEASE, in /lib/modules/KRELEASE/updates; and what
+# the latscope package carries (userspace/Makefile's INSTALLED: the CLI,
+# latscope-report, latscope-evt, man pages, the uapi header, the udev
+# rule example, bash completion, the exporter's unit). `make uninstall`
+# with the same DESTDIR, PREFIX and KRELEASE removes exactly that.
 install: module cli
-	$(MAKE) -C userspace install PREFIX=$(PREFIX)
-	$(MAKE) -C $(KDIR) M=$(CURDIR)/driver CONFIG_LATSCOPE=m modules_install
-	depmod -a $(KRELEASE)
-	install -D -m 0644 driver/include/uapi/linux/latscope.h \
-		$(DESTDIR)$(PREFIX)/include/linux/latscope.h
+	$(MAKE) -C userspace install PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)
+	$(MAKE) -C $(KDIR) M=$(CURDIR)/driver CONFIG_LATSCOPE=m INSTALL_MOD_PATH=$(DESTDIR) \
+		INSTALL_MOD_DIR=updates DEPMOD=true modules_install
+	if [ -z "$(DESTDIR)" ]; then depmod -a $(KRELEASE); fi
+
+uninstall:
+	$(MAKE) -C userspace uninstall PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)
+	rm -f $(DESTDIR)/lib/modules/$(KRELEASE)/updates/latscope.ko*
+	rmdir -p --ignore-fail-on-non-empty $(DESTDIR)/lib/modules/$(KRELEASE)/updates 2>/dev/null || true
+	if [ -z "$(DESTDIR)" ]; then depmod -a $(KRELEASE); fi
+
+# The module's sources as DKMS takes them (the latscope-dkms package):
+# /usr/src/latscope-VERSION, its dkms.conf beside them.
+DKMS_SRC = /usr/src/latscope-$(shell cat VERSION)
+install-dkms:
+	install -d $(DESTDIR)$(DKMS_SRC)/include/uapi/linux
+	install -m 0644 driver/Kbuild driver/dkms.conf $(wildcard driver/*.c driver/*.h) \
+		$(DESTDIR)$(DKMS_SRC)/
+	install -m 0644 driver/include/uapi/linux/latscope.h $(DESTDIR)$(DKMS_SRC)/include/uapi/linux/
 
 clean:
 	$(MAKE) -C userspace clean

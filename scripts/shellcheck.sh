@@ -23,7 +23,7 @@ files=()
 while IFS= read -r -d '' f; do
 	[ -f "$f" ] || continue		# deleted, not yet staged
 	case $f in
-	*.sh)
+	*.sh | *.bash-completion)
 		files+=("$f")
 		continue
 		;;

@@ -60,13 +60,23 @@ find "$cache/vm" -mindepth 1 -maxdepth 1 -type d -name '*.??????' -mtime +2 \
 work=$(mktemp -d "$cache/vm/$release.XXXXXX")
 
 # The module, built out of the work tree.
+# The module, built out of the work tree; in pkg mode the one DKMS
+# installed (LATSCOPE_VM_MODULE, tests/pkg/run.sh), as it is.
 rm -rf "$work/mod"
 mkdir -p "$work/mod"
-cp -r "$top/driver/." "$work/mod/"
-make -s -C "$kdir" M="$work/mod" CONFIG_LATSCOPE=m modules >"$work/build.log" 2>&1 || {
-	cat "$work/build.log"
-	exit 1
-}
+if [ "$mode" = pkg ]; then
+	case ${LATSCOPE_VM_MODULE:?pkg mode: LATSCOPE_VM_MODULE=the installed latscope.ko} in
+	*.xz) xz -dc "$LATSCOPE_VM_MODULE" ;;
+	*.zst) zstd -dc "$LATSCOPE_VM_MODULE" ;;
+	*) cat "$LATSCOPE_VM_MODULE" ;;
+	esac >"$work/mod/latscope.ko"
+else
+	cp -r "$top/driver/." "$work/mod/"
+	make -s -C "$kdir" M="$work/mod" CONFIG_LATSCOPE=m modules >"$work/build.log" 2>&1 || {
+		cat "$work/build.log"
+		exit 1
+	}
+fi
 
 add_test_programs() {
 	# The same test as a 32-bit program exercises the compat ioctl path.
@@ -182,6 +192,10 @@ if [ "$mode" = demo ]; then
 		cat "$work/cli-build.log"
 		exit 1
 	}
+elif [ "$mode" = pkg ]; then
+	# The packaged CLI, with the libraries it links (LATSCOPE_VM_CLI).
+	add_tool "${LATSCOPE_VM_CLI:?pkg mode: LATSCOPE_VM_CLI=the installed latscope}" latscope
+	cp "$top/tests/vm/lib.sh" "$root/vm_lib.sh"
 else
 	add_test_programs
 fi
@@ -283,7 +297,7 @@ rm -rf "$work/root" "$work/mod" "$work/initrd.gz"
 # scripts/compare-gpio.sh), demo its output to scripts/demo.sh; fuzz
 # writes no file.
 case $mode in
-compare | gpio-compare | fuzz | demo | why-cost) exit 0 ;;
+compare | gpio-compare | fuzz | demo | why-cost | pkg) exit 0 ;;
 esac
 # A subset (LATSCOPE_VM_TESTS) whose parts write no file has none to check.
 if [ -n "${LATSCOPE_VM_TESTS:-}" ] && [ -z "$(ls -A "$files")" ]; then

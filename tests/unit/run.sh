@@ -190,4 +190,6 @@ done < <(grep -oE 'LS_EXIT_[A-Z]+[[:space:]]+= [0-9]+' "$top/userspace/core/core
 make -s -C "$top/userspace" clean
 echo "docs: $docs_ok passed, $docs_bad failed"
 [ $docs_bad -eq 0 ] || status=1
+# The bash completion knows the same options.
+bash "$top/tests/unit/completion.sh" || status=1
 exit $status

@@ -623,6 +623,7 @@ static void test_bad_setup(struct tally *t)
 static void test_info(struct tally *t)
 {
 	struct latscope_info info;
+	char modver[64];
 	int fd = open(DEV, O_RDWR), err;
 
 	err = ioctl(fd, LATSCOPE_IOC_GET_INFO, &info) ? errno : 0;
@@ -634,6 +635,16 @@ static void test_info(struct tally *t)
 	printf("# driver %s, ABI %u, timer resolution %u ns\n", info.version,
 	       info.abi_version, info.timer_resolution_ns);
 	close(fd);
+	/* One version: GET_INFO's is MODULE_VERSION's (scripts/version.sh). */
+	fd = open("/sys/module/latscope/version", O_RDONLY);
+	memset(modver, 0, sizeof(modver));
+	if (fd >= 0 && read(fd, modver, sizeof(modver) - 1) > 0)
+		modver[strcspn(modver, "\n")] = '\0';
+	if (fd >= 0)
+		close(fd);
+	check(t, !err && !strncmp(modver, info.version, sizeof(info.version)),
+	      "info: the version is MODULE_VERSION", "GET_INFO '%.32s', module '%s'",
+	      info.version, modver);
 }
 
 static void on_alarm(int sig)
