@@ -13,6 +13,8 @@
 #                        package carries on this board (DESTDIR, PREFIX);
 #                        make uninstall removes exactly that
 #   make deb             the Debian packages, lintian-checked (../*.deb)
+#   make pkg-test        build, lintian, install (DKMS on four kernels, each
+#                        booted in the VM), purge; make install/uninstall
 #   make kunit | build-matrix | checkpatch | shellcheck | layers | unit |
 #        vm-test | vm-gpio | vm-fuzz | report-test | demo-test
 #                        one stage of check (vm-fuzz: FUZZ_SECONDS, FUZZ_SEED)
@@ -38,7 +40,7 @@ FLAVOUR ?= amd64
 FUZZ_SECONDS ?= 60
 FUZZ_SEED ?=
 
-.PHONY: all module cli check demo demo-test install uninstall install-dkms deb deps kunit build-matrix checkpatch shellcheck dtbo dt-check pi-vm report-test compare compare-gpio vm-gpiod vm-why why-cost setup-test evt-test fleet-test prom-bench \
+.PHONY: all module cli check demo demo-test install uninstall install-dkms deb pkg-test deps kunit build-matrix checkpatch shellcheck dtbo dt-check pi-vm report-test compare compare-gpio vm-gpiod vm-why why-cost setup-test evt-test fleet-test prom-bench \
 	vm-test vm-test-one vm-gpio vm-fuzz clean help layers unit compile_commands
 
 all: module cli
@@ -183,6 +185,15 @@ uninstall:
 	rm -f $(DESTDIR)/lib/modules/$(KRELEASE)/updates/latscope.ko*
 	rmdir -p --ignore-fail-on-non-empty $(DESTDIR)/lib/modules/$(KRELEASE)/updates 2>/dev/null || true
 	if [ -z "$(DESTDIR)" ]; then depmod -a $(KRELEASE); fi
+
+# The Debian packages, in the folder above this one, lintian-checked.
+deb:
+	dpkg-buildpackage -us -uc -b
+	lintian --fail-on error,warning ../latscope_$(shell cat VERSION)_$(shell dpkg --print-architecture).changes
+
+# The packages' test (tests/pkg/run.sh): it installs and purges them here.
+pkg-test: deps
+	bash tests/pkg/run.sh
 
 # The module's sources as DKMS takes them (the latscope-dkms package):
 # /usr/src/latscope-VERSION, its dkms.conf beside them.
