@@ -60,6 +60,7 @@ host_build() {
 
 stage "install packages" "$top/scripts/install-deps.sh" || exit 1
 stage "checkpatch --strict" "$top/scripts/checkpatch.sh"
+stage "one version (VERSION, driver, CLI, dkms.conf, debian/changelog)" "$top/scripts/version.sh"
 stage "shellcheck" "$top/scripts/shellcheck.sh"
 stage "layers (userspace folders, driver files: no upward link, no circle)" \
 	bash -c "python3 '$top/scripts/layers.py' && bash '$top/tests/layers/run.sh'"
@@ -103,6 +104,8 @@ lane_abi() {
 	stage "emulated Raspberry Pi 3 (arm64 6.12, overlay, raspi3b)" "$top/scripts/pi-vm.sh" sut
 	stage "emulated Raspberry Pi 3, monitor role (latscope-monitor overlay)" \
 		"$top/scripts/pi-vm.sh" monitor
+	stage "Debian packages: make install/uninstall, build, lintian, DKMS on four kernels, each booted, purge" \
+		bash "$top/tests/pkg/run.sh"
 }
 lane_gpio() {
 	local flavour

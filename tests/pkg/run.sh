@@ -119,6 +119,11 @@ for entry in "${LATSCOPE_MATRIX[@]}"; do
 	fi
 	v=$(modinfo -F version "$ko" 2>/dev/null)
 	if [ "$v" = "$version" ]; then ok "$r: modinfo version $v"; else nok "$r: modinfo version" "'$v'"; fi
+	# Debian's DKMS signs what it builds with its own key (a MOK to
+	# enroll once for Secure Boot: docs/guide/install.md).
+	signer=$(modinfo -F signer "$ko" 2>/dev/null)
+	echo "# $r: signed by '$signer'"
+	if [ -n "$signer" ]; then ok "$r: DKMS signed it"; else nok "$r: DKMS signed it" "no signer"; fi
 done
 took "DKMS, four kernels"
 
