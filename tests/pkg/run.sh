@@ -61,6 +61,26 @@ left=$(find "$dest" -mindepth 1 2>/dev/null)
 if [ -z "$left" ]; then ok "make uninstall: an empty tree"; else nok "make uninstall: an empty tree" "$left"; fi
 took "make install and uninstall"
 
+# ---- 1b. DKMS from the tree: add, install for one kernel, remove ----
+v=
+if dkms add "$clone/driver" >"$work/dkms-tree.log" 2>&1 &&
+	dkms install "latscope/$version" -k "$rel" >>"$work/dkms-tree.log" 2>&1; then
+	v=$(modinfo -F version "$(find "/lib/modules/$rel/updates/dkms" -name 'latscope.ko*' | head -n 1)")
+fi
+if [ "$v" = "$version" ]; then
+	ok "DKMS from the tree: dkms add ./driver, dkms install latscope/$version for $rel"
+else
+	nok "DKMS from the tree" "$(tail -20 "$work/dkms-tree.log")"
+fi
+dkms remove "latscope/$version" --all >>"$work/dkms-tree.log" 2>&1
+rm -rf "/usr/src/latscope-$version"
+if [ -e /var/lib/dkms/latscope ] || find /lib/modules -name 'latscope.ko*' | grep -q .; then
+	nok "DKMS from the tree: removed" "$(ls -d /var/lib/dkms/latscope 2>&1; find /lib/modules -name 'latscope.ko*')"
+else
+	ok "DKMS from the tree: dkms remove --all leaves no module"
+fi
+took "DKMS from the tree"
+
 # ---- 2. dpkg-buildpackage from a fresh clone, lintian ----
 rm -rf "$clone"
 git clone -q "$top" "$clone"
