@@ -63,7 +63,8 @@ took "make install and uninstall"
 
 # ---- 1b. DKMS from the tree: add, install for one kernel, remove ----
 v=
-if dkms add "$clone/driver" >"$work/dkms-tree.log" 2>&1 &&
+git clone -q "$top" "$work/tree"
+if dkms add "$work/tree/driver" >"$work/dkms-tree.log" 2>&1 &&
 	dkms install "latscope/$version" -k "$rel" >>"$work/dkms-tree.log" 2>&1; then
 	v=$(modinfo -F version "$(find "/lib/modules/$rel/updates/dkms" -name 'latscope.ko*' | head -n 1)")
 fi
