@@ -37,8 +37,18 @@ all)
 	;;
 esac
 
+# The arm64 package's cross build (tests/pkg/run.sh), the Debian way:
+# arm64 a foreign architecture of dpkg (multiarch), the cross toolchain
+# and the arm64 libraries latscope links.
+foreign=0
+if [ "$set" = all ]; then
+	want+=(crossbuild-essential-arm64 libgpiod-dev:arm64 libmicrohttpd-dev:arm64 pkgconf:arm64)
+	dpkg --print-foreign-architectures | grep -qx arm64 || foreign=1
+fi
+
 missing=()
 for p in "${want[@]}"; do
+	[ $foreign = 1 ] && [[ $p == *:arm64 ]] && { missing+=("$p"); continue; }
 	latscope_pkg_installed "$p" || missing+=("$p")
 done
 # Debian ships no metapackage for 6.12 headers in bookworm: take the newest.
@@ -52,6 +62,10 @@ if [ "$(id -u)" != 0 ]; then
 	exit 1
 fi
 export DEBIAN_FRONTEND=noninteractive
+if [ $foreign = 1 ]; then
+	echo "install-deps: adding arm64 as a foreign architecture of dpkg (multiarch), for the arm64 package"
+	dpkg --add-architecture arm64
+fi
 apt-get update -qq
 pkgs=()
 for p in "${missing[@]}"; do

@@ -49,6 +49,15 @@ cp "$top/tests/vm/pi_test.sh" "$root/pi_test.sh"
 # Without libgpiod: the machine has none for arm64, and QEMU's BCM2835 GPIO
 # raises no interrupt for --gpiod to wait on (the GPIO VM tests it).
 latscope_static_cli "$top" "$root/bin/latscope" CC=aarch64-linux-gnu-gcc GPIOD=none
+# LATSCOPE_PI_DEB: an arm64 latscope .deb (tests/pkg/run.sh) whose CLI
+# runs here too, as /usr/bin/latscope-deb, with the arm64 libraries it
+# links (multiarch, installed by scripts/install-deps.sh).
+if [ -n "${LATSCOPE_PI_DEB:-}" ]; then
+	dpkg-deb --fsys-tarfile "$LATSCOPE_PI_DEB" | tar -x -C "$work" ./usr/bin/latscope
+	mkdir -p "$root/usr/bin"
+	cp "$work/usr/bin/latscope" "$root/usr/bin/latscope-deb"
+	"$top/scripts/arm64-libs.sh" "$root/usr/bin/latscope-deb" "$root"
+fi
 (cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) >"$work/initrd.gz"
 
 log=$work/console.log

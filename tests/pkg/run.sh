@@ -10,7 +10,9 @@
 #     kernel gets it (dkms autoinstall);
 #  4. each of those kernels booted in the VM with the module from where
 #     DKMS put it and the packaged CLI, for a short run (scripts/vm.sh pkg);
-#  5. purged: no file of theirs left, no DKMS tree, no module.
+#  5. purged: no file of theirs left, no DKMS tree, no module;
+#  6. latscope cross-built for arm64 (dpkg-buildpackage -aarm64), lintian,
+#     and its CLI run on the emulated Raspberry Pi 3 (scripts/pi-vm.sh).
 # Prints each step's time. Ends with "pkg: N passed, N failed".
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -185,6 +187,36 @@ done
 left="$left $(find /lib/modules -name 'latscope.ko*' 2>/dev/null | tr '\n' ' ')"
 if [ -z "${left// /}" ]; then ok "purged: no file, DKMS tree or module left"; else nok "purged: nothing left" "$left"; fi
 took "purge"
+
+# ---- 6. the arm64 package, cross-built, its CLI run on the emulated Pi 3 ----
+# (arm64 is a foreign architecture of dpkg here, with the cross toolchain
+# and the arm64 -dev packages: scripts/install-deps.sh.)
+armdeb=$work/latscope_${version}_arm64.deb
+if (cd "$clone" && dpkg-buildpackage -aarm64 -B -us -uc >"$work/cross.log" 2>&1); then
+	ok "dpkg-buildpackage -aarm64 -B"
+else
+	nok "dpkg-buildpackage -aarm64 -B" "$(tail -30 "$work/cross.log")"
+fi
+arch=$(dpkg-deb -f "$armdeb" Architecture 2>/dev/null)
+file=$(dpkg-deb --fsys-tarfile "$armdeb" 2>/dev/null | tar -xO ./usr/bin/latscope | file -)
+if [ "$arch" = arm64 ] && [[ $file == *"ARM aarch64"* ]]; then
+	ok "the arm64 .deb: an aarch64 binary"
+else
+	nok "the arm64 .deb" "Architecture '$arch', $file"
+fi
+echo "# arm64 Depends: $(dpkg-deb -f "$armdeb" Depends 2>/dev/null)"
+lintian --fail-on error,warning "$work/latscope_${version}_arm64.changes" >"$work/lintian-arm64.log" 2>&1
+st=$?
+sed 's/^/# lintian arm64: /' "$work/lintian-arm64.log"
+if [ $st = 0 ]; then ok "lintian arm64: no error, no warning"; else nok "lintian arm64" "exit $st"; fi
+took "arm64 cross build"
+if LATSCOPE_PI_DEB=$armdeb "$top/scripts/pi-vm.sh" sut >"$work/pi.log" 2>&1; then
+	ok "the arm64 .deb's CLI on the emulated Pi 3"
+else
+	nok "the arm64 .deb's CLI on the emulated Pi 3" "$(grep -E '(ok|not ok) -|pi-vm' "$work/pi.log" | tail -20)"
+fi
+grep -E "^(ok|not ok) - the .deb's CLI" "$work/pi.log" | sed 's/^/# pi: /'
+took "the emulated Pi 3"
 
 echo "pkg: $pass passed, $fail failed"
 [ "$fail" = 0 ]

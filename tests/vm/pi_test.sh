@@ -84,5 +84,32 @@ expect_rc "--gpiod without libgpiod: refused" $? 3
 has "--gpiod without libgpiod: says why" /tmp/gpiod.out "built without libgpiod"
 lines_back "--gpiod without libgpiod: nothing requested"
 
+# The arm64 .deb's CLI (scripts/pi-vm.sh with LATSCOPE_PI_DEB: tests/pkg),
+# dynamically linked, with libgpiod and libmicrohttpd: the same version as
+# the module, a timer run, and --serve answering on loopback.
+if [ -x /usr/bin/latscope-deb ]; then
+	ver=$(/usr/bin/latscope-deb --version | awk '{ print $2 }')
+	mod=$(cat /sys/module/latscope/version)
+	if [ -n "$ver" ] && [ "$ver" = "$mod" ]; then
+		ok "the .deb's CLI: version $ver, the module's"
+	else
+		nok "the .deb's CLI: version" "'$ver', module '$mod'"
+	fi
+	/usr/bin/latscope-deb -k -T 2 -p 1000 -q --json /tmp/deb.json >/tmp/deb.out 2>&1
+	expect_rc "the .deb's CLI: a timer run" $? 0
+	has "the .deb's CLI: its JSON" /tmp/deb.json '"latscope_version"'
+	ip link set lo up 2>/dev/null || ifconfig lo 127.0.0.1 up
+	/usr/bin/latscope-deb --serve=127.0.0.1:19380 -k -T 2 >/tmp/debserve.out 2>&1 &
+	spid=$!
+	if wait_until 60 sh -c 'timeout 10 wget -q -O /tmp/deb.prom http://127.0.0.1:19380/metrics && grep -q "^latscope_measuring 0$" /tmp/deb.prom'; then
+		ok "the .deb's CLI: --serve (libmicrohttpd) served the run"
+	else
+		nok "the .deb's CLI: --serve" "$(cat /tmp/debserve.out)"
+	fi
+	kill -TERM $spid
+	wait $spid
+	expect_rc "the .deb's CLI: --serve ends on SIGTERM" $? 0
+fi
+
 echo "pi: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
