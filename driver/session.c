@@ -18,8 +18,11 @@
 #include <linux/cpu.h>
 #include <linux/cpuhotplug.h>
 #include <linux/cpumask.h>
+#include <linux/delay.h>
 #include <linux/err.h>
+#include <linux/jiffies.h>
 #include <linux/mm.h>
+#include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/percpu.h>
 #include <linux/slab.h>
@@ -583,6 +586,21 @@ bool latscope_sessions_released(void)
 	return READ_ONCE(latscope_released);
 }
 
+/*
+ * Nothing holds the device: no session, and no file of it still pinning
+ * the module (a file's reference to it goes just after its release()).
+ */
+static bool latscope_unused(void)
+{
+	if (!list_empty(&latscope_sessions))
+		return false;
+#ifdef MODULE
+	return !module_refcount(THIS_MODULE);
+#else
+	return true;
+#endif
+}
+
 /**
  * latscope_sessions_release() - let go of the device, so the module can go
  * @timeout: jiffies to wait for the last session's file to be closed
@@ -596,11 +614,13 @@ bool latscope_sessions_released(void)
  *
  * Context: process, may sleep; takes latscope_sessions_lock and each
  * session's lock.
- * Return: 0 once no session is left; -EBUSY if some still are after
- * @timeout (the device stays released); -ERESTARTSYS if a signal came.
+ * Return: 0 once no session is left and no file pins the module;
+ * -EBUSY if one still does after @timeout (the device stays released);
+ * -ERESTARTSYS if a signal came.
  */
 int latscope_sessions_release(long timeout)
 {
+	unsigned long deadline = jiffies + timeout;
 	struct latscope_session *s;
 	long left;
 
@@ -622,7 +642,14 @@ int latscope_sessions_release(long timeout)
 						timeout);
 	if (left < 0)
 		return left;
-	return left ? 0 : -EBUSY;
+	/* The files' last module references go right after: polled. */
+	while (!latscope_unused()) {
+		if (time_after_eq(jiffies, deadline))
+			return -EBUSY;
+		if (msleep_interruptible(1))
+			return -ERESTARTSYS;
+	}
+	return 0;
 }
 
 /* The end of a release: sessions may be opened, set up and started again. */
