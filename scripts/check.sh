@@ -104,8 +104,6 @@ lane_abi() {
 	stage "emulated Raspberry Pi 3 (arm64 6.12, overlay, raspi3b)" "$top/scripts/pi-vm.sh" sut
 	stage "emulated Raspberry Pi 3, monitor role (latscope-monitor overlay)" \
 		"$top/scripts/pi-vm.sh" monitor
-	stage "Debian packages: make install/uninstall, build, lintian, DKMS on four kernels, each booted, purge" \
-		bash "$top/tests/pkg/run.sh"
 }
 lane_gpio() {
 	local flavour
@@ -117,13 +115,15 @@ lane_gpio() {
 	stage "VM GPIO + latmon test + fuzz (debug kernel, PREEMPT)" "$top/scripts/vm.sh" gpio amd64 gpio
 	stage "VM GPIO + latmon test + fuzz (debug kernel, PREEMPT_RT)" \
 		"$top/scripts/vm.sh" gpio rt-amd64 gpio
+	stage "Debian packages: make install/uninstall, build, lintian, DKMS on four kernels, each booted, arm64 on the Pi, purge" \
+		bash "$top/tests/pkg/run.sh"
 }
 # LATSCOPE_LANES=1: one after the other, as they print.
 if [ "${LATSCOPE_LANES:-2}" = 1 ]; then
 	lane_abi
 	lane_gpio
 else
-	echo "=== two lanes side by side: the ABI, demo, stress and Pi stages; the GPIO stages"
+	echo "=== two lanes side by side: the ABI, demo, stress and Pi stages; the GPIO and package stages"
 	echo "    (as they go: tail -f $logs/abi.log $logs/gpio.log)"
 	lane_abi >"$logs/abi.log" 2>&1 &
 	abi=$!
