@@ -11,6 +11,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=scripts/lib.sh
 . "$top/scripts/lib.sh"
 
+latscope_lock arm64-kernel
 apt_dir=$(latscope_cache)/apt-arm64
 mkdir -p "$apt_dir"/etc/apt/sources.list.d "$apt_dir"/etc/apt/apt.conf.d \
 	"$apt_dir"/etc/apt/preferences.d "$apt_dir"/lists/partial \

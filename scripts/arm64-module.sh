@@ -17,6 +17,7 @@ src=$(latscope_linux_source)
 key=$( (echo "$release"; cat "$config" "$tree/Module.symvers") | sha256sum | cut -c1-12)
 kdir=$(latscope_cache)/arm64-kdir-$key
 
+latscope_lock arm64-kdir
 if [ ! -f "$kdir/.done" ]; then
 	find "$(latscope_cache)" -maxdepth 1 -name 'arm64-kdir-*' -exec rm -rf {} +
 	mkdir -p "$kdir"

@@ -9,6 +9,16 @@ latscope_cache() {
 	echo "$dir"
 }
 
+# Holds the cache's lock NAME until the calling script exits: two stages
+# side by side (scripts/check.sh's lanes) that fill the same part of the
+# cache take turns.
+latscope_lock() { # name
+	local fd
+
+	exec {fd}>"$(latscope_cache)/$1.lock"
+	flock "$fd"
+}
+
 # Extracts Debian's linux-source-6.12 once into the cache; prints its path.
 latscope_linux_source() {
 	local tarball=/usr/src/linux-source-6.12.tar.xz

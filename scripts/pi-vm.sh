@@ -19,9 +19,10 @@ sut | monitor) ;;
 	exit 2 ;;
 esac
 tree=$("$top/scripts/arm64-kernel.sh")
-work=$(latscope_cache)/pi-vm-$role
-rm -rf "$work"
-mkdir -p "$work"
+# A work dir per run: two runs side by side (a lane's Pi stage, the
+# packages' arm64 check) do not clobber each other. One that passed goes.
+find "$(latscope_cache)" -maxdepth 1 -name "pi-vm-*" -mtime +2 -exec rm -rf {} + 2>/dev/null || true
+work=$(mktemp -d "$(latscope_cache)/pi-vm-$role.XXXXXX")
 ko=$("$top/scripts/arm64-module.sh" "$work/mod")
 
 # The base DTB with the overlay applied, loopback fragments switched on,
@@ -76,4 +77,9 @@ wait $qemu 2>/dev/null || true
 tr -d '\r' <"$log" | sed -n '/LATSCOPE-VM-BEGIN/,/LATSCOPE-VM-END/p' |
 	sed 's/.*LATSCOPE-VM-BEGIN/LATSCOPE-VM-BEGIN/'
 grep -q 'LATSCOPE-VM-BEGIN' "$log" || { echo "pi-vm: the kernel never ran our init:"; tail -n 30 "$log"; }
-grep -q 'LATSCOPE-VM-END rc=0' "$log"
+if grep -q 'LATSCOPE-VM-END rc=0' "$log"; then
+	rm -rf "$work"
+else
+	echo "pi-vm: the VM did not say rc=0; its console and tree are in $work"
+	exit 1
+fi
