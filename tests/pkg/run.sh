@@ -5,9 +5,10 @@
 #  2. latscope and latscope-dkms built with dpkg-buildpackage from a fresh
 #     clone of the committed tree, and lintian on them: no error, no
 #     warning (what is overridden says why, in debian/*.lintian-overrides);
-#  3. both installed with apt; DKMS builds and installs latscope.ko for
-#     each kernel of the matrix (6.1 and 6.12, mainline and rt) as a new
-#     kernel gets it (dkms autoinstall);
+#  3. both installed with apt: DKMS builds and installs latscope.ko for
+#     each kernel of the matrix (6.1 and 6.12, mainline and rt) that has
+#     its headers; then, for each, the module removed and built again as
+#     a kernel installed later gets it (dkms autoinstall);
 #  4. each of those kernels booted in the VM with the module from where
 #     DKMS put it and the packaged CLI, for a short run (scripts/vm.sh pkg);
 #  5. purged: no file of theirs left, no DKMS tree, no module;
@@ -132,13 +133,24 @@ for entry in "${LATSCOPE_MATRIX[@]}"; do
 		continue
 	}
 	r=${kdir#/usr/src/linux-headers-}
-	dkms autoinstall -k "$r" >"$work/dkms-$r.log" 2>&1
+	# The package's postinst built it for each kernel with headers.
+	if dkms status latscope -k "$r" | grep -q installed; then
+		ok "$r: the package's install had DKMS build and install latscope"
+	else
+		nok "$r: built at the package's install" "$(dkms status latscope)"
+	fi
+	# As for a kernel installed later: gone, then its hook's autoinstall.
+	dkms remove "latscope/$version" -k "$r" >"$work/dkms-$r.log" 2>&1
+	if find "/lib/modules/$r/updates/dkms" -name 'latscope.ko*' 2>/dev/null | grep -q .; then
+		nok "$r: dkms remove" "the module is still there"
+	fi
+	dkms autoinstall -k "$r" >>"$work/dkms-$r.log" 2>&1
 	ko=$(find "/lib/modules/$r/updates/dkms" -name 'latscope.ko*' 2>/dev/null | head -n 1)
 	if [ -n "$ko" ] && dkms status latscope -k "$r" | grep -q installed; then
-		ok "DKMS built and installed latscope for $r"
+		ok "$r: dkms autoinstall built and installed it again (AUTOINSTALL)"
 		kos+=("$r=$ko")
 	else
-		nok "DKMS for $r" "$(tail -20 "$work/dkms-$r.log"; tail -20 "/var/lib/dkms/latscope/$version/build/make.log" 2>/dev/null)"
+		nok "DKMS autoinstall for $r" "$(tail -20 "$work/dkms-$r.log"; tail -20 "/var/lib/dkms/latscope/$version/build/make.log" 2>/dev/null)"
 	fi
 	v=$(modinfo -F version "$ko" 2>/dev/null)
 	if [ "$v" = "$version" ]; then ok "$r: modinfo version $v"; else nok "$r: modinfo version" "'$v'"; fi
