@@ -8,7 +8,41 @@
 
 #include <linux/hrtimer.h>
 #include <linux/kernel.h>
+#include <linux/preempt.h>
+#include <linux/sched.h>
+#include <uapi/linux/sched/types.h>
 #include <linux/string.h>
+
+/*
+ * A module sets a task's scheduling with sched_setattr_nocheck() where the
+ * kernel exports it (6.1 does; 5.10 does not: Kbuild looks in
+ * Module.symvers, LATSCOPE_HAVE_SCHED_SETATTR). Without it only
+ * sched_set_fifo()'s SCHED_FIFO 50 can be had: any other is -EOPNOTSUPP
+ * (a kthread at -P 50 only; an IRQ thread left as it is).
+ */
+static inline int latscope_sched_setattr(struct task_struct *p, const struct sched_attr *attr)
+{
+#ifdef LATSCOPE_HAVE_SCHED_SETATTR
+	return sched_setattr_nocheck(p, attr);
+#else
+	if (attr->sched_policy != SCHED_FIFO || attr->sched_priority != MAX_RT_PRIO / 2)
+		return -EOPNOTSUPP;
+	sched_set_fifo(p);
+	return 0;
+#endif
+}
+
+/* A task's state: 5.14 renamed @state (a long) to @__state (Kbuild: LATSCOPE_HAVE_TASK___STATE). */
+#ifdef LATSCOPE_HAVE_TASK___STATE
+#define latscope_task_state(p)	READ_ONCE((p)->__state)
+#else
+#define latscope_task_state(p)	((unsigned int)READ_ONCE((p)->state))
+#endif
+
+/* in_hardirq() is 5.11's name for in_irq(). */
+#ifndef in_hardirq
+#define in_hardirq()	in_irq()
+#endif
 
 /*
  * hrtimer_setup() replaced hrtimer_init() + .function in 6.13 (and 6.15
@@ -35,19 +69,38 @@ static inline void latscope_hrtimer_setup(struct hrtimer *timer,
 static inline void latscope_trace_stop(const char *msg)
 {
 #ifdef CONFIG_TRACING
+	/* 7.0 dropped __trace_puts()'s size (Kbuild: LATSCOPE_HAVE_TRACE_PUTS_NO_SIZE). */
+#ifdef LATSCOPE_HAVE_TRACE_PUTS_NO_SIZE
+	__trace_puts(_THIS_IP_, msg);
+#else
 	__trace_puts(_THIS_IP_, msg, strlen(msg));
+#endif
 	tracing_off();
 #endif
 }
 
 /*
- * platform_driver.remove returns void from 6.11; before, the void one was
- * .remove_new. Kbuild defines LATSCOPE_HAVE_VOID_REMOVE for the former.
+ * platform_driver's remove hook returns void from 6.11 (.remove); from 6.3
+ * to 6.10 the void one was .remove_new; before 6.3 .remove returned int
+ * (Kbuild: LATSCOPE_HAVE_VOID_REMOVE, LATSCOPE_HAVE_REMOVE_NEW).
+ * LATSCOPE_PLATFORM_REMOVE(fn) sets the void @fn in a driver's
+ * initializer; LATSCOPE_PLATFORM_REMOVE_INT(fn), after @fn, defines the
+ * int one the old kernels call, which can only return 0.
  */
-#ifdef LATSCOPE_HAVE_VOID_REMOVE
-#define LATSCOPE_PLATFORM_REMOVE	remove
+#if defined(LATSCOPE_HAVE_VOID_REMOVE)
+#define LATSCOPE_PLATFORM_REMOVE(fn)	.remove = (fn)
+#define LATSCOPE_PLATFORM_REMOVE_INT(fn)
+#elif defined(LATSCOPE_HAVE_REMOVE_NEW)
+#define LATSCOPE_PLATFORM_REMOVE(fn)	.remove_new = (fn)
+#define LATSCOPE_PLATFORM_REMOVE_INT(fn)
 #else
-#define LATSCOPE_PLATFORM_REMOVE	remove_new
+#define LATSCOPE_PLATFORM_REMOVE(fn)	.remove = fn##_int
+#define LATSCOPE_PLATFORM_REMOVE_INT(fn)				\
+	static int fn##_int(struct platform_device *pdev)		\
+	{								\
+		fn(pdev);						\
+		return 0;						\
+	}
 #endif
 
 #endif /* LATSCOPE_COMPAT_H */

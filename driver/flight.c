@@ -11,6 +11,7 @@
 #include <linux/compiler.h>
 #include <linux/list.h>
 #include <linux/lockdep.h>
+#include <linux/mm.h>
 #include <linux/sched.h>
 #include <linux/sched/rt.h>
 #include <linux/slab.h>

@@ -21,6 +21,7 @@
 
 #include <asm/irq_regs.h>
 
+#include "compat.h"
 #include "why.h"
 
 /* PWR_EVENT_EXIT of trace/events/power.h: cpu_idle's "left idle". */
@@ -146,11 +147,24 @@ static void latscope_probe_softirq_exit(void *data, unsigned int vec)
 	latscope_flight_note(LATSCOPE_FL_SOFTIRQ_EXIT, vec, 0);
 }
 
+/*
+ * sched_switch gives the state the previous task left in from 5.18 on
+ * (Kbuild: LATSCOPE_HAVE_SWITCH_PREV_STATE); before, the probe reads it
+ * from the task, as the tracepoint itself did (5.10's @state field).
+ */
+#ifdef LATSCOPE_HAVE_SWITCH_PREV_STATE
 static void latscope_probe_switch(void *data, bool preempt,
 				  struct task_struct *prev,
 				  struct task_struct *next,
 				  unsigned int prev_state)
 {
+#else
+static void latscope_probe_switch(void *data, bool preempt,
+				  struct task_struct *prev,
+				  struct task_struct *next)
+{
+	unsigned int prev_state = latscope_task_state(prev);
+#endif
 	struct latscope_flight_entry *e;
 	long n;
 

@@ -261,6 +261,7 @@ static void latscope_dt_remove(struct platform_device *pdev)
 	mutex_unlock(&latscope_dt_lock);
 	kref_put(&d->ref, latscope_dt_free);
 }
+LATSCOPE_PLATFORM_REMOVE_INT(latscope_dt_remove)
 
 static const struct of_device_id latscope_dt_ids[] = {
 	{ .compatible = "latscope,gpio" },
@@ -270,7 +271,7 @@ MODULE_DEVICE_TABLE(of, latscope_dt_ids);
 
 static struct platform_driver latscope_dt_driver = {
 	.probe = latscope_dt_probe,
-	.LATSCOPE_PLATFORM_REMOVE = latscope_dt_remove,
+	LATSCOPE_PLATFORM_REMOVE(latscope_dt_remove),
 	.driver = {
 		.name = "latscope-gpio",
 		.of_match_table = latscope_dt_ids,

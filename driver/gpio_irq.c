@@ -16,6 +16,7 @@
 #include <linux/workqueue.h>
 #include <uapi/linux/sched/types.h>
 
+#include "compat.h"
 #include "gpio-internal.h"
 #include "latscope.h"
 
@@ -72,7 +73,7 @@ static void latscope_gpio_raise(struct work_struct *work)
 	g->thread_policy = g->thread->policy;
 	g->thread_rtprio = g->thread->rt_priority;
 	g->thread_nice = task_nice(g->thread);
-	if (!sched_setattr_nocheck(g->thread, &attr))
+	if (!latscope_sched_setattr(g->thread, &attr))
 		atomic_or(LATSCOPE_GPIO_THREAD_RAISED, &g->paths);
 }
 
@@ -88,7 +89,7 @@ static void latscope_gpio_restore(struct latscope_gpio *g)
 		attr.sched_policy = g->thread_policy;
 		attr.sched_priority = g->thread_rtprio;
 		attr.sched_nice = g->thread_nice;
-		sched_setattr_nocheck(g->thread, &attr);
+		latscope_sched_setattr(g->thread, &attr);
 	}
 	put_task_struct(g->thread);
 	g->thread = NULL;

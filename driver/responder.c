@@ -12,6 +12,7 @@
 #include <linux/timekeeping.h>
 #include <uapi/linux/sched/types.h>
 
+#include "compat.h"
 #include "latscope.h"
 
 /**
@@ -41,7 +42,7 @@ int latscope_kthread_start(struct latscope_session *s, struct task_struct **slot
 	if (IS_ERR(t))
 		return PTR_ERR(t);
 	kthread_bind(t, s->setup.cpu);
-	ret = sched_setattr_nocheck(t, &attr);
+	ret = latscope_sched_setattr(t, &attr);
 	if (ret) {
 		kthread_stop(t);
 		return ret;

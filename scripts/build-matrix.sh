@@ -1,7 +1,8 @@
 #!/bin/bash
 # Builds latscope.ko with W=1 against every kernel of the matrix (Debian 12's
-# 6.1 and 6.12, mainline and PREEMPT_RT, and the arm64 6.12 one, cross)
-# and runs sparse (C=2) on each.
+# 6.1 and 6.12, mainline and PREEMPT_RT; Debian 11's 5.10 and unstable's
+# newest, each in a chroot of its suite, built by its own gcc; and the arm64
+# 6.12 one, cross) and runs sparse (C=2) on each.
 # Fails on any compiler or sparse warning. Objects go to the cache, so the
 # work tree stays clean.
 set -euo pipefail
@@ -12,7 +13,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 
 out=$(latscope_cache)/build-matrix
 fail=0
-for entry in "${LATSCOPE_MATRIX[@]}"; do
+for entry in "${LATSCOPE_MATRIX[@]}" "${LATSCOPE_MATRIX_RANGE[@]}"; do
 	# shellcheck disable=SC2086 # $entry is "SERIES FLAVOUR": two arguments
 	kdir=$(latscope_headers_dir $entry) || {
 		echo "FAIL $entry: no headers installed (run scripts/install-deps.sh)"
@@ -26,7 +27,7 @@ for entry in "${LATSCOPE_MATRIX[@]}"; do
 	cp -r "$top/driver/." "$dir/"
 	log=$dir/build.log
 	# No CONFIG_LATSCOPE=m: the bare out-of-tree build DKMS runs must build it.
-	if make -C "$kdir" M="$dir" W=1 C=2 modules >"$log" 2>&1 &&
+	if latscope_kbuild "$kdir" "$dir" W=1 C=2 modules >"$log" 2>&1 &&
 	   ! grep -E 'warning:|error:' "$log" >/dev/null && [ -f "$dir/latscope.ko" ]; then
 		echo "ok   $name (W=1, sparse)"
 	else

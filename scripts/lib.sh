@@ -39,21 +39,29 @@ latscope_pkg_installed() {
 	dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'
 }
 
-# Newest installed Debian header tree for a series (6.1, 6.12) and flavour
-# (amd64, rt-amd64); fails if there is none.
+# Newest installed Debian header tree for a series (6.1, 6.12: this
+# machine's; 5.10, sid: in the chroot of Debian 11 or unstable that
+# scripts/chroot.sh makes) and flavour (amd64, rt-amd64); fails if there
+# is none.
 latscope_headers_dir() {
-	local series=$1 flavour=$2 d best=
+	local series=$1 flavour=$2 d best="" src=/usr/src rel
 
-	for d in /usr/src/linux-headers-"$series".*-"$flavour"; do
+	case $series in
+	5.10) src=$("$(dirname "${BASH_SOURCE[0]}")/chroot.sh" bullseye)/usr/src || return 1 ;;
+	sid) src=$("$(dirname "${BASH_SOURCE[0]}")/chroot.sh" sid)/usr/src || return 1 ;;
+	esac
+	for d in "$src"/linux-headers-*-"$flavour"; do
 		[ -f "$d/Makefile" ] || continue
+		rel=${d#"$src"/linux-headers-}
 		# linux-headers-6.1.0-56-amd64 must not match the rt-amd64 flavour
 		# and 6.1 must not match 6.12.
-		case ${d#/usr/src/linux-headers-} in
+		case $rel in
 		*-rt-amd64) [ "$flavour" = rt-amd64 ] || continue ;;
+		*-cloud-amd64) continue ;;
 		esac
-		case ${d#/usr/src/linux-headers-} in
-		"$series".[0-9]*) ;;
-		*) continue ;;
+		case $series in
+		sid) ;;
+		*) case $rel in "$series".[0-9]*) ;; *) continue ;; esac ;;
 		esac
 		best=$(printf '%s\n%s\n' "$best" "$d" | sed '/^$/d' | sort -V | tail -n 1)
 	done
@@ -61,13 +69,55 @@ latscope_headers_dir() {
 	echo "$best"
 }
 
+# The chroot a header tree lies in (scripts/chroot.sh), or nothing.
+latscope_chroot_of() { # kdir
+	case $1 in
+	*/chroot-*/usr/src/*) echo "${1%%/usr/src/*}" ;;
+	esac
+}
+
+# make for an out-of-tree module in DIR against the header tree KDIR, with
+# more arguments; where KDIR lies in a chroot, in that chroot as its suite
+# builds (DIR copied in and back, /proc mounted for objtool, one build
+# at a time per chroot).
+latscope_kbuild() { # kdir dir args...
+	local kdir=$1 dir=$2 root tmp rc=0
+	shift 2
+	root=$(latscope_chroot_of "$kdir")
+	if [ -z "$root" ]; then
+		make -C "$kdir" M="$dir" "$@"
+		return
+	fi
+	(
+		latscope_lock "kbuild-$(basename "$root")"
+		tmp=$(mktemp -d "$root/build.XXXXXX")
+		cp -r "$dir/." "$tmp/"
+		mount -t proc proc "$root/proc"
+		chroot "$root" make -C "${kdir#"$root"}" M="${tmp#"$root"}" "$@" || rc=$?
+		umount "$root/proc"
+		cp -r "$tmp/." "$dir/"
+		rm -rf "$tmp"
+		exit $rc
+	)
+}
+
 # Debian's kernel image for a release of the matrix: the installed one
 # (the headers package depends on it), else fetched once into the cache;
 # its path is printed. latscope_image_mb says how big the package that
 # carries it is, in MB, when neither is there yet (nothing otherwise).
-latscope_kernel_image() {
-	local release=$1 cache tmp
+latscope_kernel_image() { # release [chroot: fetched with its apt]
+	local release=$1 root=${2:-} cache tmp
 
+	if [ -n "$root" ] && [ ! -f "$(latscope_cache)/images/vmlinuz-$release" ]; then
+		mkdir -p "$(latscope_cache)/images"
+		tmp=$(mktemp -d "$root/image.XXXXXX")
+		chroot "$root" sh -c "cd ${tmp#"$root"} && apt-get download -q -o APT::Sandbox::User=root linux-image-$release" \
+			>/dev/null 2>&1 || { rm -rf "$tmp"; return 1; }
+		dpkg-deb --fsys-tarfile "$tmp"/linux-image-"$release"_*.deb |
+			tar -x -C "$tmp" "./boot/vmlinuz-$release"
+		mv "$tmp/boot/vmlinuz-$release" "$(latscope_cache)/images/vmlinuz-$release"
+		rm -rf "$tmp"
+	fi
 	if [ -r "/boot/vmlinuz-$release" ]; then
 		echo "/boot/vmlinuz-$release"
 		return 0
@@ -188,3 +238,7 @@ latscope_loopback_overlay() {
 # The kernel matrix every change is built and tested against.
 # shellcheck disable=SC2034 # read by the scripts that source this file
 LATSCOPE_MATRIX=("6.1 amd64" "6.1 rt-amd64" "6.12 amd64" "6.12 rt-amd64")
+# Its ends, built for in chroots (scripts/chroot.sh): Debian 11's 5.10 and
+# unstable's newest, mainline and PREEMPT_RT.
+# shellcheck disable=SC2034
+LATSCOPE_MATRIX_RANGE=("5.10 amd64" "5.10 rt-amd64" "sid amd64" "sid rt-amd64")

@@ -46,9 +46,11 @@ else
 		echo "vm: no $series $flavour headers (run scripts/install-deps.sh)" >&2
 		exit 1
 	}
-	release=${kdir#/usr/src/linux-headers-}
-	# The kernel image that matches the headers, fetched once into the cache.
-	vmlinuz=$(latscope_kernel_image "$release") || {
+	release=$(basename "$kdir")
+	release=${release#linux-headers-}
+	# The kernel image that matches the headers, fetched once into the
+	# cache (with the chroot's apt for 5.10 and sid: scripts/chroot.sh).
+	vmlinuz=$(latscope_kernel_image "$release" "$(latscope_chroot_of "$kdir")") || {
 		echo "vm: linux-image-$release could not be downloaded" >&2
 		exit 1
 	}
@@ -72,7 +74,7 @@ if [ "$mode" = pkg ]; then
 	esac >"$work/mod/latscope.ko"
 else
 	cp -r "$top/driver/." "$work/mod/"
-	make -s -C "$kdir" M="$work/mod" CONFIG_LATSCOPE=m modules >"$work/build.log" 2>&1 || {
+	latscope_kbuild "$kdir" "$work/mod" -s CONFIG_LATSCOPE=m modules >"$work/build.log" 2>&1 || {
 		cat "$work/build.log"
 		exit 1
 	}
@@ -147,7 +149,7 @@ add_test_programs() {
 	if [ "$series" != gpio ]; then
 		rm -rf "$work/noise"
 		cp -r "$top/tests/noise" "$work/noise"
-		make -s -C "$kdir" M="$work/noise" modules >"$work/noise-build.log" 2>&1 || {
+		latscope_kbuild "$kdir" "$work/noise" -s modules >"$work/noise-build.log" 2>&1 || {
 			cat "$work/noise-build.log"
 			return 1
 		}

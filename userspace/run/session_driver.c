@@ -132,6 +132,9 @@ static int driver_start(struct cpu_run *c, char *err, size_t errlen)
 	if (ioctl(c->fd, LATSCOPE_IOC_START)) {
 		if (errno == ESHUTDOWN)
 			fail_released(err, errlen);
+		else if (errno == EOPNOTSUPP)
+			ls_fail(err, errlen, "cannot start measuring on CPU%d: this kernel lets a module give its thread SCHED_FIFO 50 only (it exports no sched_setattr_nocheck(), as 5.10): -P 50, or the user context (-u)",
+				c->cpu);
 		else
 			ls_fail(err, errlen, "cannot start measuring on CPU%d: %s", c->cpu,
 				errno == EBUSY ? ls_cpu_full : strerror(errno));
