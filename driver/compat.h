@@ -82,25 +82,18 @@ static inline void latscope_trace_stop(const char *msg)
 /*
  * platform_driver's remove hook returns void from 6.11 (.remove); from 6.3
  * to 6.10 the void one was .remove_new; before 6.3 .remove returned int
- * (Kbuild: LATSCOPE_HAVE_VOID_REMOVE, LATSCOPE_HAVE_REMOVE_NEW).
- * LATSCOPE_PLATFORM_REMOVE(fn) sets the void @fn in a driver's
- * initializer; LATSCOPE_PLATFORM_REMOVE_INT(fn), after @fn, defines the
- * int one the old kernels call, which can only return 0.
+ * (Kbuild: LATSCOPE_HAVE_VOID_REMOVE, LATSCOPE_HAVE_REMOVE_NEW). A driver
+ * names its hook .LATSCOPE_PLATFORM_REMOVE, and where
+ * LATSCOPE_PLATFORM_INT_REMOVE is defined it gives an int one that
+ * returns 0.
  */
 #if defined(LATSCOPE_HAVE_VOID_REMOVE)
-#define LATSCOPE_PLATFORM_REMOVE(fn)	.remove = (fn)
-#define LATSCOPE_PLATFORM_REMOVE_INT(fn)
+#define LATSCOPE_PLATFORM_REMOVE	remove
 #elif defined(LATSCOPE_HAVE_REMOVE_NEW)
-#define LATSCOPE_PLATFORM_REMOVE(fn)	.remove_new = (fn)
-#define LATSCOPE_PLATFORM_REMOVE_INT(fn)
+#define LATSCOPE_PLATFORM_REMOVE	remove_new
 #else
-#define LATSCOPE_PLATFORM_REMOVE(fn)	.remove = fn##_int
-#define LATSCOPE_PLATFORM_REMOVE_INT(fn)				\
-	static int fn##_int(struct platform_device *pdev)		\
-	{								\
-		fn(pdev);						\
-		return 0;						\
-	}
+#define LATSCOPE_PLATFORM_REMOVE	remove
+#define LATSCOPE_PLATFORM_INT_REMOVE
 #endif
 
 #endif /* LATSCOPE_COMPAT_H */

@@ -261,7 +261,17 @@ static void latscope_dt_remove(struct platform_device *pdev)
 	mutex_unlock(&latscope_dt_lock);
 	kref_put(&d->ref, latscope_dt_free);
 }
-LATSCOPE_PLATFORM_REMOVE_INT(latscope_dt_remove)
+
+#ifdef LATSCOPE_PLATFORM_INT_REMOVE
+/* Before 6.3 the hook returned int, which can only be 0 (compat.h). */
+static int latscope_dt_remove_hook(struct platform_device *pdev)
+{
+	latscope_dt_remove(pdev);
+	return 0;
+}
+#else
+#define latscope_dt_remove_hook	latscope_dt_remove
+#endif
 
 static const struct of_device_id latscope_dt_ids[] = {
 	{ .compatible = "latscope,gpio" },
@@ -271,7 +281,7 @@ MODULE_DEVICE_TABLE(of, latscope_dt_ids);
 
 static struct platform_driver latscope_dt_driver = {
 	.probe = latscope_dt_probe,
-	LATSCOPE_PLATFORM_REMOVE(latscope_dt_remove),
+	.LATSCOPE_PLATFORM_REMOVE = latscope_dt_remove_hook,
 	.driver = {
 		.name = "latscope-gpio",
 		.of_match_table = latscope_dt_ids,
