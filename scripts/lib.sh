@@ -108,13 +108,20 @@ latscope_kbuild() { # kdir dir args...
 latscope_kernel_image() { # release [chroot: fetched with its apt]
 	local release=$1 root=${2:-} cache tmp
 
+	# In a chroot's suite the image is in linux-image-R (5.10's signed one),
+	# or, since 7.x split it, in linux-binary-R.
 	if [ -n "$root" ] && [ ! -f "$(latscope_cache)/images/vmlinuz-$release" ]; then
+		local pkg
 		mkdir -p "$(latscope_cache)/images"
 		tmp=$(mktemp -d "$root/image.XXXXXX")
-		chroot "$root" sh -c "cd ${tmp#"$root"} && apt-get download -q -o APT::Sandbox::User=root linux-image-$release" \
-			>/dev/null 2>&1 || { rm -rf "$tmp"; return 1; }
-		dpkg-deb --fsys-tarfile "$tmp"/linux-image-"$release"_*.deb |
-			tar -x -C "$tmp" "./boot/vmlinuz-$release"
+		for pkg in "linux-image-$release" "linux-binary-$release"; do
+			rm -f "$tmp"/*.deb
+			chroot "$root" sh -c "cd ${tmp#"$root"} && apt-get download -q -o APT::Sandbox::User=root $pkg" \
+				>/dev/null 2>&1 || continue
+			dpkg-deb --fsys-tarfile "$tmp/$pkg"_*.deb |
+				tar -x -C "$tmp" "./boot/vmlinuz-$release" 2>/dev/null && break
+		done
+		[ -f "$tmp/boot/vmlinuz-$release" ] || { rm -rf "$tmp"; return 1; }
 		mv "$tmp/boot/vmlinuz-$release" "$(latscope_cache)/images/vmlinuz-$release"
 		rm -rf "$tmp"
 	fi

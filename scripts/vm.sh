@@ -144,9 +144,10 @@ add_test_programs() {
 	done
 	cp "$top/tests/vm/stress_test.sh" "$root/stress_test.sh"
 	cp "$top/tests/vm/why_cost.sh" "$root/why_cost.sh"
-	# The recorder's test (Debian's kernels): the noise module, built
-	# against the same headers, and rtla where the kernel has timerlat.
-	if [ "$series" != gpio ]; then
+	# The recorder's test (Debian 12's 6.12, mainline and rt, within the
+	# time budget): the noise module, built against the same headers, and
+	# rtla where the kernel has timerlat.
+	if [ "$series" = 6.12 ]; then
 		rm -rf "$work/noise"
 		cp -r "$top/tests/noise" "$work/noise"
 		latscope_kbuild "$kdir" "$work/noise" -s modules >"$work/noise-build.log" 2>&1 || {
@@ -154,10 +155,7 @@ add_test_programs() {
 			return 1
 		}
 		cp "$work/noise/latscope_noise.ko" "$root/"
-		# The noise test on 6.12 (mainline and rt), within the time budget.
-		if [ "$series" = 6.12 ]; then
-			cp "$top/tests/vm/why_test.sh" "$root/why_test.sh"
-		fi
+		cp "$top/tests/vm/why_test.sh" "$root/why_test.sh"
 		if grep -q '^CONFIG_TIMERLAT_TRACER=y' "$kdir/.config"; then
 			add_tool "$("$top/scripts/rtla.sh")" rtla
 		fi
