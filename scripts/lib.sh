@@ -108,8 +108,9 @@ latscope_kbuild() { # kdir dir args...
 latscope_kernel_image() { # release [chroot: fetched with its apt]
 	local release=$1 root=${2:-} cache tmp
 
-	# In a chroot's suite the image is in linux-image-R (5.10's signed one),
-	# or, since 7.x split it, in linux-binary-R.
+	# In a chroot's suite the image is in linux-image-R (5.10's signed one,
+	# /boot/vmlinuz-R), or, since 7.x split it, in linux-binary-R
+	# (/usr/lib/modules/R/vmlinuz).
 	if [ -n "$root" ] && [ ! -f "$(latscope_cache)/images/vmlinuz-$release" ]; then
 		local pkg
 		mkdir -p "$(latscope_cache)/images"
@@ -120,6 +121,11 @@ latscope_kernel_image() { # release [chroot: fetched with its apt]
 				>/dev/null 2>&1 || continue
 			dpkg-deb --fsys-tarfile "$tmp/$pkg"_*.deb |
 				tar -x -C "$tmp" "./boot/vmlinuz-$release" 2>/dev/null && break
+			dpkg-deb --fsys-tarfile "$tmp/$pkg"_*.deb |
+				tar -x -C "$tmp" "./usr/lib/modules/$release/vmlinuz" 2>/dev/null || continue
+			mkdir -p "$tmp/boot"
+			mv "$tmp/usr/lib/modules/$release/vmlinuz" "$tmp/boot/vmlinuz-$release"
+			break
 		done
 		[ -f "$tmp/boot/vmlinuz-$release" ] || { rm -rf "$tmp"; return 1; }
 		mv "$tmp/boot/vmlinuz-$release" "$(latscope_cache)/images/vmlinuz-$release"
