@@ -41,6 +41,12 @@ static __u64 now_ns(void)
 	return (__u64)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
+/*
+ * The kthread's priority for the kernel context: 0, the driver's default;
+ * 50 on a kernel that lets a module set no other (probe_kthread_prio()).
+ */
+static uint32_t kthread_prio;
+
 static struct latscope_setup base_setup(uint32_t context, uint32_t cpu)
 {
 	struct latscope_setup s = {
@@ -48,6 +54,7 @@ static struct latscope_setup base_setup(uint32_t context, uint32_t cpu)
 		.context = context,
 		.period_ns = PERIOD_NS,
 		.cpu = cpu,
+		.priority = context == LATSCOPE_CTX_KERNEL ? kthread_prio : 0,
 		.warmup_ns = 200000000ULL,
 	};
 
@@ -1110,6 +1117,33 @@ static void test_release(struct tally *t, uint32_t cpu)
 	      "errno %d", errno);
 }
 
+/*
+ * A kernel that exports no sched_setattr_nocheck() (5.10) lets a module
+ * give its kthread SCHED_FIFO 50 only: START at the default priority says
+ * EOPNOTSUPP, at 50 it runs, and the kernel-context tests use 50.
+ */
+static void probe_kthread_prio(struct tally *t, uint32_t cpu)
+{
+	struct latscope_setup s = base_setup(LATSCOPE_CTX_KERNEL, cpu);
+	int fd = open(DEV, O_RDWR), err;
+
+	err = try_setup(fd, &s);
+	if (!err)
+		err = ioctl(fd, LATSCOPE_IOC_START) ? errno : 0;
+	if (err == EOPNOTSUPP) {
+		printf("# this kernel lets a module give its kthread SCHED_FIFO 50 only\n");
+		s.priority = 50;
+		err = try_setup(fd, &s);
+		if (!err)
+			err = ioctl(fd, LATSCOPE_IOC_START) ? errno : 0;
+		check(t, !err, "kernel context: the default priority refused (EOPNOTSUPP), 50 runs",
+		      "errno %d at 50", err);
+		kthread_prio = 50;
+	}
+	ioctl(fd, LATSCOPE_IOC_STOP);
+	close(fd);
+}
+
 static int demo(int seconds, uint32_t cpu)
 {
 	struct latscope_setup s = base_setup(LATSCOPE_CTX_USER, cpu);
@@ -1148,6 +1182,7 @@ int main(int argc, char **argv)
 		return demo(atoi(argv[2]), ncpus - 1);
 
 	test_info(&t);
+	probe_kthread_prio(&t, ncpus - 1);
 	test_bad_setup(&t);
 	for (c = LATSCOPE_CTX_IRQ; c <= LATSCOPE_CTX_USER; c++)
 		test_context(&t, c, ncpus - 1);
