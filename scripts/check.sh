@@ -64,7 +64,8 @@ stage "one version (VERSION, driver, CLI, dkms.conf, debian/changelog)" "$top/sc
 stage "shellcheck" "$top/scripts/shellcheck.sh"
 stage "layers (userspace folders, driver files: no upward link, no circle)" \
 	bash -c "python3 '$top/scripts/layers.py' && bash '$top/tests/layers/run.sh'"
-stage "build matrix (W=1, sparse)" "$top/scripts/build-matrix.sh"
+stage "build matrix (W=1, sparse; 5.10 and unstable's newest in chroots of their suites, cached)" \
+	"$top/scripts/build-matrix.sh"
 stage "KUnit (x86_64 QEMU, 2 CPUs)" "$top/scripts/kunit.sh"
 stage "CLI unit tests" bash "$top/tests/unit/run.sh"
 stage "CLI hostile input (ASan/UBSan)" bash "$top/tests/unit/hostile.sh"
@@ -91,7 +92,7 @@ stage "tools the VMs take (libmicrohttpd without TLS, libgpiod 2.x, rtla 6.12; c
 lane_abi() {
 	local entry flavour
 
-	for entry in "${LATSCOPE_MATRIX[@]}"; do
+	for entry in "${LATSCOPE_MATRIX[@]}" "5.10 amd64" "5.10 rt-amd64"; do
 		# shellcheck disable=SC2086 # $entry is "SERIES FLAVOUR": two arguments
 		stage "VM ABI test $entry" "$top/scripts/vm.sh" $entry test
 	done
@@ -115,6 +116,9 @@ lane_gpio() {
 	stage "VM GPIO + latmon test + fuzz (debug kernel, PREEMPT)" "$top/scripts/vm.sh" gpio amd64 gpio
 	stage "VM GPIO + latmon test + fuzz (debug kernel, PREEMPT_RT)" \
 		"$top/scripts/vm.sh" gpio rt-amd64 gpio
+	for flavour in amd64 rt-amd64; do
+		stage "VM ABI test sid $flavour (unstable's newest kernel)" "$top/scripts/vm.sh" sid $flavour test
+	done
 	stage "Debian packages: make install/uninstall, build, lintian, DKMS on four kernels, each booted, arm64 on the Pi, purge" \
 		bash "$top/tests/pkg/run.sh"
 }
