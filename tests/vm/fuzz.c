@@ -246,9 +246,10 @@ struct timed {
 	atomic_bool done;
 };
 
-static int write_online(const char *val)
+/* Writes the one character @val to the file @path: 0, or the errno. */
+static int write_char(const char *path, const char *val)
 {
-	int fd = open(CPU1_ONLINE, O_WRONLY);
+	int fd = open(path, O_WRONLY);
 	int err = 0;
 
 	if (fd < 0)
@@ -257,6 +258,11 @@ static int write_online(const char *val)
 		err = errno;
 	close(fd);
 	return err;
+}
+
+static int write_online(const char *val)
+{
+	return write_char(CPU1_ONLINE, val);
 }
 
 static void *timed_fn(void *data)
@@ -886,17 +892,9 @@ static void *interrupter_fn(void *data)
 	return NULL;
 }
 
-/* Writes @val to the release file: 0, or the errno. */
 static int write_release(const char *val)
 {
-	int fd = open(RELEASE, O_WRONLY), err = 0;
-
-	if (fd < 0)
-		return errno;
-	if (write(fd, val, 1) != 1)
-		err = errno;
-	close(fd);
-	return err;
+	return write_char(RELEASE, val);
 }
 
 /*
