@@ -5,8 +5,9 @@
 #                        the latscope CLI (userspace/latscope)
 #   make check           every test (scripts/check.sh): checkpatch,
 #                        shellcheck, the layering check, W=1 and sparse on
-#                        four kernels, KUnit, VM ABI/CLI tests, the GPIO and
-#                        latmon suites on a gpio-sim kernel
+#                        5.10 to the newest, KUnit, VM ABI/CLI tests, the
+#                        GPIO and latmon suites on a gpio-sim kernel, the
+#                        Debian packages
 #   make demo            boot a VM, load the module, measure 10 s
 #                        (installs only what the demo uses)
 #   make install         install latscope.ko, the CLI and what the latscope
