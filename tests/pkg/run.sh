@@ -116,7 +116,7 @@ if [ -d /var/lib/dkms/latscope ] || [ -d "/usr/src/latscope-$version" ]; then
 	nok "nothing of latscope installed before" "$(ls -d /var/lib/dkms/latscope /usr/src/latscope-* 2>&1)"
 fi
 installed=1
-if apt-get install -y -qq "$deb" "$dkmsdeb" >"$work/apt.log" 2>&1; then
+if apt-get install -y -qq -o DPkg::Lock::Timeout=300 "$deb" "$dkmsdeb" >"$work/apt.log" 2>&1; then
 	ok "apt install of both packages"
 else
 	nok "apt install" "$(tail -20 "$work/apt.log")"
@@ -184,7 +184,7 @@ done
 took "VM boots"
 
 # ---- 5. purge: nothing left ----
-apt-get purge -y -qq latscope latscope-dkms >"$work/purge.log" 2>&1
+apt-get purge -y -qq -o DPkg::Lock::Timeout=300 latscope latscope-dkms >"$work/purge.log" 2>&1
 st=$?
 installed=0
 if [ $st = 0 ]; then ok "apt purge"; else nok "apt purge" "$(tail -20 "$work/purge.log")"; fi
