@@ -453,7 +453,7 @@ static void test_why(struct tally *t, uint32_t context, uint32_t cpu)
 		struct latscope_result res;
 		unsigned char bytes[sizeof(struct latscope_result) + 64];
 	} old;
-	__u32 want = LATSCOPE_WHY_HAS_IRQ, i, sorted = 1, parts = 1, spoilt = 0;
+	__u32 want = LATSCOPE_WHY_HAS_IRQ, i, sorted = 1, parts = 1, cut = 0, spoilt = 0;
 	char name[96];
 	int err;
 
@@ -496,12 +496,20 @@ static void test_why(struct tally *t, uint32_t context, uint32_t cpu)
 	for (i = 0; i < res.why_count; i++) {
 		if (i && why[i].latency_ns > why[i - 1].latency_ns)
 			sorted = 0;
-		if ((why[i].flags & want) != want ||
-		    why[i].flags & (LATSCOPE_WHY_CUT | LATSCOPE_WHY_ELSEWHERE) ||
-		    why[i].window_ns != (__u64)why[i].latency_ns ||
-		    llabs(why_parts(&why[i]) - why[i].latency_ns) > 1000 ||
-		    !why[i].realtime_ns)
+		/*
+		 * A record whose window the flight record lost (a loaded host
+		 * delays the recorder, which holds the record meanwhile) says
+		 * so, LATSCOPE_WHY_CUT; every other one knows its parts.
+		 */
+		if (why[i].flags & LATSCOPE_WHY_CUT) {
+			cut++;
+		} else if ((why[i].flags & want) != want ||
+			   why[i].flags & LATSCOPE_WHY_ELSEWHERE ||
+			   why[i].window_ns != (__u64)why[i].latency_ns ||
+			   llabs(why_parts(&why[i]) - why[i].latency_ns) > 1000 ||
+			   !why[i].realtime_ns) {
 			parts = 0;
+		}
 		printf("# why %s: %lld ns: irq %lld wake %lld sched %lld run %lld, flags %#x, %u items, interrupted %d %.16s %.64s\n",
 		       ctx, why[i].latency_ns, why[i].irq_ns, why[i].wake_ns, why[i].sched_ns,
 		       why[i].run_ns, why[i].flags, why[i].nr_items, why[i].pid, why[i].comm,
@@ -509,9 +517,11 @@ static void test_why(struct tally *t, uint32_t context, uint32_t cpu)
 	}
 	snprintf(name, sizeof(name), "why %s: records worst first", ctx);
 	check(t, sorted, name, "out of order");
-	snprintf(name, sizeof(name), "why %s: the context's parts known, adding up to the latency",
+	snprintf(name, sizeof(name),
+		 "why %s: the context's parts known, adding up to the latency, but in a cut record",
 		 ctx);
-	check(t, parts, name, "want flags %#x", want);
+	check(t, parts && cut < res.why_count, name, "want flags %#x; %u of %u cut", want, cut,
+	      res.why_count);
 	if (context == LATSCOPE_CTX_IRQ) {
 		snprintf(name, sizeof(name), "why %s: the irq part is the sample", ctx);
 		check(t, why[0].irq_ns == why[0].latency_ns && !why[0].wake_ns, name,

@@ -90,10 +90,14 @@ def check_blamed(doc, name, kind, who, spin):
           doc.get("why"))
     if not worst:
         return None
-    board = [r for r in worst if not stalled(r)]
+    # A record whose window the flight record lost says so ("cut"): a
+    # loaded host delays the recorder; it names nothing.
+    board = [r for r in worst if not stalled(r) and "cut" not in r["flags"]]
     for r in worst:
         if stalled(r):
             print(f"# {name}: an emulator stall, not the board's: {r['line']}")
+        elif "cut" in r["flags"]:
+            print(f"# {name}: a cut record: {r['line']}")
     top = board[0] if board else worst[0]
     it = item(top, kind, who)
     check(it is not None and top["items"][0] is it,
