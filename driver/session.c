@@ -562,21 +562,30 @@ int latscope_session_snapshot(struct latscope_session *s,
 	return latscope_session_copy(s, res, cells, true);
 }
 
-/* Ends, with an error, every running session measuring @cpu. */
-static int latscope_cpu_offline(unsigned int cpu)
+/*
+ * Ends every running session on @cpu (every one if @cpu is negative), as
+ * a STOP would, with @flag in its result.
+ */
+static void latscope_end_runs(int cpu, u32 flag)
 {
 	struct latscope_session *s;
 
 	mutex_lock(&latscope_sessions_lock);
 	list_for_each_entry(s, &latscope_sessions, node) {
 		mutex_lock(&s->lock);
-		if (s->state == LATSCOPE_RUNNING && s->setup.cpu == cpu) {
-			s->result_flags |= LATSCOPE_RESULT_CPU_OFFLINE;
+		if (s->state == LATSCOPE_RUNNING && (cpu < 0 || s->setup.cpu == (u32)cpu)) {
+			s->result_flags |= flag;
 			latscope_halt(s);
 		}
 		mutex_unlock(&s->lock);
 	}
 	mutex_unlock(&latscope_sessions_lock);
+}
+
+/* Ends, with an error, every running session measuring @cpu. */
+static int latscope_cpu_offline(unsigned int cpu)
+{
+	latscope_end_runs(cpu, LATSCOPE_RESULT_CPU_OFFLINE);
 	return 0;
 }
 
@@ -621,21 +630,11 @@ static bool latscope_unused(void)
 int latscope_sessions_release(long timeout)
 {
 	unsigned long deadline = jiffies + timeout;
-	struct latscope_session *s;
 	long left;
 
 	WRITE_ONCE(latscope_released, true);
-	/* A START that did not see the flag ran before our pass: halted here. */
-	mutex_lock(&latscope_sessions_lock);
-	list_for_each_entry(s, &latscope_sessions, node) {
-		mutex_lock(&s->lock);
-		if (s->state == LATSCOPE_RUNNING) {
-			s->result_flags |= LATSCOPE_RESULT_RELEASED;
-			latscope_halt(s);
-		}
-		mutex_unlock(&s->lock);
-	}
-	mutex_unlock(&latscope_sessions_lock);
+	/* A START that did not see the flag ran before this pass: ended here. */
+	latscope_end_runs(-1, LATSCOPE_RESULT_RELEASED);
 	/* Lockless: destroy wakes us after its list_del() under the lock. */
 	left = wait_event_interruptible_timeout(latscope_sessions_gone,
 						list_empty(&latscope_sessions),
