@@ -28,6 +28,14 @@ measures() { measuring 1 && [ "$(val now.prom "$key")" -gt "${1:-0}" ] 2>/dev/nu
 # The first line of the answer to a raw request.
 status_of() { printf '%b' "$1" | timeout 10 nc 127.0.0.1 $port 2>/dev/null | head -1; }
 rss_kb() { awk '/^VmRSS:/ { print $2 }' "/proc/$1/status"; }
+# The counts samples() kept, scrape after scrape, never went down.
+never_down() { # name
+	if awk 'NR > 1 && $1 < last { bad = 1 } { last = $1 } END { exit bad }' counts; then
+		ok "$1"
+	else
+		nok "$1" "$(tr '\n' ' ' <counts)"
+	fi
+}
 
 # Started with no driver: it serves, and says it does not measure.
 rmmod latscope
@@ -144,11 +152,7 @@ if wait_until 60 measures "$s3"; then ok "CPU1 online: measures again"; else nok
 has "CPU1 online: said on stderr" serve.err 'measuring again (run 2)'
 has "CPU1 online: a second run" now.prom '^latscope_runs_total 2$'
 if [ "$s3" -ge "$s2" ]; then ok "CPU1 offline: counters carried"; else nok "CPU1 offline: counters carried" "$s2 then $s3"; fi
-if awk 'NR > 1 && $1 < last { bad = 1 } { last = $1 } END { exit bad }' counts; then
-	ok "samples_total never went down ($(wc -l <counts) scrapes)"
-else
-	nok "samples_total never went down" "$(tr '\n' ' ' <counts)"
-fi
+never_down "samples_total never went down ($(wc -l <counts) scrapes)"
 
 # rmmod under it: a release ends its run and waits until it closed the
 # device; rmmod goes, insmod brings the measurement back, counters carried.
@@ -171,11 +175,7 @@ insmod /latscope.ko
 if wait_until 60 measures "$s5"; then ok "insmod: measures again"; else nok "insmod: measures again" "$(cat serve.err)"; fi
 has "insmod: a third run" now.prom '^latscope_runs_total 3$'
 if [ "$s5" -ge "$s4" ]; then ok "rmmod: counters carried"; else nok "rmmod: counters carried" "$s4 then $s5"; fi
-if awk 'NR > 1 && $1 < last { bad = 1 } { last = $1 } END { exit bad }' counts; then
-	ok "samples_total never went down, across the reload"
-else
-	nok "samples_total never went down, across the reload" "$(tr '\n' ' ' <counts)"
-fi
+never_down "samples_total never went down, across the reload"
 
 # SIGTERM: it ends, exit 0, the port closed, the last textfile written.
 kill -TERM $pid
