@@ -84,6 +84,7 @@ case_ 2 "'::1:80': give PORT" --serve=::1:80
 case_ 2 "'zz' is no IPv6 address" "--serve=[zz]:80"
 case_ 2 "--serve 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa...': give PORT" "--serve=$long"
 case_ 2 "--serve takes its value as --serve=9100" --serve 9100
+case_ 2 "not with --cost, --check-setup, --apply-setup, --calibrate" --serve --monitor --calibrate --pulse-out gpiochip0,1 --ack-in gpiochip0,2
 case_ 2 "'0' for --window" --serve --window 0
 case_ 2 "'3601' for --window" --serve --window 3601
 case_ 2 "--buckets '5,1': the bounds must increase" --serve --buckets 5,1
