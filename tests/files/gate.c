@@ -11,7 +11,7 @@
  *   (process-wide: another thread would create files with the mask set
  *   meanwhile).
  * Each event is a line in GATE_LOG: "swapped PATH", "not swapped PATH"
- * (the wait timed out), "umask OCTAL".
+ * (the wait timed out), "mask set to OCTAL" (a umask() call).
  *
  * Build: cc -std=c11 -Wall -Wextra -Werror -shared -fPIC -o gate.so gate.c -ldl
  */
@@ -34,7 +34,10 @@ static void gate_log(const char *fmt, const char *what, unsigned int mode)
 
 	if (!log)
 		return;
-	n = what ? snprintf(line, sizeof(line), fmt, what) : snprintf(line, sizeof(line), fmt, mode);
+	if (what)
+		n = snprintf(line, sizeof(line), fmt, what);
+	else
+		n = snprintf(line, sizeof(line), fmt, mode);
 	fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return;
@@ -81,6 +84,6 @@ mode_t umask(mode_t mask)
 
 	if (!real)
 		real = (mode_t (*)(mode_t))dlsym(RTLD_NEXT, "umask");
-	gate_log("umask %o\n", NULL, (unsigned int)mask);
+	gate_log("mask set to %o\n", NULL, (unsigned int)mask);
 	return real(mask);
 }

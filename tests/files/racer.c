@@ -9,13 +9,12 @@
  *
  * Usage: racer DIR VICTIM MAX-SWAPS TIMEOUT-S
  * Prints "ready" once it watches, "swapped NAME" for each swap, then
- * "swaps N" when it has made MAX-SWAPS or TIMEOUT-S passed (or SIGTERM).
+ * "swaps N" and ends when it has made MAX-SWAPS or TIMEOUT-S passed.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <limits.h>
 #include <poll.h>
-#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,20 +25,11 @@
 
 #define MAX_OWN		64
 
-static volatile sig_atomic_t stop;
-
-static void on_term(int sig)
-{
-	(void)sig;
-	stop = 1;
-}
-
 int main(int argc, char **argv)
 {
 	char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
 	char own[MAX_OWN][NAME_MAX + 1], path[PATH_MAX];
 	int fd, swaps = 0, n_own = 0, max, i;
-	struct sigaction sa = { .sa_handler = on_term };
 	time_t end;
 
 	if (argc != 5) {
@@ -48,7 +38,6 @@ int main(int argc, char **argv)
 	}
 	max = atoi(argv[3]);
 	end = time(NULL) + atoi(argv[4]);
-	sigaction(SIGTERM, &sa, NULL);
 	fd = inotify_init1(IN_CLOEXEC);
 	if (fd < 0 || inotify_add_watch(fd, argv[1], IN_CREATE) < 0) {
 		perror("racer: inotify");
@@ -56,7 +45,7 @@ int main(int argc, char **argv)
 	}
 	printf("ready\n");
 	fflush(stdout);
-	while (!stop && swaps < max && time(NULL) < end) {
+	while (swaps < max && time(NULL) < end) {
 		struct pollfd pfd = { .fd = fd, .events = POLLIN };
 		ssize_t len;
 		char *p;

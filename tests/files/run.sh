@@ -84,7 +84,7 @@ mode_of() {
 	stat -c %a "$1"
 }
 no_umask_call() {
-	! grep -q '^umask' "$work/out/gate.log" 2>/dev/null
+	! grep -q '^mask set' "$work/out/gate.log" 2>/dev/null
 }
 stderr_has() {
 	grep -q -- "$1" "$work/out/stderr"
@@ -109,7 +109,7 @@ latscope() {
 rescued_json() {
 	sed -n "\|^=== latscope: $1 could not be written|,\|^=== latscope: end of $1 ===|p" \
 		"$work/out/stdout" | sed '1d;$d' |
-		python3 -c 'import json, sys; assert "file_version" in json.load(sys.stdin)'
+		python3 -c 'import json, sys; assert "file_version" in json.load(sys.stdin)' 2>/dev/null
 }
 rc() {
 	cat "$work/out/rc"
@@ -128,9 +128,9 @@ start_racer() { # max swaps
 	not_ok "racer: not watching: $(cat "$work/out/racer")"
 	return 1
 }
+# Waits for the racer's end: its swaps made, or its 30 s over.
 stop_racer() {
-	kill "$racer_pid" 2>/dev/null || true
-	wait "$racer_pid" 2>/dev/null || true
+	wait "$racer_pid" || true
 	racer_pid=
 }
 

@@ -194,7 +194,7 @@ static void test_shared_dirs(const char *dir)
 	snprintf(sub, sizeof(sub), "%s/shared", dir);
 	snprintf(path, sizeof(path), "%s/m.prom", sub);
 	mkdir(sub, 0700);
-	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
 		chmod(sub, cases[i].mode);
 		check(ls_shared_dir(path, &mode) == cases[i].shared,
 		      "file: a directory of this mode is shared", "%04o: want %d",

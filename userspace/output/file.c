@@ -129,7 +129,9 @@ static int fill_and_rename(int dirfd, const char *name, int fd, const char *base
 	FILE *f = NULL;
 	int ret = 0;
 
-	if (fstat(fd, &own) || !(f = fdopen(fd, "w"))) {
+	if (!fstat(fd, &own))
+		f = fdopen(fd, "w");
+	if (!f) {
 		ret = -errno;
 		close(fd);
 		goto out;
@@ -226,7 +228,7 @@ bool ls_shared_dir(const char *path, mode_t *mode)
 	if (split_path(path, dir, sizeof(dir), &base) || stat(dir, &st) || !S_ISDIR(st.st_mode))
 		return false;
 	*mode = st.st_mode & 07777;
-	return (st.st_mode & (S_IWGRP | S_IWOTH)) && !(st.st_mode & S_ISVTX);
+	return (st.st_mode & 0022) && !(st.st_mode & S_ISVTX);
 }
 
 /* One line on @out if @path's directory is shared (ls_shared_dir()); @what names the option. */
