@@ -7,10 +7,10 @@
 # root-owned 0600 victim file elsewhere:
 #  - the textfile: a symlink to the victim waits at each name latscope
 #    used to write first (PATH.<pid>.tmp, the PID known before exec);
-#  - -g and --json: racer.c swaps each temporary file for a symlink to
-#    the victim as soon as inotify shows it, and gate.c (LD_PRELOAD)
-#    holds the writer's fsync() until the swap is done, so the window is
-#    certain, not lucky.
+#  - -g and --json, then --textfile: racer.c swaps each temporary file
+#    for a symlink to the victim as soon as inotify shows it, and gate.c
+#    (LD_PRELOAD) holds the writer's fsync() until the swap is done, so
+#    the window is certain, not lucky.
 # Each time the victim's content and mode must be unchanged, what was
 # measured is either in the file or on stdout, and latscope never calls
 # umask() (gate.c logs it). Then the files' modes under umask 027, the
@@ -181,6 +181,21 @@ if start_racer 2; then
 	done
 	check "race: the JSON rescued whole (it parses)" rescued_json "$work/shared/r.json"
 	check "race: umask() never called" no_umask_call
+fi
+
+# --- the textfile's temporary swapped too: its first write fails, said.
+fresh
+if start_racer 1; then
+	gate_dir=$work/shared
+	latscope --textfile "$work/shared/m.prom"
+	gate_dir=
+	stop_racer
+	check "textfile race: the racer swapped its temporary ($(tail -1 "$work/out/racer"))" \
+		grep -qx 'swaps 1' "$work/out/racer"
+	check "textfile race: the victim (root, 0600) unchanged" victim_intact
+	check "textfile race: refused at its start, said (exit $(rc))" bash -c "[ $(rc) = 3 ] &&
+		grep -q 'cannot write it: another user replaced its temporary file' '$work/out/stderr'"
+	check "textfile race: no .prom file made" [ ! -e "$work/shared/m.prom" ]
 fi
 
 # --- no racer: modes, warnings, the umask untouched.

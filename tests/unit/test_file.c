@@ -148,8 +148,7 @@ static void test_write_races(const char *dir, const char *out, const char *victi
 	check(ls_write_file(out, write_and_swap, &s, err, sizeof(err)) == -EPERM && s.swapped == 1,
 	      "file: a swapped temporary is not renamed", "swapped %d", s.swapped);
 	umask(022);
-	check(strstr(err, out) && strstr(err, "another user replaced its temporary file"),
-	      "file: a swapped temporary said, the file named", "%s", err);
+	check_str(err, "another user replaced its temporary file", "file: a swapped temporary said");
 	check(has_text(victim, VICTIM_TEXT) && !stat(victim, &st) && (st.st_mode & 07777) == 0600,
 	      "file: the victim of a swapped temporary untouched (content, mode 0600)", "mode %o",
 	      st.st_mode & 07777);
@@ -164,15 +163,15 @@ static void test_write_fails(const char *dir, const char *out)
 	int ret;
 
 	ret = ls_write_file(out, write_fails, "half", err, sizeof(err));
-	check(ret == -ENOSPC && strstr(err, out) && strstr(err, strerror(ENOSPC)),
-	      "file: a writer that fails: -errno, said with the file's name", "%d: %s", ret, err);
+	check(ret == -ENOSPC && !strcmp(err, strerror(ENOSPC)), "file: a writer that fails: -errno, said",
+	      "%d: %s", ret, err);
 	check(has_text(out, "three\n") && temporaries(dir) == 1,
 	      "file: a failed write leaves the file and no temporary of its own", "%d names",
 	      temporaries(dir));
 	snprintf(path, sizeof(path), "%s/no/such/dir/x.json", dir);
 	err[0] = '\0';
 	check(ls_write_file(path, write_text, "x", err, sizeof(err)) == -ENOENT &&
-	      strstr(err, path), "file: a missing directory said with the file's name", "%s", err);
+	      strstr(err, "/no/such/dir: "), "file: a missing directory said, named", "%s", err);
 	snprintf(path, sizeof(path), "%s/", dir);
 	check(ls_write_file(path, write_text, "x", err, sizeof(err)) == -EISDIR,
 	      "file: a name ending in / refused", "%s", err);

@@ -118,12 +118,12 @@ static int split_path(const char *path, char *dir, size_t dirlen, const char **b
 
 /*
  * The temporary @name in @dirfd, open as @fd (closed here): its mode,
- * @write's content, then renamed to @base. On failure, @what says what
- * failed, @why why if errno does not, and the temporary is gone.
+ * @write's content, then renamed to @base. On failure, the temporary is
+ * gone and @said says why, if errno does not.
  */
 static int fill_and_rename(int dirfd, const char *name, int fd, const char *base,
 			   int (*write)(FILE *f, const void *arg), const void *arg,
-			   const char **what, const char **why)
+			   const char **said)
 {
 	struct stat own = { 0 };
 	FILE *f = NULL;
@@ -137,17 +137,15 @@ static int fill_and_rename(int dirfd, const char *name, int fd, const char *base
 		goto out;
 	}
 	/* On the descriptor: a path may by now name another file. */
-	if (fchmod(fd, 0666 & ~ls_read_umask("/proc/self/status"))) {
-		*what = "cannot set the mode of";
+	if (fchmod(fd, 0666 & ~ls_read_umask("/proc/self/status")))
 		ret = -errno;
-	}
 	errno = 0;
 	if (!ret && (write(f, arg) || fflush(f) || ferror(f) || fsync(fd)))
 		ret = -(errno ? errno : EIO);
 	if (fclose(f) && !ret)
 		ret = -errno;
 	if (!ret && !still_ours(dirfd, name, &own)) {
-		*why = "another user replaced its temporary file";
+		*said = "another user replaced its temporary file";
 		return -EPERM;
 	}
 	if (!ret && renameat(dirfd, name, dirfd, base))
@@ -164,8 +162,9 @@ out:
  * @path: the file (its directory must exist)
  * @write: writes the content to its FILE *; non-zero if it failed
  * @arg: what @write writes
- * @err: why not, on failure: one line that names @path
- * @errlen: its size
+ * @why: why not, on failure, for a line that names @path ("cannot write
+ *	PATH: WHY", the caller's)
+ * @whylen: its size
  *
  * The file is new, written whole, and its mode is 0666 less the umask, as
  * open() would make it; whatever was at @path (a file, a symlink) is
@@ -175,34 +174,33 @@ out:
  * Return: 0, or -errno.
  */
 int ls_write_file(const char *path, int (*write)(FILE *f, const void *arg), const void *arg,
-		  char *err, size_t errlen)
+		  char *why, size_t whylen)
 {
 	char dir[PATH_MAX], name[NAME_MAX + 1];
-	const char *base, *what = "cannot write", *why = NULL;
+	const char *base, *said = NULL;
 	int dirfd, fd, ret;
 
 	ret = split_path(path, dir, sizeof(dir), &base);
 	if (ret) {
-		ls_fail(err, errlen, "cannot write %s: %s", path, strerror(-ret));
+		ls_fail(why, whylen, "%s", strerror(-ret));
 		return ret;
 	}
 	/* Created, checked and renamed in one directory, whatever its path turns into. */
 	dirfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (dirfd < 0) {
 		ret = -errno;
-		ls_fail(err, errlen, "cannot write %s: %s: %s", path, dir, strerror(-ret));
+		ls_fail(why, whylen, "%s: %s", dir, strerror(-ret));
 		return ret;
 	}
 	fd = create_temp(dirfd, base, name, sizeof(name));
 	if (fd < 0) {
-		ls_fail(err, errlen, "cannot create a temporary file beside %s: %s", path,
-			strerror(-fd));
+		ls_fail(why, whylen, "no temporary file beside it: %s", strerror(-fd));
 		close(dirfd);
 		return fd;
 	}
-	ret = fill_and_rename(dirfd, name, fd, base, write, arg, &what, &why);
+	ret = fill_and_rename(dirfd, name, fd, base, write, arg, &said);
 	if (ret)
-		ls_fail(err, errlen, "%s %s: %s", what, path, why ? why : strerror(-ret));
+		ls_fail(why, whylen, "%s", said ? said : strerror(-ret));
 	close(dirfd);
 	return ret;
 }

@@ -60,6 +60,7 @@ static int write_content(FILE *f, const void *arg)
 /* Writes @c to @path whole (ls_write_file()); "-": stdout. */
 static int write_whole(const char *path, const struct content *c, char *err, size_t errlen)
 {
+	char why[256];
 	int ret;
 
 	if (!strcmp(path, "-")) {
@@ -67,7 +68,11 @@ static int write_whole(const char *path, const struct content *c, char *err, siz
 		fflush(stdout);
 		return ret;
 	}
-	return ls_write_file(path, write_content, c, err, errlen) ? -1 : 0;
+
+	if (!ls_write_file(path, write_content, c, why, sizeof(why)))
+		return 0;
+	snprintf(err, errlen, "cannot write %s: %s", path, why);
+	return -1;
 }
 
 int ls_write_output(const char *path, int (*write)(FILE *, const struct ls_report *),

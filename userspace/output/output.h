@@ -39,7 +39,7 @@ void ls_json_key_string(FILE *f, const char *indent, const char *key,
 /* file.c: every file latscope creates, written whole (docs/design/cli.md). */
 mode_t ls_read_umask(const char *status);
 int ls_write_file(const char *path, int (*write)(FILE *f, const void *arg), const void *arg,
-		  char *err, size_t errlen);
+		  char *why, size_t whylen);
 bool ls_shared_dir(const char *path, mode_t *mode);
 void ls_warn_shared_dir(FILE *out, const char *what, const char *path);
 

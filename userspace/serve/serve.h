@@ -96,7 +96,7 @@ struct ls_textfile *ls_textfile_start(struct ls_exporter *ex, const char *path,
 				      char *err, size_t errlen);
 void ls_textfile_stop(struct ls_textfile *t);
 int ls_textfile_write(struct ls_exporter *ex, const char *path, struct ls_prom_view *tmp,
-		      char *err, size_t errlen);
+		      char *why, size_t whylen);
 
 /* serve.c: the front-end. */
 int ls_serve(const struct ls_params *p, const struct ls_sysinfo *sys);

@@ -41,8 +41,8 @@ static int write_view(FILE *f, const void *view)
  * @ex: the figures
  * @path: the .prom file
  * @tmp: room for a copy of the view
- * @err: why not, on failure: a line that names @path
- * @errlen: its size
+ * @why: why not, on failure (the caller names @path)
+ * @whylen: its size
  *
  * Through ls_write_file(): a new file renamed over @path, so that neither
  * node_exporter nor anyone who can write the directory sees or swaps half
@@ -51,19 +51,20 @@ static int write_view(FILE *f, const void *view)
  * Return: 0, or -errno (the file as before).
  */
 int ls_textfile_write(struct ls_exporter *ex, const char *path, struct ls_prom_view *tmp,
-		      char *err, size_t errlen)
+		      char *why, size_t whylen)
 {
 	ls_exporter_copy(ex, tmp);
-	return ls_write_file(path, write_view, tmp, err, errlen);
+	return ls_write_file(path, write_view, tmp, why, whylen);
 }
 
 static void write_now(struct ls_textfile *t)
 {
-	char err[512];
-	int ret = ls_textfile_write(t->ex, t->path, t->view, err, sizeof(err));
+	char why[256];
+	int ret = ls_textfile_write(t->ex, t->path, t->view, why, sizeof(why));
 
 	if (ret && !t->failing)
-		fprintf(stderr, "latscope: --textfile: %s (the last one stays)\n", err);
+		fprintf(stderr, "latscope: --textfile %s: not written: %s (the last one stays)\n",
+			t->path, why);
 	else if (!ret && t->failing)
 		fprintf(stderr, "latscope: --textfile %s: written again\n", t->path);
 	t->failing = ret;
@@ -111,6 +112,7 @@ struct ls_textfile *ls_textfile_start(struct ls_exporter *ex, const char *path,
 {
 	struct ls_textfile *t = calloc(1, sizeof(*t));
 	pthread_condattr_t ca;
+	char why[256];
 	int ret;
 
 	if (t)
@@ -124,13 +126,9 @@ struct ls_textfile *ls_textfile_start(struct ls_exporter *ex, const char *path,
 	t->path = path;
 	t->every_s = every_s;
 	ls_warn_shared_dir(stderr, "--textfile", path);
-	ret = ls_textfile_write(ex, path, t->view, err, errlen);
+	ret = ls_textfile_write(ex, path, t->view, why, sizeof(why));
 	if (ret) {
-		/* ls_fail() would print into the buffer it reads: prefix it in a copy. */
-		char why[512];
-
-		snprintf(why, sizeof(why), "%s", err);
-		ls_fail(err, errlen, "--textfile: %s", why);
+		ls_fail(err, errlen, "--textfile %s: cannot write it: %s", path, why);
 		goto fail;
 	}
 	pthread_mutex_init(&t->lock, NULL);
