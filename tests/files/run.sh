@@ -22,6 +22,10 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 bin=${LATSCOPE_BIN:-$top/userspace/latscope}
 
+if [[ $(id -u) != 0 ]]; then
+	echo "files: run as root (latscope writes as root; setpriv makes the other user)"
+	exit 1
+fi
 if [[ -z ${LATSCOPE_BIN:-} ]]; then
 	make -s -C "$top/userspace" latscope
 fi

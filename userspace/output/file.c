@@ -57,7 +57,10 @@ mode_t ls_read_umask(const char *status)
 	return mask;
 }
 
-/* 64 bits no other user can guess; the clock if the kernel has none to give yet. */
+/*
+ * 64 bits no other user can guess; the clock if the kernel has no entropy
+ * yet (at boot): a guessed name only costs a retry, O_EXCL never opens it.
+ */
 static unsigned long long unpredictable(void)
 {
 	unsigned long long r;
