@@ -108,22 +108,30 @@ static void test_read_umask(const char *dir)
 	      (unsigned int)ls_read_umask("/proc/self/status"));
 }
 
+/* @path's permission bits, -1 if it is not there. */
+static int mode_of(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) ? -1 : (int)(st.st_mode & 07777);
+}
+
 static void test_write_modes(const char *dir, const char *out)
 {
 	char err[512] = "";
-	struct stat st;
+	int ret;
 
 	umask(027);
-	check(!ls_write_file(out, write_text, "one\n", err, sizeof(err)), "file: written", "%s",
-	      err);
-	check(!stat(out, &st) && (st.st_mode & 07777) == 0640 && has_text(out, "one\n"),
-	      "file: mode 0640 under umask 027, its content", "%o", st.st_mode & 07777);
+	ret = ls_write_file(out, write_text, "one\n", err, sizeof(err));
+	check(!ret, "file: written", "%s", err);
+	check(mode_of(out) == 0640 && has_text(out, "one\n"),
+	      "file: mode 0640 under umask 027, its content", "%o", mode_of(out));
 	check(umask(027) == 027, "file: the umask left as it was", "changed");
 	umask(0);
-	check(!ls_write_file(out, write_text, "two\n", err, sizeof(err)) && !stat(out, &st) &&
-	      (st.st_mode & 07777) == 0666 && has_text(out, "two\n"),
-	      "file: rewritten whole, mode 0666 under umask 0", "%o: %s", st.st_mode & 07777, err);
+	ret = ls_write_file(out, write_text, "two\n", err, sizeof(err));
 	umask(022);
+	check(!ret && mode_of(out) == 0666 && has_text(out, "two\n"),
+	      "file: rewritten whole, mode 0666 under umask 0", "%o: %s", mode_of(out), err);
 	check(temporaries(dir) == 0, "file: no temporary left", "%d", temporaries(dir));
 }
 
@@ -132,26 +140,28 @@ static void test_write_races(const char *dir, const char *out, const char *victi
 	struct swap s = { .dir = dir, .victim = victim };
 	char err[512] = "";
 	struct stat st;
+	int ret;
 
 	/* A symlink at the target: replaced, never followed. */
 	unlink(out);
 	check(!symlink(victim, out), "file: a symlink at the target", "%s", strerror(errno));
-	check(!ls_write_file(out, write_text, "three\n", err, sizeof(err)) && !lstat(out, &st) &&
-	      S_ISREG(st.st_mode) && has_text(out, "three\n"),
+	ret = ls_write_file(out, write_text, "three\n", err, sizeof(err));
+	check(!ret && !lstat(out, &st) && S_ISREG(st.st_mode) && has_text(out, "three\n"),
 	      "file: a symlink at the target is replaced by the file", "%s", err);
-	check(has_text(victim, VICTIM_TEXT) && !stat(victim, &st) && (st.st_mode & 07777) == 0600,
-	      "file: the symlink's target untouched", "mode %o", st.st_mode & 07777);
+	check(has_text(victim, VICTIM_TEXT) && mode_of(victim) == 0600,
+	      "file: the symlink's target untouched", "mode %o", mode_of(victim));
 
 	/* The temporary swapped for a symlink while it is written. */
 	umask(0);
 	err[0] = '\0';
-	check(ls_write_file(out, write_and_swap, &s, err, sizeof(err)) == -EPERM && s.swapped == 1,
-	      "file: a swapped temporary is not renamed", "swapped %d", s.swapped);
+	ret = ls_write_file(out, write_and_swap, &s, err, sizeof(err));
 	umask(022);
+	check(ret == -EPERM && s.swapped == 1, "file: a swapped temporary is not renamed",
+	      "returned %d, swapped %d", ret, s.swapped);
 	check_str(err, "another user replaced its temporary file", "file: a swapped temporary said");
-	check(has_text(victim, VICTIM_TEXT) && !stat(victim, &st) && (st.st_mode & 07777) == 0600,
+	check(has_text(victim, VICTIM_TEXT) && mode_of(victim) == 0600,
 	      "file: the victim of a swapped temporary untouched (content, mode 0600)", "mode %o",
-	      st.st_mode & 07777);
+	      mode_of(victim));
 	check(has_text(out, "three\n"), "file: the target as before a swapped write", "changed");
 	check(temporaries(dir) == 1, "file: the racer's symlink left as it is",
 	      "%d names", temporaries(dir));
