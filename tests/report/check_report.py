@@ -52,11 +52,15 @@ computed here and, for cost-rt-load.json, worked out by hand; merged with
 a copy; one label with and without a load, or with two, refused; and
 without them cost.md and cost.txt byte for byte as in expected/.
 
+Its files as the CLI's: a symlink at each name replaced, never followed
+(the 0600 file it points to unchanged), 0640 under umask 027.
+
 usage: check_report.py LATSCOPE-REPORT WORKDIR FILE.json...
 """
 import json
 import math
 import os
+import stat
 import statistics
 import struct
 import subprocess
@@ -1648,6 +1652,39 @@ def check_cost(tool, work, runs, costs):
     check_cost_interrupted(tool, work, costs)
 
 
+def check_files(tool, work, runs):
+    """Its files as the CLI writes them: a symlink at each name it writes
+    (to a 0600 file the report must not touch) replaced by a regular
+    file, never followed; under umask 027 each file 0640; no temporary
+    left behind."""
+    out, victim = os.path.join(work, "links"), os.path.join(work, "victim")
+    os.makedirs(out)
+    with open(victim, "w") as f:
+        f.write("not the report's\n")
+    os.chmod(victim, 0o600)
+    names = ("table.txt", "table.md", "tail.png", "tail.svg", "worst.md", "out.json")
+    for name in names:
+        os.symlink(victim, os.path.join(out, name))
+    old = os.umask(0o027)
+    try:
+        run = report(tool, out, ["--json-out", os.path.join(out, "out.json"), runs[0]])
+    finally:
+        os.umask(old)
+    check(run.returncode == 0, "files: the report over symlinks ran", run.stderr.strip())
+    with open(victim) as f:
+        kept = f.read()
+    check(kept == "not the report's\n" and os.stat(victim).st_mode & 0o7777 == 0o600,
+          "files: the symlinks' target untouched (content, mode 0600)",
+          (kept[:40], oct(os.stat(victim).st_mode & 0o7777)))
+    for name in names:
+        st = os.lstat(os.path.join(out, name))
+        check(stat.S_ISREG(st.st_mode) and st.st_mode & 0o7777 == 0o640,
+              f"files: {name} a regular file, 0640 under umask 027",
+              (stat.filemode(st.st_mode)))
+    left = [n for n in os.listdir(out) if n.startswith(".")]
+    check(not left, "files: no temporary left", left)
+
+
 def main():
     tool, work, paths = sys.argv[1], sys.argv[2], sys.argv[3:]
     # A latency run's file has no "kind"; the cost suite's says "cost".
@@ -1665,6 +1702,7 @@ def main():
         check_refusals(tool, work, runs)
         check_worst(tool, work, runs)
         check_trust(tool, work, runs)
+        check_files(tool, work, runs)
     if costs:
         check_cost(tool, work, runs, costs)
     return summary("report")

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Unit tests of the latscope CLI, one file per layer it tests
- * (test_core.c, test_output.c, test_run.c, test_cli.c): this file has
+ * (test_core.c, test_output.c, test_file.c, test_run.c, test_cli.c): this file has
  * the checks they share and main(). Ends with "N passed, N failed".
  * Usage: unit JSON-OUT MAN-PAGE DIR (tests/unit/run.sh).
  */
@@ -108,6 +108,8 @@ int main(int argc, char **argv)
 		test_heat(argv[3]);
 	if (argc > 3)
 		test_cost(argv[3]);
+	if (argc > 3)
+		test_file(argv[3]);
 	if (argc > 3)
 		test_evt(argv[3], argc > 4 ? argv[4] : NULL);
 	printf("cli unit: %d passed, %d failed\n", passed, failed);

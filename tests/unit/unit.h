@@ -38,6 +38,9 @@ void test_allow(void);
 /* test_cost.c */
 void test_cost(const char *dir);
 
+/* test_file.c */
+void test_file(const char *dir);
+
 /* test_heat.c */
 void test_heat(const char *dir);
 

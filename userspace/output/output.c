@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * latscope CLI: output files. Checked before the run starts (never
- * overwritten without --force, the directory must be writable), then
- * written whole through a temporary file and rename(), so a full disk or a
- * crash never leaves half a file where a good one was.
+ * overwritten without --force, the directory must be writable, a warning
+ * if others can write it too), then written whole by ls_write_file()
+ * (file.c), so a full disk or a crash never leaves half a file where a
+ * good one was.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -37,16 +38,8 @@ int ls_check_output(const char *path, bool force, char *err, size_t errlen)
 		snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
 		return -errno;
 	}
+	ls_warn_shared_dir(stderr, "output file", path);
 	return 0;
-}
-
-/* mkstemp() makes 0600 files: give it the mode open() would have. */
-static int chmod_as_created(const char *path)
-{
-	mode_t mask = umask(0);
-
-	umask(mask);
-	return chmod(path, 0666 & ~mask);
 }
 
 /* What one file holds: a writer and the report it writes. */
@@ -57,49 +50,29 @@ struct content {
 	const struct ls_cost_report *c;
 };
 
-static int write_content(FILE *f, const struct content *c)
+static int write_content(FILE *f, const void *arg)
 {
+	const struct content *c = arg;
+
 	return c->report ? c->report(f, c->r) : c->cost(f, c->c);
 }
 
-/* Writes @c to @path whole, through a temporary and rename(); "-": stdout. */
+/* Writes @c to @path whole (ls_write_file()); "-": stdout. */
 static int write_whole(const char *path, const struct content *c, char *err, size_t errlen)
 {
-	char tmp[4200];
-	FILE *f;
-	int fd, ret;
+	char why[256];
+	int ret;
 
 	if (!strcmp(path, "-")) {
 		ret = write_content(stdout, c);
 		fflush(stdout);
 		return ret;
 	}
-	snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path);
-	fd = mkstemp(tmp);
-	if (fd < 0) {
-		snprintf(err, errlen, "cannot create %s: %s", tmp, strerror(errno));
-		return -1;
-	}
-	f = fdopen(fd, "w");
-	if (!f) {
-		close(fd);
-		unlink(tmp);
-		snprintf(err, errlen, "cannot write %s: %s", tmp, strerror(errno));
-		return -1;
-	}
-	ret = write_content(f, c);
-	if (fflush(f) || fsync(fd))
-		ret = -1;
-	if (fclose(f))
-		ret = -1;
-	if (!ret && chmod_as_created(tmp))
-		ret = -1;
-	if (ret || rename(tmp, path)) {
-		snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno ? errno : EIO));
-		unlink(tmp);
-		return -1;
-	}
-	return 0;
+
+	if (!ls_write_file(path, write_content, c, why, sizeof(why)))
+		return 0;
+	snprintf(err, errlen, "cannot write %s: %s", path, why);
+	return -1;
 }
 
 int ls_write_output(const char *path, int (*write)(FILE *, const struct ls_report *),

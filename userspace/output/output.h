@@ -8,6 +8,8 @@
 #ifndef LATSCOPE_OUTPUT_H
 #define LATSCOPE_OUTPUT_H
 
+#include <sys/types.h>
+
 #include "core/core.h"
 #include "core/prom.h"
 
@@ -34,7 +36,14 @@ void ls_json_string_or_null(FILE *f, const char *s);
 void ls_json_key_string(FILE *f, const char *indent, const char *key,
 			const char *value, const char *end);
 
-/* output.c: files written whole, via a temporary and rename(). */
+/* file.c: every file latscope creates, written whole (docs/design/cli.md). */
+mode_t ls_read_umask(const char *status);
+int ls_write_file(const char *path, int (*write)(FILE *f, const void *arg), const void *arg,
+		  char *why, size_t whylen);
+bool ls_shared_dir(const char *path, mode_t *mode);
+void ls_warn_shared_dir(FILE *out, const char *what, const char *path);
+
+/* output.c: the run's files, checked before it and written by ls_write_file(). */
 int ls_check_output(const char *path, bool force, char *err, size_t errlen);
 int ls_write_output(const char *path, int (*write)(FILE *, const struct ls_report *),
 		    const struct ls_report *r, char *err, size_t errlen);

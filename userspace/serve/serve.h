@@ -95,7 +95,8 @@ struct ls_textfile *ls_textfile_start(struct ls_exporter *ex, const char *path,
 				      unsigned long long every_s, const cpu_set_t *cpus,
 				      char *err, size_t errlen);
 void ls_textfile_stop(struct ls_textfile *t);
-int ls_textfile_write(struct ls_exporter *ex, const char *path, struct ls_prom_view *tmp);
+int ls_textfile_write(struct ls_exporter *ex, const char *path, struct ls_prom_view *tmp,
+		      char *why, size_t whylen);
 
 /* serve.c: the front-end. */
 int ls_serve(const struct ls_params *p, const struct ls_sysinfo *sys);

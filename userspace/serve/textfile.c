@@ -2,10 +2,10 @@
 /*
  * latscope CLI: the exporter's figures for node_exporter's textfile
  * collector: a .prom file rewritten whole every N seconds, by a
- * SCHED_OTHER thread off the measured CPUs. Each write goes to a
- * temporary file beside it, then rename()s over it, so node_exporter
- * never reads half a file; a write that fails (a full disk) leaves the
- * last whole one and is said once until one succeeds again.
+ * SCHED_OTHER thread off the measured CPUs, each time whole by
+ * ls_write_file() (a new file renamed over it), so node_exporter never
+ * reads half a file; a write that fails (a full disk) leaves the last
+ * whole one and is said once until one succeeds again.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -29,46 +29,42 @@ struct ls_textfile {
 	bool failing;			/* the last write failed, and said so */
 };
 
+/* What one write of the file writes: the view copied before it. */
+static int write_view(FILE *f, const void *view)
+{
+	ls_prom_write(f, view, false);
+	return ferror(f);
+}
+
 /**
  * ls_textfile_write() - @ex's figures into @path, whole or not at all
  * @ex: the figures
  * @path: the .prom file
  * @tmp: room for a copy of the view
+ * @why: why not, on failure (the caller names @path)
+ * @whylen: its size
+ *
+ * Through ls_write_file(): a new file renamed over @path, so that neither
+ * node_exporter nor anyone who can write the directory sees or swaps half
+ * a file, and no other file is ever written.
  *
  * Return: 0, or -errno (the file as before).
  */
-int ls_textfile_write(struct ls_exporter *ex, const char *path, struct ls_prom_view *tmp)
+int ls_textfile_write(struct ls_exporter *ex, const char *path, struct ls_prom_view *tmp,
+		      char *why, size_t whylen)
 {
-	char part[4096];
-	int ret = 0;
-	FILE *f;
-
-	if ((size_t)snprintf(part, sizeof(part), "%s.%d.tmp", path, (int)getpid()) >=
-	    sizeof(part))
-		return -ENAMETOOLONG;
 	ls_exporter_copy(ex, tmp);
-	f = fopen(part, "w");
-	if (!f)
-		return -errno;
-	ls_prom_write(f, tmp, false);
-	if (fflush(f) || ferror(f) || fsync(fileno(f)))
-		ret = -(errno ? errno : EIO);
-	if (fclose(f) && !ret)
-		ret = -errno;
-	if (!ret && rename(part, path))
-		ret = -errno;
-	if (ret)
-		unlink(part);
-	return ret;
+	return ls_write_file(path, write_view, tmp, why, whylen);
 }
 
 static void write_now(struct ls_textfile *t)
 {
-	int ret = ls_textfile_write(t->ex, t->path, t->view);
+	char why[256];
+	int ret = ls_textfile_write(t->ex, t->path, t->view, why, sizeof(why));
 
 	if (ret && !t->failing)
 		fprintf(stderr, "latscope: --textfile %s: not written: %s (the last one stays)\n",
-			t->path, strerror(-ret));
+			t->path, why);
 	else if (!ret && t->failing)
 		fprintf(stderr, "latscope: --textfile %s: written again\n", t->path);
 	t->failing = ret;
@@ -116,6 +112,7 @@ struct ls_textfile *ls_textfile_start(struct ls_exporter *ex, const char *path,
 {
 	struct ls_textfile *t = calloc(1, sizeof(*t));
 	pthread_condattr_t ca;
+	char why[256];
 	int ret;
 
 	if (t)
@@ -128,9 +125,10 @@ struct ls_textfile *ls_textfile_start(struct ls_exporter *ex, const char *path,
 	t->ex = ex;
 	t->path = path;
 	t->every_s = every_s;
-	ret = ls_textfile_write(ex, path, t->view);
+	ls_warn_shared_dir(stderr, "--textfile", path);
+	ret = ls_textfile_write(ex, path, t->view, why, sizeof(why));
 	if (ret) {
-		ls_fail(err, errlen, "--textfile %s: cannot write it: %s", path, strerror(-ret));
+		ls_fail(err, errlen, "--textfile %s: cannot write it: %s", path, why);
 		goto fail;
 	}
 	pthread_mutex_init(&t->lock, NULL);
