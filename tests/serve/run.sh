@@ -90,6 +90,23 @@ if [[ -z $pid ]]; then
 fi
 ok "the exporter serves on 127.0.0.1:$port"
 fds0=$(nfds)
+# Its threads (the logger's, the HTTP loop's; -k's responder is the
+# driver's) run SCHED_OTHER (policy 0, /proc/.../stat's 41st field) and,
+# with a CPU to spare, off the measured CPU0. The main thread only waits.
+if [[ $(getconf _NPROCESSORS_ONLN) -ge 2 ]]; then
+	bad=
+	for t in /proc/"$pid"/task/*; do
+		[[ ${t##*/} = "$pid" ]] && continue
+		cpus=$(awk '/^Cpus_allowed_list:/ { print $2 }' "$t/status")
+		policy=$(sed 's/.*) //' "$t/stat" | awk '{ print $39 }')
+		[[ $policy = 0 && ! $cpus =~ (^|,)0($|[-,]) ]] || bad="$bad ${t##*/}:$cpus:policy$policy"
+	done
+	if [[ -z $bad ]]; then
+		ok "its threads: SCHED_OTHER, off the measured CPU0"
+	else
+		nok "its threads: SCHED_OTHER, off the measured CPU0" "$bad"
+	fi
+fi
 
 # attack NAME FLOOD-ARGS...: the peer runs (its connections held by the
 # exporter sampled every 0.1 s while it does), the honest scraper beside it.
