@@ -19,16 +19,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/epoll.h>
-#include <sys/eventfd.h>
-#include <sys/resource.h>
-#include <unistd.h>
 
 #include "output/output.h"
 #include "serve/serve.h"
 
 #ifdef LS_HAVE_MHD
 #include <microhttpd.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
 /* Connections at once, at most: fewer if the descriptor limit says so. */
 #define LS_HTTP_CONNECTIONS	512
