@@ -25,6 +25,7 @@
 #   make vm-gpiod        the GPIO VM's libgpiod part alone (both kernels)
 #   make setup-test      the setup verdict (--check-setup) on fake roots
 #   make evt-test        the EVT estimator's coverage and refusal tests
+#   make serve-test      the exporter against a slow-header and a burst peer
 #   make vm-why          the VM test of 6.12 and 6.12-rt, with the recorder
 #                        under known noise and rtla beside it
 #   make why-cost        the recorder's price, side by side in the VM
@@ -41,7 +42,7 @@ FLAVOUR ?= amd64
 FUZZ_SECONDS ?= 60
 FUZZ_SEED ?=
 
-.PHONY: all module cli check demo demo-test install uninstall install-dkms deb pkg-test deps kunit build-matrix checkpatch shellcheck dtbo dt-check pi-vm report-test compare compare-gpio vm-gpiod vm-why why-cost setup-test evt-test fleet-test prom-bench \
+.PHONY: all module cli check demo demo-test install uninstall install-dkms deb pkg-test deps kunit build-matrix checkpatch shellcheck dtbo dt-check pi-vm report-test compare compare-gpio vm-gpiod vm-why why-cost setup-test serve-test evt-test fleet-test prom-bench \
 	vm-test vm-test-one vm-gpio vm-fuzz clean help layers unit compile_commands
 
 all: module cli
@@ -68,6 +69,10 @@ setup-test:
 
 evt-test:
 	bash tests/evt/run.sh
+
+# The exporter's door against hostile peers, over loopback (fake device).
+serve-test:
+	bash tests/serve/run.sh
 
 fleet-test:
 	bash tests/fleet/run.sh

@@ -70,6 +70,8 @@ stage "build matrix (W=1, sparse; 5.10 and unstable's newest in chroots of their
 stage "KUnit (x86_64 QEMU, 2 CPUs)" "$top/scripts/kunit.sh"
 stage "CLI unit tests" bash "$top/tests/unit/run.sh"
 stage "CLI hostile input (ASan/UBSan)" bash "$top/tests/unit/hostile.sh"
+stage "exporter's door: a slow-header and a burst peer on loopback, an honest scrape within 2 s" \
+	bash "$top/tests/serve/run.sh"
 stage "setup verdict on fake roots (every factor good and bad, --apply-setup set back)" \
 	bash "$top/tests/setup/run.sh"
 stage "files latscope creates, against an unprivileged racer (setpriv, fake device)" \

@@ -137,7 +137,11 @@ static void test_prom_window(void)
 	ls_prom_window_free(&w);
 }
 
-/* A view of two CPUs, one with an irq part, as a run of the kernel context shows it. */
+/*
+ * A view of three CPUs, one with an irq part, as a run of the kernel
+ * context shows it; CPU1's culprit an IRQ, CPU2's a task whose name is no
+ * UTF-8 (any user can prctl(PR_SET_NAME) it), CPU3 without one.
+ */
 static void view_fill(struct ls_prom_view *v)
 {
 	unsigned int i;
@@ -145,7 +149,7 @@ static void view_fill(struct ls_prom_view *v)
 	memset(v, 0, sizeof(*v));
 	ls_prom_default_bounds(&v->bounds);
 	v->window_s = 60;
-	v->nr = 2;
+	v->nr = 3;
 	v->measuring = true;
 	v->runs = 2;
 	strcpy(v->source, "timer");
@@ -154,7 +158,7 @@ static void view_fill(struct ls_prom_view *v)
 	strcpy(v->kernel, "6.12.0-test \"quoted\" back\\slash");
 	strcpy(v->preemption, "PREEMPT_RT");
 	strcpy(v->clocksource, "tsc");
-	for (i = 0; i < 2; i++) {
+	for (i = 0; i < v->nr; i++) {
 		struct ls_prom_series *s = &v->series[i];
 		unsigned int k;
 
@@ -175,6 +179,63 @@ static void view_fill(struct ls_prom_view *v)
 	v->series[0].has_culprit = true;
 	v->series[0].culprit_kind = LATSCOPE_WHY_IRQ;
 	strcpy(v->series[0].culprit_name, "eth0 \"rx\"");
+	v->series[1].has_culprit = true;
+	v->series[1].culprit_kind = LATSCOPE_WHY_TASK;
+	strcpy(v->series[1].culprit_name, "bad\xff");
+}
+
+/* The culprit line a name gives, as it appears in the scrape. */
+static void culprit_line(struct ls_prom_view *v, const char *name, char **text)
+{
+	size_t len = 0;
+	FILE *f;
+
+	snprintf(v->series[1].culprit_name, sizeof(v->series[1].culprit_name), "%s", name);
+	*text = NULL;
+	f = open_memstream(text, &len);
+	ls_prom_write(f, v, false);
+	fclose(f);
+}
+
+/*
+ * Label values stay valid UTF-8 whatever a task calls itself: a byte that
+ * is no UTF-8 and a control character become the text \xHH; a valid
+ * character of any length stays as it is.
+ */
+static void test_prom_label_bytes(void)
+{
+	static const struct {
+		const char *name, *want, *what;
+	} cases[] = {
+		{ "bad\xff", "bad\\\\xff", "a byte that is never UTF-8" },
+		{ "caf\xc3\xa9", "caf\xc3\xa9", "a two-byte character kept" },
+		{ "\xe6\x97\xa5\xf0\x9f\x98\x80", "\xe6\x97\xa5\xf0\x9f\x98\x80",
+		  "three- and four-byte characters kept" },
+		{ "cut\xe6\x97", "cut\\\\xe6\\\\x97", "a character cut short (a name truncated)" },
+		{ "\xc0\xaf", "\\\\xc0\\\\xaf", "an overlong form" },
+		{ "\xed\xa0\x80", "\\\\xed\\\\xa0\\\\x80", "a surrogate" },
+		{ "\xf4\x90\x80\x80", "\\\\xf4\\\\x90\\\\x80\\\\x80", "past U+10FFFF" },
+		{ "\xc3(", "\\\\xc3(", "a lead byte without its continuation" },
+		{ "\x1b[31mred\t", "\\\\x1b[31mred\\\\x09", "control characters" },
+		{ "a\\b\"c\nd", "a\\\\b\\\"c\\nd", "backslash, quote, newline as the format says" },
+	};
+	struct ls_prom_view *v = calloc(1, sizeof(*v));
+	char want[256], *text;
+	unsigned int i;
+
+	if (!v)
+		return;
+	view_fill(v);
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		culprit_line(v, cases[i].name, &text);
+		snprintf(want, sizeof(want),
+			 "latscope_worst_culprit_info{cpu=\"2\",context=\"kernel\",kind=\"task\",name=\"%s\"} 1\n",
+			 cases[i].want);
+		check(strstr(text, want) != NULL, "prom: label bytes", "%s: want %s", cases[i].what,
+		      want);
+		free(text);
+	}
+	free(v);
 }
 
 static void test_prom_text(const char *dir)
@@ -206,7 +267,7 @@ static void test_prom_text(const char *dir)
 	check(strstr(text, "# TYPE latscope_overruns_total counter\nlatscope_overruns_total{cpu=\"1\",context=\"kernel\"} 3\n") != NULL,
 	      "prom: a counter", "%s", "");
 	check(strstr(text, "latscope_worst_culprit_info{cpu=\"1\",context=\"kernel\",kind=\"irq\",name=\"eth0 \\\"rx\\\"\"} 1\n") &&
-	      !strstr(text, "latscope_worst_culprit_info{cpu=\"2\""),
+	      !strstr(text, "latscope_worst_culprit_info{cpu=\"3\""),
 	      "prom: the culprit of the window's worst, where one is known", "%s", "");
 	check(!strstr(text, "gpio_lost") && !strstr(text, "# EOF"),
 	      "prom: no GPIO counter for the timer, no EOF in 0.0.4", "%s", "");
@@ -236,6 +297,7 @@ void test_prom(const char *dir)
 	test_prom_bounds();
 	test_prom_hist();
 	test_prom_window();
+	test_prom_label_bytes();
 	if (dir)
 		test_prom_text(dir);
 }

@@ -18,16 +18,67 @@ static void put_seconds(FILE *f, double ns)
 	fprintf(f, "%.9g", ns / 1e9);
 }
 
-/* A label value, escaped as both formats want. */
+/*
+ * The length of the valid UTF-8 character at @s (RFC 3629: no overlong
+ * form, no surrogate, nothing past U+10FFFF), or 0 if it is none. The NUL
+ * that ends @s is no continuation byte, so nothing is read past it.
+ */
+static size_t utf8_len(const unsigned char *s)
+{
+	unsigned int n, i;
+	unsigned char lo = 0x80, hi = 0xbf;
+
+	if (*s < 0x80)
+		return 1;
+	if (*s >= 0xc2 && *s <= 0xdf)
+		n = 2;
+	else if (*s >= 0xe0 && *s <= 0xef)
+		n = 3;
+	else if (*s >= 0xf0 && *s <= 0xf4)
+		n = 4;
+	else
+		return 0;
+	/* The second byte's range rules out the overlong, surrogate and too large. */
+	if (*s == 0xe0)
+		lo = 0xa0;
+	else if (*s == 0xed)
+		hi = 0x9f;
+	else if (*s == 0xf0)
+		lo = 0x90;
+	else if (*s == 0xf4)
+		hi = 0x8f;
+	if (s[1] < lo || s[1] > hi)
+		return 0;
+	for (i = 2; i < n; i++)
+		if (s[i] < 0x80 || s[i] > 0xbf)
+			return 0;
+	return n;
+}
+
+/*
+ * A label value, escaped as both formats want: backslash, quote and
+ * newline as they say; a byte that is no UTF-8 (a task may call itself
+ * anything: prctl(PR_SET_NAME)) or a control character as the four
+ * characters \xHH (its backslash escaped), so the scrape stays valid UTF-8
+ * that promtool and the OpenMetrics parser accept, and a terminal shows
+ * no escape sequence.
+ */
 static void put_label(FILE *f, const char *s)
 {
-	for (; *s; s++) {
-		if (*s == '\\' || *s == '"')
-			fprintf(f, "\\%c", *s);
-		else if (*s == '\n')
+	const unsigned char *u = (const unsigned char *)s;
+	size_t n;
+
+	while (*u) {
+		n = utf8_len(u);
+		if (*u == '\\' || *u == '"')
+			fprintf(f, "\\%c", *u);
+		else if (*u == '\n')
 			fputs("\\n", f);
+		else if (!n || *u < 0x20 || *u == 0x7f)
+			fprintf(f, "\\\\x%02x", *u);
 		else
-			fputc(*s, f);
+			fwrite(u, 1, n, f);
+		u += n ? n : 1;
 	}
 }
 

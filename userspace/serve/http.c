@@ -1,12 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * latscope CLI: the exporter's HTTP side, on libmicrohttpd. One thread of
- * the library's own (epoll), SCHED_OTHER, on the CPUs the run does not
- * measure, answers GET /metrics with a copy of the published view, in
- * OpenMetrics if the scraper's Accept header asks for it. The library
- * parses the requests: a malformed one gets its 400, a connection that
- * hangs is closed after LS_HTTP_TIMEOUT_S, and at most LS_HTTP_CONNECTIONS
- * are open at once. Built without libmicrohttpd, --serve is refused.
+ * ours, SCHED_OTHER, on the CPUs the run does not measure, runs the
+ * library's event loop (epoll) and answers GET /metrics with a copy of the
+ * published view, in OpenMetrics if the scraper's Accept header asks for
+ * it. The library parses the requests: a malformed one gets its 400.
+ *
+ * A peer must not blind it (docs/design/exporter.md, "The door"): an
+ * address holds at most LS_HTTP_PER_IP connections (the library closes
+ * the others as it accepts them), and each request must be answered
+ * within LS_HTTP_DEADLINE_S of its connection's start or of the previous
+ * answer on it, however slowly it trickles in: past that, the connection
+ * is shut down. The library's own timeout counts inactivity only, so a
+ * byte every few seconds would hold a connection for ever. Built without
+ * libmicrohttpd, --serve is refused.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -18,23 +25,145 @@
 
 #ifdef LS_HAVE_MHD
 #include <microhttpd.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
-#define LS_HTTP_CONNECTIONS	64
-#define LS_HTTP_TIMEOUT_S	10
-/* Its thread's stack: locked by the run's mlockall() like the others. */
-#define LS_HTTP_STACK		(256 * 1024)
+/* Connections at once, at most: fewer if the descriptor limit says so. */
+#define LS_HTTP_CONNECTIONS	512
+/* Descriptors kept for the rest of the process (the device, files). */
+#define LS_HTTP_FD_SPARE	128
+/* Connections from one address at once. */
+#define LS_HTTP_PER_IP		8
+/* A request is answered within this of the connection's start (or of the last answer). */
+#define LS_HTTP_DEADLINE_S	5
+/*
+ * A connection's memory for the request and the answer's headers (the
+ * answer's body is the scrape's own buffer): locked by the run's
+ * mlockall(), so small. A 20 kB URL gets its 414.
+ */
+#define LS_HTTP_CONN_MEMORY	(8 * 1024)
 
 static const char text_type[] = "text/plain; version=0.0.4; charset=utf-8";
 static const char om_type[] = "application/openmetrics-text; version=1.0.0; charset=utf-8";
+
+/*
+ * One TCP connection, on the list of those waiting for an answer while
+ * @queued, by deadline (which is the order they start or get an answer).
+ */
+struct ls_http_conn {
+	struct ls_http_conn *prev, *next;
+	int fd;
+	bool queued;
+	__u64 deadline_ns;
+};
 
 struct ls_http {
 	struct MHD_Daemon *daemon;
 	struct ls_exporter *ex;
 	struct ls_prom_view *view;	/* the scrape's copy: one thread answers */
-	__u64 scrapes;			/* answered: the library's thread only */
-	const struct ls_serve_addr *addr;
-	char err[256];
+	__u64 scrapes;			/* answered: the loop's thread only */
+	pthread_t thread;
+	int stop_fd;			/* an eventfd: written to stop the loop */
+	/* Connections waiting for an answer, earliest deadline first: the loop's thread only. */
+	struct ls_http_conn *head, *tail;
 };
+
+/* @c off the waiting list. */
+static void conn_unqueue(struct ls_http *h, struct ls_http_conn *c)
+{
+	if (!c->queued)
+		return;
+	if (c->prev)
+		c->prev->next = c->next;
+	else
+		h->head = c->next;
+	if (c->next)
+		c->next->prev = c->prev;
+	else
+		h->tail = c->prev;
+	c->prev = c->next = NULL;
+	c->queued = false;
+}
+
+/* @c at the list's end, its deadline from now: the latest there is. */
+static void conn_queue(struct ls_http *h, struct ls_http_conn *c)
+{
+	conn_unqueue(h, c);
+	c->deadline_ns = ls_now_ns() + LS_HTTP_DEADLINE_S * 1000000000ULL;
+	c->prev = h->tail;
+	if (h->tail)
+		h->tail->next = c;
+	else
+		h->head = c;
+	h->tail = c;
+	c->queued = true;
+}
+
+/* A connection starts (its deadline runs) or is closed (forgotten). */
+static void conn_notify(void *cls, struct MHD_Connection *conn, void **ctx,
+			enum MHD_ConnectionNotificationCode what)
+{
+	const union MHD_ConnectionInfo *info;
+	struct ls_http *h = cls;
+	struct ls_http_conn *c;
+
+	if (what == MHD_CONNECTION_NOTIFY_CLOSED) {
+		c = *ctx;
+		if (c) {
+			conn_unqueue(h, c);
+			free(c);
+			*ctx = NULL;
+		}
+		return;
+	}
+	info = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+	c = calloc(1, sizeof(*c));
+	if (!c) {
+		/* No deadline can be kept for it: not served. */
+		if (info)
+			shutdown(info->connect_fd, SHUT_RDWR);
+		return;
+	}
+	c->fd = info ? info->connect_fd : -1;
+	conn_queue(h, c);
+	*ctx = c;
+}
+
+/* A request answered: the next one on the connection has its own deadline. */
+static void request_done(void *cls, struct MHD_Connection *conn, void **state,
+			 enum MHD_RequestTerminationCode why)
+{
+	const union MHD_ConnectionInfo *info;
+	struct ls_http *h = cls;
+
+	(void)state;
+	(void)why;
+	info = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+	if (info && info->socket_context)
+		conn_queue(h, info->socket_context);
+}
+
+/*
+ * Shuts down the connections past their deadline: the library sees the
+ * end of its stream and closes each (conn_notify() forgets it). Return:
+ * the milliseconds until the next deadline, or -1 for none.
+ */
+static int cut_late(struct ls_http *h)
+{
+	__u64 now = ls_now_ns();
+	struct ls_http_conn *c;
+
+	while ((c = h->head) && c->deadline_ns <= now) {
+		if (c->fd >= 0)
+			shutdown(c->fd, SHUT_RDWR);
+		conn_unqueue(h, c);
+	}
+	if (!c)
+		return -1;
+	return (int)((c->deadline_ns - now + 999999) / 1000000);
+}
 
 /* A short answer that is no scrape: @status, one line of text. */
 static enum MHD_Result say(struct MHD_Connection *conn, unsigned int status, const char *text,
@@ -122,13 +251,71 @@ static enum MHD_Result answer(void *cls, struct MHD_Connection *conn, const char
 	return say(conn, MHD_HTTP_NOT_FOUND, "not found: the metrics are at /metrics\n", NULL);
 }
 
-/* Started on a thread of the run's others: the library's thread inherits them. */
-static void *start_daemon(void *arg)
+/*
+ * The loop: wait for the library's sockets (its epoll set), its timeout,
+ * the next deadline or the stop; then let it work and cut the late.
+ */
+static void *serve_loop(void *arg)
 {
 	struct ls_http *h = arg;
-	/* No MHD_USE_ERROR_LOG: it says every connection a scraper drops. */
-	unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL;
-	const struct sockaddr *sa = (const struct sockaddr *)&h->addr->ss;
+	const union MHD_DaemonInfo *info = MHD_get_daemon_info(h->daemon,
+							       MHD_DAEMON_INFO_EPOLL_FD);
+	struct epoll_event ev = { .events = EPOLLIN }, got[2];
+	int ep = epoll_create1(EPOLL_CLOEXEC), wait_ms = -1;
+	MHD_UNSIGNED_LONG_LONG lib_ms;
+
+	ev.data.fd = info ? info->epoll_fd : -1;
+	if (ep < 0 || !info || epoll_ctl(ep, EPOLL_CTL_ADD, info->epoll_fd, &ev))
+		goto fail;
+	ev.data.fd = h->stop_fd;
+	if (epoll_ctl(ep, EPOLL_CTL_ADD, h->stop_fd, &ev))
+		goto fail;
+	for (;;) {
+		int i, n;
+
+		if (MHD_get_timeout(h->daemon, &lib_ms) == MHD_YES &&
+		    (wait_ms < 0 || lib_ms < (MHD_UNSIGNED_LONG_LONG)wait_ms))
+			wait_ms = lib_ms > 60000 ? 60000 : (int)lib_ms;
+		n = epoll_wait(ep, got, ARRAY_SIZE(got), wait_ms);
+		if (n < 0 && errno != EINTR)
+			goto fail;
+		for (i = 0; i < n; i++)
+			if (got[i].data.fd == h->stop_fd)
+				goto out;
+		MHD_run(h->daemon);
+		wait_ms = cut_late(h);
+	}
+fail:
+	/* Only a lack of memory or descriptors gets here: said, and the run goes on. */
+	fprintf(stderr, "latscope: the HTTP server stopped: %s\n", strerror(errno));
+	fflush(stderr);
+out:
+	if (ep >= 0)
+		close(ep);
+	return NULL;
+}
+
+/* Connections at once: LS_HTTP_CONNECTIONS, or what the descriptor limit leaves. */
+static unsigned int connection_limit(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur == RLIM_INFINITY ||
+	    rl.rlim_cur >= LS_HTTP_CONNECTIONS + LS_HTTP_FD_SPARE)
+		return LS_HTTP_CONNECTIONS;
+	if (rl.rlim_cur < LS_HTTP_PER_IP + LS_HTTP_FD_SPARE)
+		return LS_HTTP_PER_IP;
+	return (unsigned int)(rl.rlim_cur - LS_HTTP_FD_SPARE);
+}
+
+/*
+ * The library's daemon, in the mode where our thread runs its loop. No
+ * MHD_USE_ERROR_LOG: it says every connection a scraper drops.
+ */
+static struct MHD_Daemon *start_daemon(struct ls_http *h, const struct ls_serve_addr *a)
+{
+	unsigned int flags = MHD_USE_EPOLL;
+	const struct sockaddr *sa = (const struct sockaddr *)&a->ss;
 	in_port_t port;
 
 	if (sa->sa_family == AF_INET6) {
@@ -140,22 +327,23 @@ static void *start_daemon(void *arg)
 	} else {
 		port = ntohs(((const struct sockaddr_in *)sa)->sin_port);
 	}
-	h->daemon = MHD_start_daemon(flags, port, NULL, NULL, answer, h,
-				     MHD_OPTION_SOCK_ADDR, sa,
-				     MHD_OPTION_CONNECTION_LIMIT, (unsigned int)LS_HTTP_CONNECTIONS,
-				     MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)LS_HTTP_TIMEOUT_S,
-				     MHD_OPTION_THREAD_STACK_SIZE, (size_t)LS_HTTP_STACK,
-				     MHD_OPTION_END);
-	if (!h->daemon)
-		snprintf(h->err, sizeof(h->err), "%s", strerror(errno ? errno : EADDRINUSE));
-	return NULL;
+	return MHD_start_daemon(flags, port, NULL, NULL, answer, h,
+				MHD_OPTION_SOCK_ADDR, sa,
+				MHD_OPTION_CONNECTION_LIMIT, connection_limit(),
+				MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned int)LS_HTTP_PER_IP,
+				/* Inactivity: the deadline (cut_late()) covers it too. */
+				MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)LS_HTTP_DEADLINE_S,
+				MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)LS_HTTP_CONN_MEMORY,
+				MHD_OPTION_NOTIFY_CONNECTION, conn_notify, h,
+				MHD_OPTION_NOTIFY_COMPLETED, request_done, h,
+				MHD_OPTION_END);
 }
 
 /**
  * ls_http_start() - serve @ex's figures at @a
  * @ex: the figures
  * @a: where to listen
- * @cpus: where the library's thread runs: the CPUs not measured, or
+ * @cpus: where the loop's thread runs: the CPUs not measured, or
  *	empty for anywhere
  * @err: why not, on failure
  * @errlen: its size
@@ -166,7 +354,6 @@ struct ls_http *ls_http_start(struct ls_exporter *ex, const struct ls_serve_addr
 			      const cpu_set_t *cpus, char *err, size_t errlen)
 {
 	struct ls_http *h = calloc(1, sizeof(*h));
-	pthread_t t;
 
 	if (h)
 		h->view = calloc(1, sizeof(*h->view));
@@ -176,26 +363,45 @@ struct ls_http *ls_http_start(struct ls_exporter *ex, const struct ls_serve_addr
 		return NULL;
 	}
 	h->ex = ex;
-	h->addr = a;
-	errno = ls_start_thread(&t, start_daemon, h, SCHED_OTHER, 0, cpus);
-	if (errno)
-		snprintf(h->err, sizeof(h->err), "no thread: %s", strerror(errno));
-	else
-		pthread_join(t, NULL);
+	h->stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (h->stop_fd < 0) {
+		ls_fail(err, errlen, "--serve %s: no eventfd: %s", a->text, strerror(errno));
+		goto fail;
+	}
+	errno = 0;
+	h->daemon = start_daemon(h, a);
 	if (!h->daemon) {
-		ls_fail(err, errlen, "--serve %s: cannot listen there: %s", a->text, h->err);
-		free(h->view);
-		free(h);
-		return NULL;
+		ls_fail(err, errlen, "--serve %s: cannot listen there: %s", a->text,
+			strerror(errno ? errno : EADDRINUSE));
+		goto fail;
+	}
+	errno = ls_start_thread(&h->thread, serve_loop, h, SCHED_OTHER, 0, cpus);
+	if (errno) {
+		ls_fail(err, errlen, "--serve %s: no thread: %s", a->text, strerror(errno));
+		MHD_stop_daemon(h->daemon);
+		goto fail;
 	}
 	return h;
+fail:
+	if (h->stop_fd >= 0)
+		close(h->stop_fd);
+	free(h->view);
+	free(h);
+	return NULL;
 }
 
 void ls_http_stop(struct ls_http *h)
 {
+	__u64 one = 1;
+
 	if (!h)
 		return;
+	if (write(h->stop_fd, &one, sizeof(one)) != sizeof(one))
+		perror("latscope: stopping the HTTP server");
+	pthread_join(h->thread, NULL);
+	/* Closes the connections left: conn_notify() frees each. */
 	MHD_stop_daemon(h->daemon);
+	close(h->stop_fd);
 	free(h->view);
 	free(h);
 }
