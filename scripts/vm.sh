@@ -18,7 +18,7 @@
 # turns, 6) run before the fuzz; the CLI links libgpiod 1.6 on PREEMPT and
 # 2.x on PREEMPT_RT. LATSCOPE_VM_TESTS="gpiod" runs only the parts named
 # (setup gpio latmon gpiod serve_gpio netfuzz fuzz), for work on one of
-# them.
+# them; in the test mode: cli setup serve why.
 # Each run works in a directory of its own, $LATSCOPE_CACHE/vm/RELEASE.XXXXXX
 # (its logs are kept; the image and tree only when the run failed), so
 # runs beside each other do not clobber one another; the files the CLI
