@@ -412,11 +412,11 @@ start_run() {
 	shift 2
 	LD_PRELOAD=$fakedev start_bg "$root" "$work/$name.out" "$work/$name.err" "$@"
 }
-# The run NAME applied, the files of ROOT changed; then SIGNAL.
+# The run started as TAG (start_run) applied, the files of ROOT changed; then SIGNAL.
 run_then() {
-	local root=$1 name=$2 sig=$3
+	local root=$1 name=$2 tag=$3 sig=$4
 	if ! wait_holds "$root" "$applied"; then
-		fail "$name: the run did not apply (seen $(show "$root"); err: $(tr '\n' '/' <"$work/$name.err"))"
+		fail "$name: the run did not apply (seen $(show "$root"); err: $(tr '\n' '/' <"$work/$tag.err"))"
 		wait_bg
 		return 1
 	fi
@@ -465,7 +465,7 @@ back "| true" "$root"
 root=$work/j-quit
 "$py" "$fr" build "$root" apply
 start_run "$root" j-quit -k -c 1 -T 60 --apply-setup
-if run_then "$root" "SIGQUIT, a run" QUIT; then
+if run_then "$root" "SIGQUIT, a run" j-quit QUIT; then
 	expect "SIGQUIT, a run: exit 0 (seen $rc)" test "$rc" = 0
 	back "SIGQUIT, a run" "$root"
 fi
@@ -476,7 +476,7 @@ for sig in SEGV ABRT; do
 	root=$work/j-$sig
 	"$py" "$fr" build "$root" apply
 	start_run "$root" "j-$sig" -k -c 1 -T 60 --apply-setup
-	if run_then "$root" "SIG$sig, a run" "$sig"; then
+	if run_then "$root" "SIG$sig, a run" "j-$sig" "$sig"; then
 		want=$((128 + $(kill -l "$sig")))
 		expect "SIG$sig, a run: ended by SIG$sig (exit $want; seen $rc)" test "$rc" = "$want"
 		back "SIG$sig, a run" "$root"
@@ -491,7 +491,7 @@ done
 killed_run() { # root, name
 	"$py" "$fr" build "$1" apply
 	start_run "$1" "$2" -k -c 1 -T 60 --apply-setup
-	run_then "$1" "$2" KILL || return 1
+	run_then "$1" "$2" "$2" KILL || return 1
 	killed=$(sed -n 's/^owner \([0-9]*\) .*/\1/p' "$1/$journal" 2>/dev/null)
 	if [[ -n $killed ]] && holds "$1" performance 0 -1; then
 		ok "$2: left applied, the journal kept (owner $killed)"
