@@ -36,18 +36,18 @@
  */
 enum { IDLE, ARMED, RESTORING, RESTORED };
 
+static const int fatal_signals[] = { SIGSEGV, SIGBUS, SIGABRT, SIGFPE, SIGILL };
+
 static struct {
 	atomic_int state;
 	int rootfd, dirfd, fd;
 	pid_t owner;
-	struct sigaction old[5];
+	struct sigaction old[ARRAY_SIZE(fatal_signals)];
 } live = { .rootfd = -1, .dirfd = -1, .fd = -1 };
-
-static const int fatal_signals[] = { SIGSEGV, SIGBUS, SIGABRT, SIGFPE, SIGILL };
 
 /* ---- what a journal may hold: checked on every restore ---- */
 
-/* @s starts with @prefix, then digits, then is @suffix: its end, or NULL. */
+/* Whether @s is @prefix, a number, then @suffix. */
 static bool number_between(const char *s, const char *prefix, const char *suffix)
 {
 	size_t n = strlen(prefix);
@@ -86,12 +86,21 @@ static bool journal_value_ok(const char *v)
 
 typedef void journal_entry_fn(void *priv, const char *rel, const char *old);
 
+/* "PID START" into @owner. */
+static void parse_owner(const char *s, long long owner[2])
+{
+	char *end;
+
+	owner[0] = strtoll(s, &end, 10);
+	owner[1] = strtoll(end, NULL, 10);
+}
+
 /*
  * Calls @fn for each change of the journal @fd (from its start, with
- * pread: the writer's offset is left alone), and sets @owner from its
- * "owner PID START" line. Only read(2)-level calls: the fatal signals'
- * handler uses it. Each file appears once in a journal, so the order of
- * the writes back does not matter.
+ * pread: the writer's offset is left alone), and sets @owner, unless
+ * NULL, from its "owner PID START" line. Async-signal-safe without
+ * @owner: the fatal signals' handler uses it so. Each file appears once
+ * in a journal, so the order of the writes back does not matter.
  */
 static void journal_each(int fd, journal_entry_fn *fn, void *priv, long long owner[2])
 {
@@ -117,10 +126,8 @@ static void journal_each(int fd, journal_entry_fn *fn, void *priv, long long own
 				continue;
 			*sp = '\0';
 			if (!strcmp(line, "owner")) {
-				char *end;
-
-				owner[0] = strtoll(sp + 1, &end, 10);
-				owner[1] = strtoll(end, NULL, 10);
+				if (owner)
+					parse_owner(sp + 1, owner);
 			} else if (journal_path_ok(line) && journal_value_ok(sp + 1)) {
 				fn(priv, line, sp + 1);
 			}
@@ -188,12 +195,11 @@ static void fatal_signal(int sig)
 	int armed = ARMED;
 	struct timespec ms = { 0, 1000000 };
 	struct quiet q = { live.rootfd, 0 };
-	long long owner[2];
 	int i;
 
 	if (getpid() == live.owner &&
 	    atomic_compare_exchange_strong(&live.state, &armed, RESTORING)) {
-		journal_each(live.fd, restore_entry_quietly, &q, owner);
+		journal_each(live.fd, restore_entry_quietly, &q, NULL);
 		if (!q.failed)
 			unlinkat(live.dirfd, JOURNAL, 0);	/* else the next latscope tries */
 		atomic_store(&live.state, RESTORED);
@@ -573,10 +579,9 @@ static void restore_entry(void *priv, const char *rel, const char *old)
 void ls_setup_restore(struct ls_setup_undo *u)
 {
 	int armed = ARMED;
-	long long owner[2];
 
 	if (u->open && atomic_compare_exchange_strong(&live.state, &armed, RESTORING)) {
-		journal_each(u->fd, restore_entry, u, owner);
+		journal_each(u->fd, restore_entry, u, NULL);
 		if (!u->failed_back) {
 			unlinkat(u->dirfd, JOURNAL, 0);
 			fsync(u->dirfd);
