@@ -474,8 +474,8 @@ int ls_setup_journal_open(struct ls_setup_undo *u, const char *root, char *err,
 	u->open = true;
 	u->rootfd = open_root(root);
 	if (u->rootfd < 0 || (u->dirfd = open_dir(u->rootfd, true)) < 0) {
-		ls_fail(err, errlen, "--apply-setup: %s/run/latscope: %s (a directory only root may write)",
-			r, strerror(errno));
+		ls_fail(err, errlen, "--apply-setup: %s/run/latscope: %s%s", r, strerror(errno),
+			geteuid() ? " (run as root)" : " (it must be a directory only root may write)");
 		goto fail;
 	}
 	u->lockfd = open_lock(u->dirfd);
