@@ -335,6 +335,12 @@ def v_preempt_debugfs(b):
     b["preempt_debugfs"] = "none voluntary (full) lazy"
 
 
+def v_preempt_debugfs_none(b):
+    # Booted preempt=full, switched to none at run time: the running mode counts.
+    v_preempt_full_cmdline(b)
+    b["preempt_debugfs"] = "(none) voluntary full lazy"
+
+
 def v_realtime_sysfs(b):
     b["config_at"] = "none"
     b["version"] = "#1 SMP Debian 6.6.0 (2024-01-01)"
@@ -422,6 +428,11 @@ def v_irq_effective_other(b):
 
 def v_irq_smp(b):
     add_irq(b, 40, ["mmc0", "mmc1"], "1")
+
+
+def v_irq_moving(b):
+    # Moved off CPU1, still landing there until its next interrupt (x86's IO-APIC).
+    add_irq(b, 40, ["mmc0"], "0", "1")
 
 
 def v_irq_unhandled(b):
@@ -559,6 +570,20 @@ def v_apply(b):
     add_irq(b, 40, ["mmc0"], "1")
 
 
+def v_apply_allowed(b):
+    # Besides IRQ 40: 42 lands on CPU1 (allowed on both), 43 only may (lands on CPU0).
+    v_apply(b)
+    add_irq(b, 42, ["rtc0"], "0-1", "1")
+    add_irq(b, 43, ["i8042-aux"], "0-1", "0")
+
+
+def v_apply_two(b):
+    # For two runs, -c 0 and -c 1: an IRQ either would move, CPU0's governor too.
+    v_apply(b)
+    b["governor"][0] = "powersave"
+    add_irq(b, 43, ["i8042-aux"], "0-1", "0")
+
+
 def v_apply_fail(b):
     # Writing /dev/full fails (ENOSPC), root or not: RT throttling cannot be turned off.
     v_apply(b)
@@ -574,7 +599,7 @@ def v_apply_stuck(b):
 VARIANTS = {
     "good": lambda b: None,
     "dynamic": v_dynamic, "preempt_full_cmdline": v_preempt_full_cmdline,
-    "preempt_debugfs": v_preempt_debugfs,
+    "preempt_debugfs": v_preempt_debugfs, "preempt_debugfs_none": v_preempt_debugfs_none,
     "voluntary": lambda b: b.update(kernel="voluntary"),
     "full": lambda b: b.update(kernel="full"),
     "realtime_sysfs": v_realtime_sysfs, "none_noconfig": v_none_noconfig,
@@ -590,7 +615,7 @@ VARIANTS = {
                                  b["config"].append("# CONFIG_NO_HZ_FULL is not set")),
     "no_rcu": v_no_rcu, "rcu_via_nohz": v_rcu_via_nohz, "rcu_bare": v_rcu_bare,
     "irq_effective": v_irq_effective, "irq_effective_other": v_irq_effective_other,
-    "irq_smp": v_irq_smp, "irq_unhandled": v_irq_unhandled,
+    "irq_smp": v_irq_smp, "irq_moving": v_irq_moving, "irq_unhandled": v_irq_unhandled,
     "irq_arch_timer": v_irq_arch_timer, "irq_many": v_irq_many,
     "rt95": v_rt95, "rt95_cpu0": v_rt95_cpu0, "migration": v_migration,
     "rt_comm": v_rt_comm, "rr90": v_rr90,
@@ -606,6 +631,7 @@ VARIANTS = {
     "hpet": v_hpet, "vc4": v_vc4, "i915": v_i915,
     "throttled": v_throttled, "not_throttled": v_not_throttled,
     "apply": v_apply, "apply_fail": v_apply_fail, "apply_stuck": v_apply_stuck,
+    "apply_allowed": v_apply_allowed, "apply_two": v_apply_two,
 }
 
 

@@ -92,6 +92,9 @@ case_ "preemption: PREEMPT_DYNAMIC with preempt=full costs" preempt_full_cmdline
 	"preemption~preempt=full"
 case_ "preemption: PREEMPT_DYNAMIC, mode from debugfs" preempt_debugfs "-c 1" \
 	preemption=costs "preemption:PREEMPT_DYNAMIC, full" "preemption~linux-image-rt"
+case_ "preemption: the running mode (debugfs: none) before the boot's (preempt=full)" \
+	preempt_debugfs_none "-c 1" preemption=costs "preemption:PREEMPT_DYNAMIC, none" \
+	"preemption!full"
 case_ "preemption: PREEMPT_DYNAMIC, mode from the config" dynamic "-c 1" \
 	preemption=costs "preemption:PREEMPT_DYNAMIC, voluntary by default"
 case_ "preemption: voluntary costs" voluntary "-c 1" \
@@ -147,8 +150,10 @@ case_ "rcu_nocbs: bare rcu_nocbs is every CPU" rcu_bare "-c 1" \
 # irqs
 case_ "irqs: effective_affinity_list 1 (smp_affinity_list 0-1) costs" irq_effective "-c 1" \
 	irqs=costs "irqs:40 (mmc0)" "irqs~irqaffinity=" "irqs~managed_irq,1"
-case_ "irqs: effective_affinity_list 0 is where it lands: ok" irq_effective_other "-c 1" \
-	irqs=ok
+case_ "irqs: allowed on 0-1, landing on CPU0 now, costs: the kernel may move it to 1" \
+	irq_effective_other "-c 1" irqs=costs "irqs:40 (mmc0)"
+case_ "irqs: allowed on 0, still landing on 1: moved, takes effect at its next interrupt: ok" \
+	irq_moving "-c 1" irqs=ok "irqs:40 (mmc0) moved, takes effect at its next interrupt"
 case_ "irqs: smp_affinity_list 1 without effective list costs" irq_smp "-c 1" \
 	irqs=costs "irqs:40 (" "irqs:mmc0" "irqs:mmc1"
 case_ "irqs: an IRQ without a handler directory is ignored" irq_unhandled "-c 1" irqs=ok
@@ -233,14 +238,14 @@ wait_bg() {
 	for ((i = 0; i < 200; i++)); do
 		if ! kill -0 "$bg" 2>/dev/null; then
 			rc=0
-			wait "$bg" || rc=$?
+			wait "$bg" 2>/dev/null || rc=$?
 			bg=
 			return
 		fi
 		sleep 0.05
 	done
 	kill -KILL "$bg" 2>/dev/null || true
-	wait "$bg" || true
+	wait "$bg" 2>/dev/null || true
 	bg=
 }
 # Starts latscope ARGS... on ROOT in the background, SIGINT at its default
@@ -293,6 +298,7 @@ apply_signal() {
 }
 apply_signal TERM
 apply_signal INT
+apply_signal QUIT
 
 # An IRQ the kernel keeps (its write fails) does not stop the rest; it still costs.
 root=$work/a-stuck out=$work/a-stuck.out err=$work/a-stuck.err
@@ -360,7 +366,224 @@ expect "apply failing: one error line 'latscope: --apply-setup: ...', nothing on
 expect "apply failing: governor set back, IRQ 40 untouched (seen $(file "$root" $gov)|$(file "$root" $irq))" \
 	test "$(file "$root" $gov)|$(file "$root" $irq)|$(readlink "$root/$rtr")" = "schedutil|1|/dev/full"
 
-# 4. Bad input.
+# 4. The undo journal (ROOT/run/latscope/setup.journal) and its lock.
+journal=run/latscope/setup.journal
+# Waits up to 20 s for the files under $1 to hold $2 (as show() prints them).
+wait_holds() {
+	local i
+	for ((i = 0; i < 400; i++)); do
+		[[ "$(show "$1")" == "$2" ]] && return 0
+		kill -0 "$bg" 2>/dev/null || return 1
+		sleep 0.05
+	done
+	return 1
+}
+applied="performance|0|-1"
+original="schedutil|1|950000"
+
+# Written, fsync'd, before the first change: strace shows the order of the
+# journal's line for the governor, its fsync and the governor's write.
+root=$work/j-order
+"$py" "$fr" build "$root" apply_fail
+command -v strace >/dev/null || fail "journal: strace is not installed (scripts/install-deps.sh all)"
+rc=0
+LATSCOPE_ROOT=$root strace -f -qq -s 200 -e trace=openat,write,fsync -o "$work/j-order.strace" \
+	timeout 10 "$bin" --check-setup -c 1 --apply-setup >/dev/null 2>&1 || rc=$?
+jline=$(grep -nE 'write\([0-9]+, "sys/devices/system/cpu/cpu1/cpufreq/scaling_governor schedutil' \
+	"$work/j-order.strace" | head -n 1 | cut -d: -f1)
+gline=$(grep -nE 'cpu1/cpufreq/scaling_governor", O_WRONLY' "$work/j-order.strace" | head -n 1 | cut -d: -f1)
+synced=0
+if [[ -n $jline && -n $gline ]] && ((jline < gline)); then
+	synced=$(sed -n "${jline},${gline}p" "$work/j-order.strace" | grep -c 'fsync(' || true)
+fi
+expect "journal: the governor's old value written and fsync'd before the governor is (exit $rc, journal line ${jline:-none}, governor write ${gline:-none}, fsyncs between ${synced:-0})" \
+	test -n "$jline" -a -n "$gline" -a "${jline:-0}" -lt "${gline:-0}" -a "${synced:-0}" -ge 1
+expect "journal: removed once set back (after the failed apply)" test ! -e "$root/$journal"
+
+# A run through the fake device (no module needed): tests/fakedev.
+fakedev=$work/fakedev.so
+if ! cc -std=c11 -Wall -Wextra -Werror -shared -fPIC -I "$top/driver/include/uapi" \
+	-o "$fakedev" "$top/tests/fakedev/fakedev.c" -ldl; then
+	fail "tests/fakedev/fakedev.c does not build: the runs below need it"
+fi
+# start_run ROOT NAME ARGS...: a run on the fake device, in the background.
+start_run() {
+	local root=$1 name=$2
+	shift 2
+	LD_PRELOAD=$fakedev start_bg "$root" "$work/$name.out" "$work/$name.err" "$@"
+}
+# The run started as TAG (start_run) applied, the files of ROOT changed; then SIGNAL.
+run_then() {
+	local root=$1 name=$2 tag=$3 sig=$4
+	if ! wait_holds "$root" "$applied"; then
+		fail "$name: the run did not apply (seen $(show "$root"); err: $(tr '\n' '/' <"$work/$tag.err"))"
+		wait_bg
+		return 1
+	fi
+	expect "$name: the journal is there while applied" test -s "$root/$journal"
+	kill -s "$sig" "$bg"
+	wait_bg
+}
+back() { # name, root
+	if holds "$2" schedutil 1 950000 && [[ ! -e $2/$journal ]]; then
+		ok "$1: every value back ($original), the journal removed"
+	else
+		fail "$1: expected $original and no journal, seen $(show "$2"), journal: $(tr '\n' '/' 2>/dev/null <"$2/$journal")"
+	fi
+}
+
+# SIGPIPE: stdout's reader gone before the first line (a pipe closed at
+# its read end): the run ends at its first line, as by Ctrl-C. Prints
+# the exit status (128 + N: signal N; "timeout": not ended in 20 s).
+closed_stdout() {
+	"$py" -c 'import os, subprocess, sys
+r, w = os.pipe()
+os.close(r)
+try:
+    p = subprocess.run(sys.argv[1:], stdout=w, stderr=subprocess.DEVNULL, timeout=20)
+    print(128 - p.returncode if p.returncode < 0 else p.returncode)
+except subprocess.TimeoutExpired:
+    print("timeout")' "$@"
+}
+root=$work/j-pipe
+"$py" "$fr" build "$root" apply
+rc=$(LATSCOPE_ROOT=$root LD_PRELOAD=$fakedev closed_stdout "$bin" -k -c 1 -T 5 --apply-setup)
+expect "SIGPIPE, a run: exit 0 (not 141; seen $rc)" test "$rc" = 0
+back "SIGPIPE, a run" "$root"
+rc=$(LATSCOPE_ROOT=$root closed_stdout "$bin" --check-setup -c 1 --apply-setup)
+expect "SIGPIPE, --check-setup --apply-setup: ends at once, exit 0 (seen $rc)" test "$rc" = 0
+back "SIGPIPE, --check-setup --apply-setup" "$root"
+# As the issue ran it: | true.
+set +e
+LATSCOPE_ROOT=$root LD_PRELOAD=$fakedev timeout 20 "$bin" -k -c 1 -T 5 --apply-setup 2>/dev/null | true
+rc=${PIPESTATUS[0]}
+set -e
+expect "latscope -k -c 1 -T 5 --apply-setup | true: exit 0 (seen $rc)" test "$rc" = 0
+back "| true" "$root"
+
+# SIGQUIT during a run: an end as Ctrl-C's.
+root=$work/j-quit
+"$py" "$fr" build "$root" apply
+start_run "$root" j-quit -k -c 1 -T 60 --apply-setup
+if run_then "$root" "SIGQUIT, a run" j-quit QUIT; then
+	expect "SIGQUIT, a run: exit 0 (seen $rc)" test "$rc" = 0
+	back "SIGQUIT, a run" "$root"
+fi
+
+# A fatal signal: its handler writes back from the journal, then the
+# signal ends the process as it would have.
+for sig in SEGV ABRT; do
+	root=$work/j-$sig
+	"$py" "$fr" build "$root" apply
+	start_run "$root" "j-$sig" -k -c 1 -T 60 --apply-setup
+	if run_then "$root" "SIG$sig, a run" "j-$sig" "$sig"; then
+		want=$((128 + $(kill -l "$sig")))
+		expect "SIG$sig, a run: ended by SIG$sig (exit $want; seen $rc)" test "$rc" = "$want"
+		back "SIG$sig, a run" "$root"
+		expect "SIG$sig, a run: says it set back" grep -qF \
+			"latscope: fatal signal $(kill -l "$sig"): --apply-setup's changes set back from its journal" \
+			"$work/j-$sig.err"
+	fi
+done
+
+# SIGKILL, which nothing catches: the journal stays, and --restore-setup,
+# or the next latscope, writes it back.
+killed_run() { # root, name
+	"$py" "$fr" build "$1" apply
+	start_run "$1" "$2" -k -c 1 -T 60 --apply-setup
+	run_then "$1" "$2" "$2" KILL || return 1
+	killed=$(sed -n 's/^owner \([0-9]*\) .*/\1/p' "$1/$journal" 2>/dev/null)
+	if [[ -n $killed ]] && holds "$1" performance 0 -1; then
+		ok "$2: left applied, the journal kept (owner $killed)"
+	else
+		fail "$2: expected $applied and a journal, seen $(show "$1"), journal: $(tr '\n' '/' 2>/dev/null <"$1/$journal")"
+		return 1
+	fi
+}
+said="latscope: --apply-setup of pid @ ended without setting back its changes: set back governor schedutil on CPU1, RT throttling 950000 us, IRQ 40 on CPU1"
+root=$work/j-kill
+if killed_run "$root" "SIGKILL then --restore-setup"; then
+	rc=0
+	LATSCOPE_ROOT=$root timeout 10 "$bin" --restore-setup >"$work/j-r.out" 2>"$work/j-r.err" || rc=$?
+	expect "--restore-setup: exit 0, nothing on stderr (seen $rc, $(cat "$work/j-r.err"))" \
+		test "$rc|$(wc -c <"$work/j-r.err")" = "0|0"
+	expect "--restore-setup: one line, what it set back (seen: $(cat "$work/j-r.out"))" \
+		test "$(cat "$work/j-r.out")" = "${said/@/$killed}"
+	back "--restore-setup" "$root"
+	rc=0
+	LATSCOPE_ROOT=$root timeout 10 "$bin" --restore-setup >"$work/j-r.out" 2>&1 || rc=$?
+	expect "--restore-setup again: nothing to set back, exit 0 (seen $rc: $(cat "$work/j-r.out"))" \
+		test "$rc|$(cat "$work/j-r.out")" = "0|latscope: no --apply-setup journal: nothing to set back"
+fi
+root=$work/j-next
+if killed_run "$root" "SIGKILL then a plain --check-setup"; then
+	rc=0
+	LATSCOPE_ROOT=$root timeout 10 "$bin" --check-setup -c 1 >"$work/j-n.out" 2>"$work/j-n.err" || rc=$?
+	expect "the next latscope: says in one line on stderr what it set back (seen: $(cat "$work/j-n.err"))" \
+		test "$(cat "$work/j-n.err")" = "${said/@/$killed}"
+	back "the next latscope" "$root"
+	expect "the next latscope: its verdict is on the values set back (governor schedutil)" \
+		grep -q "^SET| costs latency *cpufreq governor *schedutil on CPU1" "$work/j-n.out"
+fi
+expect "--restore-setup with another option: exit 2" \
+	test "$(LATSCOPE_ROOT=$work/none timeout 10 "$bin" --restore-setup -c 1 >/dev/null 2>&1; echo $?)" = 2
+
+# Two --apply-setup at once: the second is refused with the first's pid
+# and changes nothing; when the first ends, every value is the original.
+# Both orders: -c 1 holds and -c 0 comes, then -c 0 holds and -c 1 comes.
+show2() { echo "$(file "$1" sys/devices/system/cpu/cpu0/cpufreq/scaling_governor)|$(show "$1")|$(file "$1" proc/irq/43/smp_affinity_list)"; }
+two_runs() { # first's CPU, second's CPU
+	local root=$work/two-$1 first second
+	"$py" "$fr" build "$root" apply_two
+	local before
+	before=$(show2 "$root")
+	start_bg "$root" "$work/two-$1.out" "$work/two-$1.err" --check-setup -c "$1" --apply-setup
+	first=$bg
+	if ! wait_line "$work/two-$1.out" 20 "SET| held until"; then
+		fail "two runs, -c $1 first: it did not hold (err: $(cat "$work/two-$1.err"))"
+		wait_bg
+		return
+	fi
+	local during
+	during=$(show2 "$root")
+	rc=0
+	LATSCOPE_ROOT=$root timeout 10 "$bin" --check-setup -c "$2" --apply-setup \
+		>"$work/two-$2.out" 2>"$work/two-$2.err" || rc=$?
+	second=$(cat "$work/two-$2.err")
+	expect "two runs, -c $1 first: -c $2 refused, exit 3, one line naming pid $first (seen $rc: $second)" \
+		test "$rc|$(wc -l <"$work/two-$2.err")|$second" = "3|1|latscope: --apply-setup: another latscope (pid $first) has the system's setup changed: one --apply-setup at a time; wait for it to end, or run without --apply-setup"
+	expect "two runs, -c $1 first: the refused one changed nothing (seen $during, then $(show2 "$root"))" \
+		test "$(show2 "$root")" = "$during"
+	kill -s TERM "$first"
+	wait_bg
+	expect "two runs, -c $1 first: every value back when it ends ($before; seen $(show2 "$root"))" \
+		test "$(show2 "$root")" = "$before"
+}
+two_runs 1 0
+two_runs 0 1
+
+# An IRQ allowed on the measured CPU is moved wherever it lands now; one
+# moved but landing there until its next interrupt is said so, not costed.
+root=$work/a-allowed out=$work/a-allowed.out err=$work/a-allowed.err
+"$py" "$fr" build "$root" apply_allowed
+start_bg "$root" "$out" "$err" --check-setup -c 1 --apply-setup
+if wait_line "$out" 20 "SET| held until"; then
+	expect "apply: IRQs 40, 42 (landing on 1) and 43 (allowed on 1, landing on 0) all moved to 0 (seen $(file "$root" proc/irq/40/smp_affinity_list) $(file "$root" proc/irq/42/smp_affinity_list) $(file "$root" proc/irq/43/smp_affinity_list))" \
+		test "$(file "$root" proc/irq/40/smp_affinity_list) $(file "$root" proc/irq/42/smp_affinity_list) $(file "$root" proc/irq/43/smp_affinity_list)" = "0 0 0"
+	expect "apply: '3 IRQs moved to CPU0'" grep -qF "3 IRQs moved to CPU0" "$out"
+	verify "apply: IRQs still landing on CPU1 (effective) are 'moved, takes effect at its next interrupt', not costs" \
+		"$out" "$err" - governor=ok rt_runtime=ok irqs=ok \
+		"irqs:42 (rtc0) moved, takes effect at its next interrupt"
+	kill -s TERM "$bg"
+	wait_bg
+	expect "apply: IRQs set back to 1, 0-1, 0-1" \
+		test "$(file "$root" proc/irq/40/smp_affinity_list) $(file "$root" proc/irq/42/smp_affinity_list) $(file "$root" proc/irq/43/smp_affinity_list)" = "1 0-1 0-1"
+else
+	fail "apply, allowed IRQs: no 'held' line in 20 s (err: $(cat "$err"))"
+	wait_bg
+fi
+
+# 5. Bad input.
 bad_option() {
 	local name=$1 out=$work/bad.out err=$work/bad.err
 	shift

@@ -124,6 +124,112 @@ expect_rc "run SIGTERM: exit 0" $? 0
 if rt_back; then ok "run SIGTERM: set back"; else nok "run SIGTERM: set back" "$(cat /proc/sys/kernel/sched_rt_runtime_us)"; fi
 has "run SIGTERM: results written" term.json '"setup": {'
 
+# What --apply-setup may change, as it was: RT throttling and every IRQ's
+# allowed CPUs (no cpufreq in the VM: no governor to check).
+state() {
+	echo "rt $(cat /proc/sys/kernel/sched_rt_runtime_us)"
+	for f in /proc/irq/*/smp_affinity_list; do echo "$f $(cat "$f")"; done
+}
+state >state.before
+all_back() { # name
+	state >state.after
+	if cmp -s state.before state.after && [ ! -e /run/latscope/setup.journal ]; then
+		ok "$1: RT throttling and every IRQ back, no journal"
+	else
+		nok "$1: every value back" "$(diff state.before state.after | grep '^[-+][^-+]' | tr '\n' ' ') $(ls /run/latscope)"
+	fi
+}
+# Held: RT throttling off, the IRQs the kernel lets move off CPU1 (ttyS0, i8042, rtc0, acpi).
+movable_off_1() {
+	for irq in 1 4 8 9; do
+		[ -d /proc/irq/$irq ] || continue
+		case ",$(cat /proc/irq/$irq/smp_affinity_list)," in
+		*1*) return 1 ;;
+		esac
+	done
+	rt_off
+}
+
+# SIGPIPE: stdout's reader gone; the run ends there, as by Ctrl-C.
+latscope -k -c 1 -T 5 --apply-setup 2>pipe.err | true
+all_back "run | true"
+# SIGQUIT during a run and during --check-setup --apply-setup.
+latscope -k -c 1 -T 60 --apply-setup >quit.out 2>&1 &
+pid=$!
+if wait_until 30 movable_off_1; then ok "run SIGQUIT: applied, IRQs 1 4 8 9 off CPU1"; else nok "run SIGQUIT: applied" "$(state | tr '\n' ' ')"; fi
+kill -QUIT $pid
+wait $pid
+expect_rc "run SIGQUIT: exit 0" $? 0
+all_back "run SIGQUIT"
+: >hq.out
+latscope --check-setup -c 1 --apply-setup >hq.out 2>&1 &
+pid=$!
+wait_for hq.out '^SET| held until' 30
+# The IRQs moved: not costed, said to move at their next interrupt (the
+# IO-APIC's effective affinity lags): ttyS0 is not in the costing part.
+line=$(grep '^SET| .*IRQs on the measured CPUs' hq.out)
+case $line in
+"SET| costs latency"*) costs=${line%%; *} ;;
+*) costs= ;;
+esac
+case $costs in
+*"(ttyS0)"*) nok "apply: ttyS0 moved, not costed" "$line" ;;
+*) ok "apply: ttyS0 moved, not costed" ;;
+esac
+echo "# $line"
+has "apply: says how many IRQs moved" hq.out '^SET| applied for the run: .*IRQs moved to CPU0'
+kill -QUIT $pid
+wait $pid
+expect_rc "--check-setup --apply-setup SIGQUIT: exit 6" $? 6
+all_back "--check-setup --apply-setup SIGQUIT"
+
+# Two at once: the second refused with the first's pid; the first's end
+# sets every value back. Both orders of the CPUs.
+for first in 1 0; do
+	second=$((1 - first))
+	: >two.out
+	latscope --check-setup -c $first --apply-setup >two.out 2>&1 &
+	pid=$!
+	wait_for two.out '^SET| held until' 30
+	state >two.during
+	latscope --check-setup -c $second --apply-setup >two2.out 2>&1
+	expect_rc "two runs (-c $first holds): -c $second refused, exit 3" $? 3
+	has "two runs (-c $first holds): refused with its pid" two2.out "another latscope (pid $pid) has the system's setup changed"
+	state >two.after
+	if cmp -s two.during two.after; then ok "two runs (-c $first holds): the refused one changed nothing"; else nok "two runs (-c $first holds): the refused one changed nothing" "$(diff two.during two.after | tr '\n' ' ')"; fi
+	kill -TERM $pid
+	wait $pid
+	all_back "two runs (-c $first holds), after its end"
+done
+
+# SIGKILL: the journal stays; --restore-setup, or the next latscope, sets back.
+for next in restore plain; do
+	latscope -k -c 1 -T 60 --apply-setup >kill.out 2>&1 &
+	pid=$!
+	if wait_until 30 movable_off_1 && [ -s /run/latscope/setup.journal ]; then ok "kill -9 ($next): applied, journal written"; else nok "kill -9 ($next): applied" "$(state | tr '\n' ' ')"; fi
+	kill -9 $pid
+	wait $pid 2>/dev/null
+	if rt_off && [ -s /run/latscope/setup.journal ]; then ok "kill -9 ($next): left applied, journal kept"; else nok "kill -9 ($next): left applied" "$(ls -l /run/latscope)"; fi
+	if [ $next = restore ]; then
+		latscope --restore-setup >restore.out 2>&1
+		expect_rc "--restore-setup: exit 0" $? 0
+	else
+		latscope --check-setup -c 1 >restore.out 2>&1
+		expect_rc "the next --check-setup: exit 6" $? 6
+	fi
+	has "kill -9 then $next: says what it set back" restore.out "^latscope: --apply-setup of pid $pid ended without setting back its changes: set back RT throttling $runtime us"
+	all_back "kill -9 then $next"
+done
+
+# The running preemption mode, not the boot's (PREEMPT_DYNAMIC kernels).
+if [ -w /sys/kernel/debug/sched/preempt ]; then
+	mode=$(sed 's/.*(\([a-z]*\)).*/\1/' /sys/kernel/debug/sched/preempt)
+	echo none >/sys/kernel/debug/sched/preempt
+	latscope --check-setup -c 1 >preempt.out 2>&1
+	has "preemption: the running mode (none) from debugfs" preempt.out '^SET| costs latency *preemption model *PREEMPT_DYNAMIC, none'
+	echo "$mode" >/sys/kernel/debug/sched/preempt
+fi
+
 # No --apply-setup: nothing is changed.
 latscope -k -c 1 -T 1 -q >plain.out 2>&1
 if rt_back; then ok "a plain run changes nothing"; else nok "a plain run changes nothing" "$(cat /proc/sys/kernel/sched_rt_runtime_us)"; fi

@@ -55,6 +55,7 @@ static const char main_page[] =
 "     --apply-setup        for the run, set the measured CPUs' governor to\n"
 "                          performance, move IRQs off them, stop RT throttling;\n"
 "                          set back at its end (with --check-setup: until Ctrl-C)\n"
+"     --restore-setup      set back what a killed --apply-setup run left changed\n"
 "  -l --lines=<n>           repeat the RTH header every <n> lines, 0: once [=21]\n"
 "  -q --quiet               print the summary only\n"
 "  -v --verbose[=<level>]   more output (split, percentiles per CPU) [=2]\n"

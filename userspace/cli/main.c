@@ -5,6 +5,7 @@
  * strings the layers together: parse, check outputs, plug the sinks and
  * the link into a run, run, report.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -159,8 +160,9 @@ static int check_setup(const struct ls_params *p, const struct ls_sysinfo *sys,
 	ret = s->costs ? LS_EXIT_SETUP_COSTS : LS_EXIT_OK;
 	if (p->apply_setup) {
 		printf("SET| held until Ctrl-C or SIGTERM, then set back\n");
-		fflush(stdout);
-		sigwait(&signals, &sig);
+		/* No one reads it any more (| head): set back at once. */
+		if (fflush(stdout) != EOF || errno != EPIPE)
+			sigwait(&signals, &sig);
 		ls_setup_restore(&undo);
 		ls_unblock_signals(&signals, &old);
 		printf("SET| set back\n");
@@ -205,6 +207,11 @@ int main(int argc, char **argv)
 	char err[512] = "";
 	int ret;
 
+	/*
+	 * A closed stdout is an EPIPE where it is written, an end like any
+	 * other: --apply-setup's changes are then set back.
+	 */
+	signal(SIGPIPE, SIG_IGN);
 	ls_params_init(&p);
 	switch (ls_parse_args(argc, argv, &p, err, sizeof(err))) {
 	case LS_PARSE_HELP:
@@ -219,6 +226,15 @@ int main(int argc, char **argv)
 	case LS_PARSE_RUN:
 		break;
 	}
+	/* What a latscope killed with --apply-setup left changed goes back first. */
+	if (ls_setup_restore_left(root, p.restore_setup, err, sizeof(err))) {
+		fprintf(stderr, "latscope: %s\n", err);
+		if (p.restore_setup)
+			return LS_EXIT_SETUP;
+		err[0] = '\0';
+	}
+	if (p.restore_setup)
+		return LS_EXIT_OK;
 	if (ls_check_output(p.plot_path, p.force, err, sizeof(err)) ||
 	    ls_check_output(p.json_path, p.force, err, sizeof(err))) {
 		fprintf(stderr, "latscope: %s\n", err);

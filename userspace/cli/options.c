@@ -527,6 +527,7 @@ static const struct opt opts[] = {
 	{ "cost", 0, no_argument, SET(cost, true) },
 	{ "check-setup", 0, no_argument, SET(check_setup, true) },
 	{ "apply-setup", 0, no_argument, SET(apply_setup, true) },
+	{ "restore-setup", 0, no_argument, SET(restore_setup, true) },
 	{ "cost-repeat", 0, required_argument, NUMBER(cost_repeat, 1, LS_COST_MAX_REPEAT),
 	  .hint = "%llu to %llu runs" },
 	{ "cost-scale", 0, required_argument, NUMBER(cost_scale, 1, 10000),
@@ -917,6 +918,10 @@ enum ls_parse ls_parse_args(int argc, char **argv, struct ls_params *p,
 	}
 	if (optind < argc) {
 		stray_argument(argv, optind, err, errlen);
+		return LS_PARSE_ERROR;
+	}
+	if (p->restore_setup && argc > 2) {
+		ls_fail(err, errlen, "--restore-setup sets back what a latscope that died with --apply-setup left changed, and nothing else: give it alone");
 		return LS_PARSE_ERROR;
 	}
 	return check_together(p, err, errlen) ? LS_PARSE_ERROR : LS_PARSE_RUN;

@@ -131,6 +131,7 @@ struct ls_params {
 	const char *buckets;		/* --buckets: its bounds in us, NULL: default */
 	bool check_setup;		/* --check-setup: the setup verdict, no run */
 	bool apply_setup;		/* --apply-setup: fix what can be, for the run */
+	bool restore_setup;		/* --restore-setup: set back a dead run's changes */
 	unsigned int cost_repeat;	/* --cost-repeat: runs of each workload */
 	unsigned int cost_scale;	/* --cost-scale: percent of the default work */
 	const char *cost_only;		/* --cost-only: workloads, NULL: all */

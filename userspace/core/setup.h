@@ -115,7 +115,14 @@ ls_setup_check_fn ls_setup_governor, ls_setup_isolation, ls_setup_nohz_full,
 	ls_setup_throttling;
 
 /* setup_cpu.c: the IRQs that may land on the measured CPUs, for the check and --apply-setup. */
-typedef void ls_setup_irq_fn(void *priv, int irq, const char *actions);
+enum ls_irq_where {
+	LS_IRQ_LANDS,		/* allowed on a measured CPU, and lands there */
+	LS_IRQ_MAY_LAND,	/* allowed there, lands elsewhere for now */
+	LS_IRQ_MOVING,		/* allowed elsewhere, lands there until its next interrupt */
+};
+
+typedef void ls_setup_irq_fn(void *priv, int irq, const char *actions,
+			     enum ls_irq_where where);
 int ls_setup_irqs_on(const struct ls_setup_ctx *c, ls_setup_irq_fn *fn, void *priv);
 
 #endif /* LATSCOPE_SETUP_H */

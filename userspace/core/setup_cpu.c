@@ -198,15 +198,16 @@ static bool irq_stays(const char *actions)
 }
 
 /*
- * Calls @fn for each IRQ with a handler that may land on a measured CPU
- * (where it lands now, else where it may), but for those that stay on
- * their CPU. Returns how many, or -1 if /proc/irq cannot be read.
+ * Calls @fn for each IRQ with a handler that is or may be on a measured
+ * CPU, but for those that stay on their CPU, with where it is (enum
+ * ls_irq_where). Returns how many, or -1 if /proc/irq cannot be read.
  */
 int ls_setup_irqs_on(const struct ls_setup_ctx *c, ls_setup_irq_fn *fn, void *priv)
 {
 	char path[512], actions[160];
+	cpu_set_t allowed, effective;
+	enum ls_irq_where where;
 	struct dirent *d;
-	cpu_set_t aff;
 	int n = 0, irq;
 	DIR *dir;
 
@@ -221,13 +222,18 @@ int ls_setup_irqs_on(const struct ls_setup_ctx *c, ls_setup_irq_fn *fn, void *pr
 		irq_actions(c, d->d_name, actions, sizeof(actions));
 		if (!actions[0] || irq_stays(actions))
 			continue;
-		if (read_cpus(c, &aff, "/proc/irq/%d/effective_affinity_list", irq) ||
-		    !CPU_COUNT(&aff))
-			read_cpus(c, &aff, "/proc/irq/%d/smp_affinity_list", irq);
-		if (!touches(c, &aff))
+		read_cpus(c, &allowed, "/proc/irq/%d/smp_affinity_list", irq);
+		read_cpus(c, &effective, "/proc/irq/%d/effective_affinity_list", irq);
+		/* The kernel may move it to any CPU it allows: those count. */
+		if (touches(c, &allowed))
+			where = !CPU_COUNT(&effective) || touches(c, &effective) ?
+				LS_IRQ_LANDS : LS_IRQ_MAY_LAND;
+		else if (touches(c, &effective))
+			where = CPU_COUNT(&allowed) ? LS_IRQ_MOVING : LS_IRQ_LANDS;
+		else
 			continue;
 		n++;
-		fn(priv, irq, actions);
+		fn(priv, irq, actions, where);
 	}
 	closedir(dir);
 	return n;
@@ -235,21 +241,35 @@ int ls_setup_irqs_on(const struct ls_setup_ctx *c, ls_setup_irq_fn *fn, void *pr
 
 struct irq_names {
 	struct ls_setup_factor *f;
-	int n;
+	int costs;
+	char moving[200];
+	int nr_moving;
 };
 
-static void name_irq(void *priv, int irq, const char *actions)
+static void name_irq(void *priv, int irq, const char *actions, enum ls_irq_where where)
 {
 	struct irq_names *names = priv;
 
-	if (names->n++ < NAMED_MAX)
-		ls_setup_append(names->f->value, "%s%d (%s)", names->n > 1 ? ", " : "", irq,
+	if (where == LS_IRQ_MOVING) {
+		if (names->nr_moving++ < NAMED_MAX)
+			ls_setup_append(names->moving, "%s%d (%s)", names->nr_moving > 1 ? ", " : "",
+					irq, actions);
+		return;
+	}
+	if (names->costs++ < NAMED_MAX)
+		ls_setup_append(names->f->value, "%s%d (%s)", names->costs > 1 ? ", " : "", irq,
 				actions);
 }
 
+/*
+ * IRQs allowed on a measured CPU cost, wherever they land now: the
+ * kernel may move them there. Those allowed elsewhere but still landing
+ * there were moved (x86's IO-APIC moves an IRQ at its next interrupt):
+ * named, not counted.
+ */
 void ls_setup_irqs(const struct ls_setup_ctx *c, struct ls_setup_factor *f)
 {
-	struct irq_names names = { f, 0 };
+	struct irq_names names = { .f = f };
 	char list[256];
 	int n = ls_setup_irqs_on(c, name_irq, &names);
 
@@ -257,13 +277,19 @@ void ls_setup_irqs(const struct ls_setup_ctx *c, struct ls_setup_factor *f)
 		snprintf(f->value, sizeof(f->value), "/proc/irq cannot be read");
 		return;
 	}
-	if (!n) {
-		snprintf(f->value, sizeof(f->value), "none but the CPUs' own");
+	if (names.costs > NAMED_MAX)
+		ls_setup_append(f->value, " and %d more", names.costs - NAMED_MAX);
+	if (names.nr_moving > NAMED_MAX)
+		ls_setup_append(names.moving, " and %d more", names.nr_moving - NAMED_MAX);
+	if (names.nr_moving)
+		ls_setup_append(f->value, "%s%s moved, takes effect at its next interrupt",
+				names.costs ? "; " : "", names.moving);
+	if (!names.costs) {
+		if (!n)
+			snprintf(f->value, sizeof(f->value), "none but the CPUs' own");
 		ls_setup_verdict(f, LS_VERDICT_OK, "");
 		return;
 	}
-	if (n > NAMED_MAX)
-		ls_setup_append(f->value, " and %d more", n - NAMED_MAX);
 	ls_format_cpu_list(&c->cpus, list, sizeof(list));
 	snprintf(f->fix, sizeof(f->fix),
 		 "irqaffinity=<the other CPUs> on the kernel command line (with isolcpus=managed_irq,%.100s), or --apply-setup for the run",

@@ -56,9 +56,11 @@ void ls_setup_preemption(const struct ls_setup_ctx *c, struct ls_setup_factor *f
 	if (config_yes(c, "CONFIG_PREEMPT_DYNAMIC") || strstr(version, "PREEMPT_DYNAMIC")) {
 		char list[128];
 
-		if (!ls_setup_cmdline(c, "preempt", mode, sizeof(mode)) &&
-		    !ls_setup_read(c, list, sizeof(list), "/sys/kernel/debug/sched/preempt"))
+		/* The running mode (debugfs) may differ from the boot's (preempt=). */
+		if (!ls_setup_read(c, list, sizeof(list), "/sys/kernel/debug/sched/preempt"))
 			marked_word(list, '(', ')', false, mode, sizeof(mode));
+		if (!mode[0])
+			ls_setup_cmdline(c, "preempt", mode, sizeof(mode));
 		snprintf(f->value, sizeof(f->value), "PREEMPT_DYNAMIC, %s", mode[0] ? mode :
 			 config_yes(c, "CONFIG_PREEMPT") ? "full by default" :
 			 config_yes(c, "CONFIG_PREEMPT_VOLUNTARY") ? "voluntary by default" :

@@ -37,6 +37,7 @@ int ls_cmd_start(struct ls_cmd *c, char *const argv[], const sigset_t *mask)
 		int null = open("/dev/null", O_RDONLY);
 
 		sigprocmask(SIG_SETMASK, mask, NULL);
+		signal(SIGPIPE, SIG_DFL);	/* latscope ignores it; exec keeps that */
 		if (null >= 0)
 			dup2(null, 0);
 		dup2(c->fd, 1);

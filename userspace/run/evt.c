@@ -112,7 +112,7 @@ static int run_evt(const char *prog, int in, char *out, size_t max)
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t attr;
 	int pipefd[2], status = -1;
-	sigset_t none;
+	sigset_t none, pipe_sig;
 	ssize_t got = -1;
 	pid_t pid;
 	int ret;
@@ -126,7 +126,10 @@ static int run_evt(const char *prog, int in, char *out, size_t max)
 	sigemptyset(&none);
 	posix_spawnattr_init(&attr);
 	posix_spawnattr_setsigmask(&attr, &none);
-	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK);
+	sigemptyset(&pipe_sig);
+	sigaddset(&pipe_sig, SIGPIPE);	/* latscope ignores it; exec keeps that */
+	posix_spawnattr_setsigdefault(&attr, &pipe_sig);
+	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
 	ret = posix_spawnp(&pid, prog, &fa, &attr, argv, environ);
 	posix_spawnattr_destroy(&attr);
 	if (ret) {

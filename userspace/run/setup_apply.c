@@ -3,79 +3,40 @@
  * latscope CLI: --apply-setup: what the setup verdict found costing
  * latency and can be changed safely at run time (the measured CPUs'
  * governor, IRQs off them, RT throttling) is changed for the run, each
- * old value kept, and written back when the run ends, however it ends
- * (main() holds the signals meanwhile). Nothing the kernel's command line
- * or build decides is touched.
+ * old value in the undo journal first (setup_journal.c), and written back
+ * when the run ends, however it ends (main() holds the signals meanwhile,
+ * the journal's handler takes the fatal ones). Nothing the kernel's
+ * command line or build decides is touched.
  */
 #include <errno.h>
-#include <fcntl.h>
-#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "run/run.h"
 
-struct ls_undo_write {
-	char path[320];
-	char old[512];
-};
-
-static int write_file(const char *path, const char *value)
+/* ls_setup_change(), the file named for a failure. */
+static int change(struct ls_setup_undo *u, const struct ls_setup_ctx *c, const char *rel,
+		  const char *value, char *old, size_t len)
 {
-	size_t len = strlen(value);
-	int fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return -errno;
-	n = write(fd, value, len);
-	n = n < 0 ? -errno : (size_t)n == len ? 0 : -EIO;
-	if (close(fd) && !n)
-		n = -errno;
-	return (int)n;
-}
-
-/* Writes @value to @path, its old value kept in @u first: 0 or -errno. */
-static int change(struct ls_setup_undo *u, const char *path, const char *value)
-{
-	struct ls_undo_write *w;
-	int ret;
-
-	if (u->n == u->cap) {
-		unsigned int cap = u->cap ? u->cap * 2 : 16;
-		struct ls_undo_write *more = realloc(u->w, cap * sizeof(*more));
-
-		if (!more)
-			return -ENOMEM;
-		u->w = more;
-		u->cap = cap;
-	}
-	w = &u->w[u->n];
-	snprintf(w->path, sizeof(w->path), "%s", path);
-	snprintf(u->failed, sizeof(u->failed), "%s", path);
-	if (ls_read_line(path, w->old, sizeof(w->old)))
-		return -ENOENT;
-	if (!strcmp(w->old, value))
-		return 0;
-	ret = write_file(path, value);
-	if (!ret)
-		u->n++;
-	return ret;
+	snprintf(u->failed, sizeof(u->failed), "%s/%s", c->root, rel);
+	return ls_setup_change(u, rel, value, old, len);
 }
 
 static int apply_governor(struct ls_setup_undo *u, const struct ls_setup_ctx *c,
 			  char *done, size_t len)
 {
-	char path[320], old[64];
+	char rel[128], old[64];
 	int cpu, ret;
 
 	for (cpu = 0; cpu < CPU_SETSIZE; cpu++) {
 		if (!CPU_ISSET(cpu, &c->cpus) ||
-		    ls_setup_path(c, path, sizeof(path),
+		    ls_setup_read(c, old, sizeof(old),
 				  "/sys/devices/system/cpu/cpu%d/cpufreq/scaling_governor", cpu) ||
-		    ls_read_line(path, old, sizeof(old)) || !strcmp(old, "performance"))
+		    !strcmp(old, "performance"))
 			continue;
-		ret = change(u, path, "performance");
+		snprintf(rel, sizeof(rel), "sys/devices/system/cpu/cpu%d/cpufreq/scaling_governor",
+			 cpu);
+		ret = change(u, c, rel, "performance", old, sizeof(old));
 		if (ret)
 			return ret;
 		snprintf(done + strlen(done), len - strlen(done),
@@ -91,14 +52,17 @@ struct irq_move {
 	int moved, stuck;
 };
 
-static void move_irq(void *priv, int irq, const char *actions)
+/* Each IRQ the kernel allows on a measured CPU, wherever it lands now. */
+static void move_irq(void *priv, int irq, const char *actions, enum ls_irq_where where)
 {
 	struct irq_move *m = priv;
-	char path[320];
+	char rel[64], old[256];
 
 	(void)actions;
-	if (ls_setup_path(m->c, path, sizeof(path), "/proc/irq/%d/smp_affinity_list", irq) ||
-	    change(m->u, path, m->to))
+	if (where == LS_IRQ_MOVING)
+		return;	/* moved already */
+	snprintf(rel, sizeof(rel), "proc/irq/%d/smp_affinity_list", irq);
+	if (change(m->u, m->c, rel, m->to, old, sizeof(old)))
 		m->stuck++;	/* per-CPU or managed: the kernel keeps it (EIO) */
 	else
 		m->moved++;
@@ -141,13 +105,10 @@ static int apply_irqs(struct ls_setup_undo *u, const struct ls_setup_ctx *c,
 static int apply_rt_runtime(struct ls_setup_undo *u, const struct ls_setup_ctx *c,
 			    char *done, size_t len)
 {
-	char path[320], old[32];
+	char old[32];
 	int ret;
 
-	if (ls_setup_path(c, path, sizeof(path), "/proc/sys/kernel/sched_rt_runtime_us") ||
-	    ls_read_line(path, old, sizeof(old)))
-		return -ENOENT;
-	ret = change(u, path, "-1");
+	ret = change(u, c, "proc/sys/kernel/sched_rt_runtime_us", "-1", old, sizeof(old));
 	if (!ret)
 		snprintf(done + strlen(done), len - strlen(done), "%sRT throttling off (was %s us)",
 			 done[0] ? "; " : "", old);
@@ -156,9 +117,10 @@ static int apply_rt_runtime(struct ls_setup_undo *u, const struct ls_setup_ctx *
 
 /*
  * Changes what @s found costing that --apply-setup may change, for a run
- * on @cpus, reading and writing under @root; the old values go into @u
- * and what was done, in words, into @s->applied. 0, or -1 with a message
- * (what was changed before the failure is in @u: restore it).
+ * on @cpus, reading and writing under @root; the old values go into the
+ * journal @u opens, and what was done, in words, into @s->applied. 0, or
+ * -1 with a message (what was changed before the failure is in @u:
+ * restore it; another run's lock refuses before any change).
  */
 int ls_setup_apply(struct ls_setup_undo *u, struct ls_setup *s, const char *root,
 		   const cpu_set_t *cpus, char *err, size_t errlen)
@@ -171,6 +133,8 @@ int ls_setup_apply(struct ls_setup_undo *u, struct ls_setup *s, const char *root
 
 	ls_setup_ctx_init(&c, root, cpus, 0);
 	done[0] = '\0';
+	if (ls_setup_journal_open(u, root, err, errlen))
+		return -1;
 	for (i = 0; i < s->n; i++)
 		if (s->f[i].verdict == LS_VERDICT_COSTS)
 			want |= s->f[i].apply;
@@ -190,20 +154,3 @@ int ls_setup_apply(struct ls_setup_undo *u, struct ls_setup *s, const char *root
 	return 0;
 }
 
-/* Writes back every old value, the last changed first; says what it could not. */
-void ls_setup_restore(struct ls_setup_undo *u)
-{
-	int ret;
-
-	while (u->n) {
-		struct ls_undo_write *w = &u->w[--u->n];
-
-		ret = write_file(w->path, w->old);
-		if (ret)
-			fprintf(stderr, "latscope: --apply-setup: %s could not be set back to %s: %s\n",
-				w->path, w->old, strerror(-ret));
-	}
-	free(u->w);
-	u->w = NULL;
-	u->cap = 0;
-}

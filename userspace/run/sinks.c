@@ -3,9 +3,10 @@
  * latscope CLI: the sinks every front-end that prints a run installs.
  * The timeline keeps each second for the plot and the JSON, and heat and
  * clock beside it; the console prints latmus's RTT/RTH/RTD lines and makes
- * its checks on each second: -A, -b and figures that cannot be true end
- * the run.
+ * its checks on each second: -A, -b, figures that cannot be true and a
+ * closed stdout end the run.
  */
+#include <errno.h>
 #include <string.h>
 
 #include "run/engine.h"
@@ -66,7 +67,9 @@ static void log_second(struct run *run, const struct latscope_bulk *b)
 			   ls_us(b->max_ns), run->overruns, ls_us(run->best),
 			   ls_us(run->worst));
 		fputs(line, stdout);
-		fflush(stdout);
+		/* Its reader is gone (| head): the run ends as by Ctrl-C (SIGPIPE is ignored). */
+		if (fflush(stdout) == EOF && errno == EPIPE)
+			ls_request_stop(run, LS_EXIT_OK);
 	}
 	run->rounds++;
 	if (weird) {

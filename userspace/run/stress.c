@@ -198,6 +198,7 @@ static void exec_load(const char *cmd, const cpu_set_t *cpus)
 		signal(sig, SIG_DFL);
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
+	signal(SIGPIPE, SIG_DFL);	/* latscope ignores it; an ignored one survives exec */
 	execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
 	_exit(127);
 }

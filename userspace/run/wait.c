@@ -2,8 +2,10 @@
 /*
  * latscope CLI: the wait for a run's end. Every signal that ends a run is
  * blocked in every thread and taken here, in the main thread, by
- * sigwait(): Ctrl-C, SIGTERM, SIGHUP, the -T alarm, and the SIGUSR1 the
- * logger sends (-A, -b, weird figures, a session that ended by itself).
+ * sigwait(): Ctrl-C, SIGTERM, SIGHUP, SIGQUIT (an end as the others, so
+ * --apply-setup's changes are set back), the -T alarm, and the SIGUSR1
+ * the logger sends (-A, -b, weird figures, a session that ended by
+ * itself, stdout closed).
  * Meanwhile, with --checkpoint, the files are rewritten on time.
  */
 #include <errno.h>
@@ -21,6 +23,7 @@ void ls_block_signals(sigset_t *set, sigset_t *old)
 	sigaddset(set, SIGINT);
 	sigaddset(set, SIGTERM);
 	sigaddset(set, SIGHUP);
+	sigaddset(set, SIGQUIT);
 	sigaddset(set, SIGALRM);
 	sigaddset(set, SIGUSR1);
 	pthread_sigmask(SIG_BLOCK, set, old);
