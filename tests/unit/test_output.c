@@ -296,9 +296,12 @@ void test_json(const char *path)
 /*
  * The recorder's records: WHY| lines worst first over the CPUs, with the
  * parts the context has, the interrupted task and code, the longest
- * items; the JSON's "worst" array whole; what was not seen said.
+ * items; the JSON's "worst" array whole; what was not seen said. A
+ * task that named itself "bad\xff" (prctl(PR_SET_NAME) takes any bytes)
+ * is a culprit: the JSON stays UTF-8, and goes to @dir/why.json, which
+ * tests/unit/run.sh decodes strictly and gives to latscope-report.
  */
-void test_why(void)
+void test_why(const char *dir)
 {
 	struct ls_params p;
 	struct ls_sysinfo si;
@@ -306,7 +309,7 @@ void test_why(void)
 	static struct sample_bufs b;
 	static struct latscope_why why[2][2];
 	struct ls_report r;
-	char *buf = NULL;
+	char *buf = NULL, path[512];
 	size_t len = 0;
 	FILE *f;
 
@@ -339,7 +342,12 @@ void test_why(void)
 		.flags = LATSCOPE_WHY_HAS_IRQ | LATSCOPE_WHY_IDLE | LATSCOPE_WHY_CUT,
 		.idle_state = 1, .unknown_ns = 500000,
 	};
-	why[1][1] = (struct latscope_why){ .latency_ns = 1000, .flags = LATSCOPE_WHY_NO_WHERE };
+	why[1][1] = (struct latscope_why){ .latency_ns = 1000, .flags = LATSCOPE_WHY_NO_WHERE,
+					   .nr_items = 1 };
+	why[1][1].item[0] = (struct latscope_why_item){
+		.kind = LATSCOPE_WHY_TASK, .id = 4242, .count = 1, .duration_ns = 900,
+	};
+	snprintf(why[1][1].item[0].name, sizeof(why[1][1].item[0].name), "bad\xff");
 	cpu[0].why = why[0];
 	cpu[0].has_why = true;
 	cpu[0].res.why_count = 1;
@@ -371,7 +379,55 @@ void test_why(void)
 	      strstr(buf, "\"interrupted\": {\"pid\": 88, \"comm\": \"kworker/1:2\", \"policy\": \"OTHER\", \"prio\": 0, \"user_mode\": false, \"where\": \"ext4_writepages+0x1a4/0x300\"},") &&
 	      strstr(buf, "{\"kind\": \"irq\", \"id\": 27, \"name\": \"eth0\", \"count\": 2, \"duration_ns\": 24000, \"blocking_ns\": 0, \"began_before\": false, \"went_on\": false}\n"),
 	      "why: the worst array", "%s", buf);
+	check(strstr(buf, "{\"kind\": \"task\", \"id\": 4242, \"name\": \"bad\\ufffd\",") &&
+	      strstr(buf, "| bad\\ufffd (4242, OTHER) ran 0.9 us\"") && !strchr(buf, '\xff'),
+	      "why: a culprit named bad\\xff is written bad\\ufffd", "%s", buf);
 	free(buf);
+	if (dir) {
+		snprintf(path, sizeof(path), "%s/why.json", dir);
+		f = fopen(path, "w");
+		check(f && !ls_write_json(f, &r), "why: why.json written", "%s", path);
+		if (f)
+			fclose(f);
+	}
+}
+
+/* @s as ls_json_string() writes it. */
+static void json_string_is(const char *s, const char *want, const char *name)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	ls_json_string(f, s);
+	fclose(f);
+	check_str(buf, want, name);
+	free(buf);
+}
+
+/*
+ * Strings in the JSON are UTF-8 whatever the bytes: each ill-formed part
+ * one U+FFFD (as Python's errors="replace" reads the same bytes), control
+ * characters, quotes and backslashes escaped, valid characters as they are.
+ */
+void test_json_strings(void)
+{
+	json_string_is("kworker/1:2", "\"kworker/1:2\"", "json string: plain");
+	json_string_is("bad\xff", "\"bad\\ufffd\"", "json string: a byte that is no UTF-8");
+	json_string_is("a\"b\\c\x01\t\n\x1f", "\"a\\\"b\\\\c\\u0001\\u0009\\u000a\\u001f\"",
+		       "json string: quote, backslash, controls");
+	json_string_is("\xc3\xa9\xe2\x82\xac\xf0\x9d\x84\x9e\x7f", "\"\xc3\xa9\xe2\x82\xac\xf0\x9d\x84\x9e\x7f\"",
+		       "json string: 2-, 3- and 4-byte characters and DEL as they are");
+	json_string_is("\xc0\xaf", "\"\\ufffd\\ufffd\"", "json string: an overlong '/'");
+	json_string_is("\xed\xa0\x80", "\"\\ufffd\\ufffd\\ufffd\"", "json string: a surrogate");
+	json_string_is("\xf4\x90\x80\x80", "\"\\ufffd\\ufffd\\ufffd\\ufffd\"",
+		       "json string: past U+10FFFF");
+	json_string_is("\xe2\x82x", "\"\\ufffdx\"", "json string: a character cut, then one");
+	json_string_is("\xf0\x9f\x98", "\"\\ufffd\"", "json string: a character cut at the end");
+	json_string_is("comm-of-15-by\xc3", "\"comm-of-15-by\\ufffd\"",
+		       "json string: a name cut mid-character");
+	json_string_is("\x80\xbf\xfe\xff", "\"\\ufffd\\ufffd\\ufffd\\ufffd\"",
+		       "json string: stray continuation bytes, 0xfe, 0xff");
 }
 
 /* A stand-in for latscope-evt: a shell script @body in @dir/@name. */

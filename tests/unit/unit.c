@@ -86,7 +86,8 @@ int main(int argc, char **argv)
 	test_tail_percentiles();
 	test_plot();
 	test_plot_rows_add_up();
-	test_why();
+	test_why(argc > 3 ? argv[3] : NULL);
+	test_json_strings();
 	test_summary_no_sample();
 	test_scenarios();
 	test_driver_check();

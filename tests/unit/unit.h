@@ -49,7 +49,8 @@ void test_summary_no_sample(void);
 void test_scenarios(void);
 void test_gpio_edge_used(void);
 void test_json(const char *path);
-void test_why(void);
+void test_why(const char *dir);
+void test_json_strings(void);
 
 /* test_prom.c */
 void test_prom(const char *dir);
