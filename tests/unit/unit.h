@@ -35,6 +35,9 @@ void test_timeline(void);
 void test_latmon_frames(void);
 void test_allow(void);
 
+/* test_latmon.c */
+void test_latmon_sums(void);
+
 /* test_cost.c */
 void test_cost(const char *dir);
 

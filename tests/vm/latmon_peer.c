@@ -11,7 +11,9 @@
  * usage: latmon_peer monitor SCENARIO PORT
  *          SCENARIO: known silent close short bad shorthist early, deaf
  *          (streams on, ignoring the stop, for 30 s), overflow (two
- *          records whose sums together overflow 64 bits)
+ *          records whose sums together overflow 64 bits), overflow-range
+ *          (-9.2e18, +9.2e18, +9.2e18: all three add up, the last two
+ *          do not fit 64 bits)
  *        latmon_peer client SCENARIO ADDRESS PORT [PERIOD CELLS RECORDS]
  *          a latmon client: good (asks, takes RECORDS records, stops, reads
  *          the rest and checks the histogram adds up), vanish (leaves after
@@ -187,6 +189,19 @@ static int monitor(const char *scenario, int port)
 		record(fd, sum, 0x7fffffff, 0x7fffffff, 0, 0xffffffffU);
 		record(fd, sum, 0x7fffffff, 0x7fffffff, 0, 0xffffffffU);
 		/* ...two do not fit a signed 64-bit sum. */
+		request(fd, &stop_cells);
+		return 0;
+	}
+	if (!strcmp(scenario, "overflow-range")) {
+		/* Each adds up: 2^32 - 1 samples of -2^31 ns, then of 2^31 - 1. */
+		struct timeval tv = { .tv_sec = 10 };
+
+		record(fd, (uint64_t)(INT32_MIN * 0xffffffffLL), 0x80000000U, 0x80000000U, 0,
+		       0xffffffffU);
+		record(fd, 0xffffffffULL * 0x7fffffffULL, 0x7fffffff, 0x7fffffff, 0, 0xffffffffU);
+		record(fd, 0xffffffffULL * 0x7fffffffULL, 0x7fffffff, 0x7fffffff, 0, 0xffffffffU);
+		/* A client that took them all sends no stop: closed in 10 s. */
+		setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 		request(fd, &stop_cells);
 		return 0;
 	}

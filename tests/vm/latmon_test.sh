@@ -102,6 +102,7 @@ fails bad-frame bad 5 "bad frame after 0 records: latmon data: min 50000 ns abov
 fails early-end early 5 "ended the measurement by itself after 1 records"
 is "early-end: its histogram kept" "$(jget early-end.json histogram_complete)" true
 fails sum-overflow overflow 5 "bad frame after 1 records: the sum of the latencies overflows 64 bits"
+fails range-overflow overflow-range 5 "bad frame after 2 records: the latencies of records 2 to 3 add up past 64 bits"
 
 # A monitor that streams on after the stop is let go 5 s after it, with
 # exit 5: the client always ends (the double would stream for 30 s).
