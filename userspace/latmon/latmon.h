@@ -62,15 +62,24 @@ struct ls_door {
 	const struct ls_params *p;
 	int lfd;			/* listening, for the monitor's life */
 	int stop[2];			/* pipe: the doorman's end */
-	pthread_t thread;		/* the doorman: refuses newcomers while busy */
+	pthread_t thread;		/* the doorman: holds or refuses newcomers while busy */
 	bool has_thread;
 	char busy_with[64];		/* the client being served */
+	int held;			/* the newcomer served next, or -1 */
+	char held_name[64];
+	__u64 held_until_ns;		/* refused if the monitor is still busy then */
 };
 
 int ls_door_open(struct ls_door *d, const struct ls_params *p, char *err, size_t errlen);
-/* One client from the listening socket, --allow checked: its fd, or -1. */
+/* Whether a newcomer waits: ls_door_accept() gives it without waiting. */
+bool ls_door_held(const struct ls_door *d);
+/* The newcomer held, else one client from the listening socket, --allow checked: its fd, or -1. */
 int ls_door_accept(struct ls_door *d, char *name, size_t len);
-/* While @name is served, newcomers are closed at once; ls_door_free ends it. */
+/*
+ * While @name is served, the first newcomer is held for LS_DOOR_HOLD_S
+ * (served next if @name leaves by then), any other closed at once;
+ * ls_door_free() ends it.
+ */
 int ls_door_busy(struct ls_door *d, const char *name);
 void ls_door_free(struct ls_door *d);
 void ls_door_close(struct ls_door *d);
