@@ -392,19 +392,6 @@ void test_why(const char *dir)
 	}
 }
 
-/* @s as ls_json_string() writes it. */
-static void json_string_is(const char *s, const char *want, const char *name)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-
-	ls_json_string(f, s);
-	fclose(f);
-	check_str(buf, want, name);
-	free(buf);
-}
-
 /*
  * Strings in the JSON are UTF-8 whatever the bytes: each ill-formed part
  * one U+FFFD (as Python's errors="replace" reads the same bytes), control
@@ -412,22 +399,36 @@ static void json_string_is(const char *s, const char *want, const char *name)
  */
 void test_json_strings(void)
 {
-	json_string_is("kworker/1:2", "\"kworker/1:2\"", "json string: plain");
-	json_string_is("bad\xff", "\"bad\\ufffd\"", "json string: a byte that is no UTF-8");
-	json_string_is("a\"b\\c\x01\t\n\x1f", "\"a\\\"b\\\\c\\u0001\\u0009\\u000a\\u001f\"",
-		       "json string: quote, backslash, controls");
-	json_string_is("\xc3\xa9\xe2\x82\xac\xf0\x9d\x84\x9e\x7f", "\"\xc3\xa9\xe2\x82\xac\xf0\x9d\x84\x9e\x7f\"",
-		       "json string: 2-, 3- and 4-byte characters and DEL as they are");
-	json_string_is("\xc0\xaf", "\"\\ufffd\\ufffd\"", "json string: an overlong '/'");
-	json_string_is("\xed\xa0\x80", "\"\\ufffd\\ufffd\\ufffd\"", "json string: a surrogate");
-	json_string_is("\xf4\x90\x80\x80", "\"\\ufffd\\ufffd\\ufffd\\ufffd\"",
-		       "json string: past U+10FFFF");
-	json_string_is("\xe2\x82x", "\"\\ufffdx\"", "json string: a character cut, then one");
-	json_string_is("\xf0\x9f\x98", "\"\\ufffd\"", "json string: a character cut at the end");
-	json_string_is("comm-of-15-by\xc3", "\"comm-of-15-by\\ufffd\"",
-		       "json string: a name cut mid-character");
-	json_string_is("\x80\xbf\xfe\xff", "\"\\ufffd\\ufffd\\ufffd\\ufffd\"",
-		       "json string: stray continuation bytes, 0xfe, 0xff");
+	static const struct { const char *in, *want, *what; } cases[] = {
+		{ "kworker/1:2", "\"kworker/1:2\"", "plain" },
+		{ "bad\xff", "\"bad\\ufffd\"", "a byte that is no UTF-8" },
+		{ "a\"b\\c\x01\t\n\x1f", "\"a\\\"b\\\\c\\u0001\\u0009\\u000a\\u001f\"",
+		  "quote, backslash, controls" },
+		{ "\xc3\xa9\xe2\x82\xac\xf0\x9d\x84\x9e\x7f",
+		  "\"\xc3\xa9\xe2\x82\xac\xf0\x9d\x84\x9e\x7f\"",
+		  "2-, 3- and 4-byte characters and DEL as they are" },
+		{ "\xc0\xaf", "\"\\ufffd\\ufffd\"", "an overlong '/'" },
+		{ "\xed\xa0\x80", "\"\\ufffd\\ufffd\\ufffd\"", "a surrogate" },
+		{ "\xf4\x90\x80\x80", "\"\\ufffd\\ufffd\\ufffd\\ufffd\"", "past U+10FFFF" },
+		{ "\xe2\x82x", "\"\\ufffdx\"", "a character cut, then one" },
+		{ "\xf0\x9f\x98", "\"\\ufffd\"", "a character cut at the end" },
+		{ "comm-of-15-by\xc3", "\"comm-of-15-by\\ufffd\"", "a name cut mid-character" },
+		{ "\x80\xbf\xfe\xff", "\"\\ufffd\\ufffd\\ufffd\\ufffd\"",
+		  "stray continuation bytes, 0xfe, 0xff" },
+	};
+	char *buf, name[128];
+	size_t len, i;
+	FILE *f;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		buf = NULL;
+		f = open_memstream(&buf, &len);
+		ls_json_string(f, cases[i].in);
+		fclose(f);
+		snprintf(name, sizeof(name), "json string: %s", cases[i].what);
+		check_str(buf, cases[i].want, name);
+		free(buf);
+	}
 }
 
 /* A stand-in for latscope-evt: a shell script @body in @dir/@name. */
