@@ -312,7 +312,7 @@ static int read_full(struct ls_latmon_conn *c, void *buf, size_t len, const char
 int ls_latmon_sums_add(struct ls_latmon_sums *s, const struct ls_latmon_data *d, char *why,
 		       size_t len)
 {
-	__s64 second = d->sum_ns / (__s64)d->samples * (__s64)d->samples;
+	__s64 second = d->samples ? d->sum_ns / (__s64)d->samples * (__s64)d->samples : 0;
 	struct ls_latmon_sums n = *s;
 	__s64 diff;
 
