@@ -39,6 +39,7 @@
  * monitor that went quiet.
  */
 #define LS_DOOR_HOLD_S		3
+#define LS_DOOR_HOLD_NS		(LS_DOOR_HOLD_S * 1000000000ULL)
 
 int ls_door_open(struct ls_door *d, const struct ls_params *p, char *err, size_t errlen)
 {
@@ -128,6 +129,9 @@ int ls_door_accept(struct ls_door *d, char *name, size_t len)
 		fd = d->held;
 		d->held = -1;
 		snprintf(name, len, "%s", d->held_name);
+		if (d->p->verbosity > 0)
+			fprintf(stderr, "client %s waited %.3f s for %s to leave\n", name,
+				(ls_now_ns() - d->held_since_ns) / 1e9, d->busy_with);
 	} else {
 		fd = door_take(d, &from, name, len);
 		if (fd < 0 || !door_allowed(d, fd, &from, name))
@@ -169,7 +173,7 @@ static void *doorman_fn(void *arg)
 	int fd, n;
 
 	for (;;) {
-		n = poll(pfd, 2, d->held >= 0 ? ls_ms_until(d->held_until_ns) : -1);
+		n = poll(pfd, 2, d->held >= 0 ? ls_ms_until(d->held_since_ns + LS_DOOR_HOLD_NS) : -1);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
@@ -186,7 +190,7 @@ static void *doorman_fn(void *arg)
 			continue;
 		if (d->held < 0) {
 			d->held = fd;
-			d->held_until_ns = ls_now_ns() + LS_DOOR_HOLD_S * 1000000000ULL;
+			d->held_since_ns = ls_now_ns();
 			snprintf(d->held_name, sizeof(d->held_name), "%s", name);
 			if (d->p->verbosity > 0)
 				fprintf(stderr, "client %s waits up to %d s: busy with %s\n", name,
@@ -229,7 +233,7 @@ void ls_door_free(struct ls_door *d)
 	d->has_thread = false;
 	while (read(d->stop[0], &c, 1) == 1)
 		;
-	if (d->held >= 0 && ls_now_ns() >= d->held_until_ns)
+	if (d->held >= 0 && ls_now_ns() >= d->held_since_ns + LS_DOOR_HOLD_NS)
 		door_refuse_held(d);
 }
 

@@ -67,7 +67,7 @@ struct ls_door {
 	char busy_with[64];		/* the client being served */
 	int held;			/* the newcomer served next, or -1 */
 	char held_name[64];
-	__u64 held_until_ns;		/* refused if the monitor is still busy then */
+	__u64 held_since_ns;		/* refused LS_DOOR_HOLD_S later if still busy */
 };
 
 int ls_door_open(struct ls_door *d, const struct ls_params *p, char *err, size_t errlen);
