@@ -34,9 +34,10 @@
 /*
  * How long a newcomer is held while the monitor is busy: long enough for
  * the end of a run whose client has stopped it (the trailer, the summary,
- * the files, the client's close), shorter than a latmon client's 5 s of
- * silence, so a client refused after it still hears the close, not a
- * monitor that went quiet.
+ * the files, the client's close: the handover of tests/vm/latmon_test.sh
+ * waited 0.020 s in the TCG VM, 2026-11-27), shorter than a latmon
+ * client's 5 s of silence, so a client refused after it still hears the
+ * close, not a monitor that went quiet.
  */
 #define LS_DOOR_HOLD_S		3
 #define LS_DOOR_HOLD_NS		(LS_DOOR_HOLD_S * 1000000000ULL)
