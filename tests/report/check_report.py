@@ -842,10 +842,35 @@ def check_worst_merges(tool, work, runs):
           "a recorder that saw no NMI: worst.md says so", (run.returncode, notes))
 
 
+def check_worst_bytes(tool, work, runs):
+    """A culprit whose name is not UTF-8 (a task may name itself "\\xff";
+    latscope before it escaped names wrote the byte as it was): the file is
+    read, the name shown with U+FFFD for the byte, as latscope writes it."""
+    src = next((p for p in runs if has_records(load(p)) and load(p)["worst"][0]["items"]),
+               None)
+    if src is None:
+        return
+    marker = "CULPRIT-NAME-MARKER"
+    copy = copy_of(src, work, "worst-bytes.json",
+                   lambda d: d["worst"][0]["items"][0].update(name=marker))
+    with open(copy, "rb") as f:
+        raw = f.read().replace(marker.encode(), b"bad\xff")
+    with open(copy, "wb") as f:
+        f.write(raw)
+    out = os.path.join(work, "worst-bytes")
+    run = report(tool, out, ["--label", "bytes", copy])
+    rows = read_worst(out).get("bytes", ([], []))[0] if run.returncode == 0 else []
+    check(run.returncode == 0 and any("bad\ufffd" in r.get("what took the time", "")
+                                      for r in rows),
+          "a culprit named bad\\xff: read, shown as bad\\ufffd",
+          (run.returncode, run.stderr.strip(), rows[:1]))
+
+
 def check_worst(tool, work, runs):
     check_worst_apart(work, runs)
     check_worst_merged(work, runs)
     check_worst_merges(tool, work, runs)
+    check_worst_bytes(tool, work, runs)
 
 
 # ---- trust.md: the setup verdict and the worst-case estimate ----

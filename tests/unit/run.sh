@@ -24,7 +24,7 @@ build() { # out, api
 	fi
 	# shellcheck disable=SC2086 # the libraries are words
 	cc -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -Werror -pthread -DLS_TEST_GPIOD_API="$2" \
-		-I"$top/userspace" -I"$top/driver/include/uapi" "$top"/tests/unit/{unit,test_core,test_heat,test_cost,test_output,test_file,test_prom,test_run,test_cli}.c \
+		-I"$top/userspace" -I"$top/driver/include/uapi" "$top"/tests/unit/{unit,test_core,test_heat,test_cost,test_output,test_file,test_prom,test_run,test_latmon,test_cli}.c \
 		"$top/userspace/liblatscope-cli.a" ${libs#* } -o "$1"
 }
 status=0
@@ -120,6 +120,29 @@ check(doc["sysinfo"]["preemption"] == "PREEMPT_RT", "preemption model")
 check(doc["overruns"] == 1 and doc["duration_s"] == 61, "overruns and duration")
 sys.exit(summary("json"))
 PY
+# test_output.c's why.json: a culprit that named itself "bad\xff". The file
+# is UTF-8 (decoded strictly: one raw byte fails), the name is "bad\ufffd",
+# and latscope-report reads it and names the culprit so in worst.md.
+if why=$(python3 - "$out/why.json" "$top/userspace/latscope-report" "$out/why-report" 2>&1 <<'PY'
+import json, subprocess, sys
+
+with open(sys.argv[1], "rb") as f:
+    doc = json.loads(f.read().decode("utf-8"))
+names = [i["name"] for w in doc["worst"] for i in w["items"]]
+assert "bad\ufffd" in names, names
+run = subprocess.run([sys.argv[2], "-o", sys.argv[3], "--label", "why", sys.argv[1]],
+                     capture_output=True, text=True)
+assert run.returncode == 0, run.stderr
+with open(f"{sys.argv[3]}/worst.md", encoding="utf-8") as f:
+    assert "| bad\ufffd (4242, OTHER) 0.9 |" in f.read(), "worst.md does not name it"
+PY
+); then
+	echo "ok - json: a culprit named bad<0xff>: UTF-8, bad<U+FFFD>, through latscope-report"
+else
+	echo "not ok - json: a culprit named bad<0xff>: UTF-8, bad<U+FFFD>, through latscope-report:"
+	echo "#   ${why//$'\n'/$'\n'#   }"
+	status=1
+fi
 # test_prom.c's scrapes: the 0.0.4 text as promtool lints it, OpenMetrics as
 # prometheus_client's strict parser reads it.
 for fmt in prom om; do

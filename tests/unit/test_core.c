@@ -5,6 +5,7 @@
  * timeline, the latmon frames.
  */
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "core/latmon_wire.h"
@@ -302,6 +303,20 @@ void test_timeline(void)
 	check(t.pt[t.n - 1].second == 86400 - 32 && t.pt[t.n - 1].max_ns == 3000 + 86399,
 	      "timeline: the last point", "second %llu max %lld",
 	      (unsigned long long)t.pt[t.n - 1].second, (long long)t.pt[t.n - 1].max_ns);
+
+	/*
+	 * Seconds 2 and 3 each near +9.2e18 ns (2^32 - 1 samples of 2^31 - 1
+	 * ns), second 1 near -9.2e18: once the points are 2 s wide, 2 and 3
+	 * are one point, whose sum saturates instead of wrapping.
+	 */
+	ls_timeline_init(&t);
+	for (s = 0; s <= LS_TIMELINE_POINTS; s++)
+		second(&t, s, s >= 1 && s <= 3 ? 0xffffffffULL : 1, 0, 0,
+		       s == 1 ? INT32_MIN : s == 2 || s == 3 ? INT32_MAX : 0, 0);
+	check(t.bucket_s == 2 && t.pt[0].sum_ns == INT32_MIN * 0xffffffffLL &&
+	      t.pt[1].second == 2 && t.pt[1].sum_ns == INT64_MAX,
+	      "timeline: a point's sum saturates, not wraps", "bucket %u, sums %lld %lld",
+	      t.bucket_s, (long long)t.pt[0].sum_ns, (long long)t.pt[1].sum_ns);
 }
 
 /* latmon frames: the bytes on the wire, both ways, and what is refused. */

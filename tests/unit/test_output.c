@@ -296,9 +296,12 @@ void test_json(const char *path)
 /*
  * The recorder's records: WHY| lines worst first over the CPUs, with the
  * parts the context has, the interrupted task and code, the longest
- * items; the JSON's "worst" array whole; what was not seen said.
+ * items; the JSON's "worst" array whole; what was not seen said. A
+ * task that named itself "bad\xff" (prctl(PR_SET_NAME) takes any bytes)
+ * is a culprit: the JSON stays UTF-8, and goes to @dir/why.json, which
+ * tests/unit/run.sh decodes strictly and gives to latscope-report.
  */
-void test_why(void)
+void test_why(const char *dir)
 {
 	struct ls_params p;
 	struct ls_sysinfo si;
@@ -306,7 +309,7 @@ void test_why(void)
 	static struct sample_bufs b;
 	static struct latscope_why why[2][2];
 	struct ls_report r;
-	char *buf = NULL;
+	char *buf = NULL, path[512];
 	size_t len = 0;
 	FILE *f;
 
@@ -339,7 +342,12 @@ void test_why(void)
 		.flags = LATSCOPE_WHY_HAS_IRQ | LATSCOPE_WHY_IDLE | LATSCOPE_WHY_CUT,
 		.idle_state = 1, .unknown_ns = 500000,
 	};
-	why[1][1] = (struct latscope_why){ .latency_ns = 1000, .flags = LATSCOPE_WHY_NO_WHERE };
+	why[1][1] = (struct latscope_why){ .latency_ns = 1000, .flags = LATSCOPE_WHY_NO_WHERE,
+					   .nr_items = 1 };
+	why[1][1].item[0] = (struct latscope_why_item){
+		.kind = LATSCOPE_WHY_TASK, .id = 4242, .count = 1, .duration_ns = 900,
+	};
+	snprintf(why[1][1].item[0].name, sizeof(why[1][1].item[0].name), "bad\xff");
 	cpu[0].why = why[0];
 	cpu[0].has_why = true;
 	cpu[0].res.why_count = 1;
@@ -371,7 +379,56 @@ void test_why(void)
 	      strstr(buf, "\"interrupted\": {\"pid\": 88, \"comm\": \"kworker/1:2\", \"policy\": \"OTHER\", \"prio\": 0, \"user_mode\": false, \"where\": \"ext4_writepages+0x1a4/0x300\"},") &&
 	      strstr(buf, "{\"kind\": \"irq\", \"id\": 27, \"name\": \"eth0\", \"count\": 2, \"duration_ns\": 24000, \"blocking_ns\": 0, \"began_before\": false, \"went_on\": false}\n"),
 	      "why: the worst array", "%s", buf);
+	check(strstr(buf, "{\"kind\": \"task\", \"id\": 4242, \"name\": \"bad\\ufffd\",") &&
+	      strstr(buf, "| bad\\ufffd (4242, OTHER) ran 0.9 us\"") && !strchr(buf, '\xff'),
+	      "why: a culprit named bad\\xff is written bad\\ufffd", "%s", buf);
 	free(buf);
+	if (dir) {
+		snprintf(path, sizeof(path), "%s/why.json", dir);
+		f = fopen(path, "w");
+		check(f && !ls_write_json(f, &r), "why: why.json written", "%s", path);
+		if (f)
+			fclose(f);
+	}
+}
+
+/*
+ * Strings in the JSON are UTF-8 whatever the bytes: each ill-formed part
+ * one U+FFFD (as Python's errors="replace" reads the same bytes), control
+ * characters, quotes and backslashes escaped, valid characters as they are.
+ */
+void test_json_strings(void)
+{
+	static const struct { const char *in, *want, *what; } cases[] = {
+		{ "kworker/1:2", "\"kworker/1:2\"", "plain" },
+		{ "bad\xff", "\"bad\\ufffd\"", "a byte that is no UTF-8" },
+		{ "a\"b\\c\x01\t\n\x1f", "\"a\\\"b\\\\c\\u0001\\u0009\\u000a\\u001f\"",
+		  "quote, backslash, controls" },
+		{ "\xc3\xa9\xe2\x82\xac\xf0\x9d\x84\x9e\x7f",
+		  "\"\xc3\xa9\xe2\x82\xac\xf0\x9d\x84\x9e\x7f\"",
+		  "2-, 3- and 4-byte characters and DEL as they are" },
+		{ "\xc0\xaf", "\"\\ufffd\\ufffd\"", "an overlong '/'" },
+		{ "\xed\xa0\x80", "\"\\ufffd\\ufffd\\ufffd\"", "a surrogate" },
+		{ "\xf4\x90\x80\x80", "\"\\ufffd\\ufffd\\ufffd\\ufffd\"", "past U+10FFFF" },
+		{ "\xe2\x82x", "\"\\ufffdx\"", "a character cut, then one" },
+		{ "\xf0\x9f\x98", "\"\\ufffd\"", "a character cut at the end" },
+		{ "comm-of-15-by\xc3", "\"comm-of-15-by\\ufffd\"", "a name cut mid-character" },
+		{ "\x80\xbf\xfe\xff", "\"\\ufffd\\ufffd\\ufffd\\ufffd\"",
+		  "stray continuation bytes, 0xfe, 0xff" },
+	};
+	char *buf, name[128];
+	size_t len, i;
+	FILE *f;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		buf = NULL;
+		f = open_memstream(&buf, &len);
+		ls_json_string(f, cases[i].in);
+		fclose(f);
+		snprintf(name, sizeof(name), "json string: %s", cases[i].what);
+		check_str(buf, cases[i].want, name);
+		free(buf);
+	}
 }
 
 /* A stand-in for latscope-evt: a shell script @body in @dir/@name. */

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Unit tests of the latscope CLI, one file per layer it tests
- * (test_core.c, test_output.c, test_file.c, test_run.c, test_cli.c): this file has
- * the checks they share and main(). Ends with "N passed, N failed".
+ * (test_core.c, test_output.c, test_file.c, test_run.c, test_latmon.c,
+ * test_cli.c): this file has the checks they share and main(). Ends with
+ * "N passed, N failed".
  * Usage: unit JSON-OUT MAN-PAGE DIR (tests/unit/run.sh).
  */
 #include <stdarg.h>
@@ -86,7 +87,8 @@ int main(int argc, char **argv)
 	test_tail_percentiles();
 	test_plot();
 	test_plot_rows_add_up();
-	test_why();
+	test_why(argc > 3 ? argv[3] : NULL);
+	test_json_strings();
 	test_summary_no_sample();
 	test_scenarios();
 	test_driver_check();
@@ -94,6 +96,7 @@ int main(int argc, char **argv)
 	test_timeline();
 	test_signals_after_run();
 	test_latmon_frames();
+	test_latmon_sums();
 	test_allow();
 	test_prom(argc > 3 ? argv[3] : NULL);
 	if (argc > 1)

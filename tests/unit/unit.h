@@ -35,6 +35,9 @@ void test_timeline(void);
 void test_latmon_frames(void);
 void test_allow(void);
 
+/* test_latmon.c */
+void test_latmon_sums(void);
+
 /* test_cost.c */
 void test_cost(const char *dir);
 
@@ -52,7 +55,8 @@ void test_summary_no_sample(void);
 void test_scenarios(void);
 void test_gpio_edge_used(void);
 void test_json(const char *path);
-void test_why(void);
+void test_why(const char *dir);
+void test_json_strings(void);
 
 /* test_prom.c */
 void test_prom(const char *dir);

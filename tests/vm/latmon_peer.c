@@ -11,7 +11,9 @@
  * usage: latmon_peer monitor SCENARIO PORT
  *          SCENARIO: known silent close short bad shorthist early, deaf
  *          (streams on, ignoring the stop, for 30 s), overflow (two
- *          records whose sums together overflow 64 bits)
+ *          records whose sums together overflow 64 bits), overflow-range
+ *          (-9.2e18, +9.2e18, +9.2e18: all three add up, the last two
+ *          do not fit 64 bits)
  *        latmon_peer client SCENARIO ADDRESS PORT [PERIOD CELLS RECORDS]
  *          a latmon client: good (asks, takes RECORDS records, stops, reads
  *          the rest and checks the histogram adds up), vanish (leaves after
@@ -20,7 +22,10 @@
  *          (expects to be closed at once), linger (a good run, then
  *          silent: expects to be closed within 20 s), trickle (a request
  *          a byte every 2 s), deaf (a request, then never reads, 60 s),
- *          hold (takes RECORDS records, then stops reading for 60 s)
+ *          hold (takes RECORDS records, then stops reading for 60 s),
+ *          handover (a good run; before it closes, a newcomer connects
+ *          and asks, then a third, which must be closed at once; once
+ *          the first closed, the newcomer must get RECORDS records)
  *        latmon_peer announce ADDRESS PORT [from=SOURCE] TEXT...
  *          sends each TEXT as a UDP datagram to ADDRESS:PORT (broadcast
  *          allowed), from SOURCE if given, one a second, until killed
@@ -190,6 +195,19 @@ static int monitor(const char *scenario, int port)
 		request(fd, &stop_cells);
 		return 0;
 	}
+	if (!strcmp(scenario, "overflow-range")) {
+		/* Each adds up: 2^32 - 1 samples of -2^31 ns, then of 2^31 - 1. */
+		struct timeval tv = { .tv_sec = 10 };
+
+		record(fd, (uint64_t)(INT32_MIN * 0xffffffffLL), 0x80000000U, 0x80000000U, 0,
+		       0xffffffffU);
+		record(fd, 0xffffffffULL * 0x7fffffffULL, 0x7fffffff, 0x7fffffff, 0, 0xffffffffU);
+		record(fd, 0xffffffffULL * 0x7fffffffULL, 0x7fffffff, 0x7fffffff, 0, 0xffffffffU);
+		/* A client that took them all sends no stop: closed in 10 s. */
+		setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+		request(fd, &stop_cells);
+		return 0;
+	}
 	if (!strcmp(scenario, "early")) {
 		record(fd, 20000000ULL, 10000, 50000, 0, 1000);
 		record(fd, 0, 0xffffffffU, 0, 0, 0);
@@ -274,6 +292,68 @@ static long long get_record(int fd, long long *sum)
 	return rd32(b + 20);
 }
 
+/* A good run's trailer: records until the end one, then @cells counts. */
+static int trailer(int fd, uint32_t cells)
+{
+	unsigned char *b = malloc(4 * (size_t)cells + 1);
+	long long n, sum;
+	int ret;
+
+	while ((n = get_record(fd, &sum)) > 0)
+		;
+	ret = !b || n < 0 || get_all(fd, b, 4 * (size_t)cells) ? -1 : 0;
+	free(b);
+	return ret;
+}
+
+/*
+ * Back to back: the newcomer connects and sends its request after the
+ * first client's run ended but before that client closed, as a script's
+ * next run may; a third connects meanwhile. The newcomer must be served
+ * once the first closes, the third closed at once (without a byte).
+ */
+static int handover(const char *addr, int port, uint32_t period, uint32_t cells, int records)
+{
+	long long sum;
+	int first, next, third, k;
+	char c;
+
+	first = connect_to(addr, port);
+	if (first < 0)
+		return 1;
+	send_request(first, period, cells);
+	for (k = 0; k < records; k++)
+		if (get_record(first, &sum) <= 0)
+			return 1;
+	send_request(first, 0, 0);
+	if (trailer(first, cells))
+		return 1;
+	printf("first run done, not closed yet\n");
+	next = connect_to(addr, port);
+	if (next < 0)
+		return 1;
+	send_request(next, period, cells);
+	third = connect_to(addr, port);
+	if (third < 0)
+		return 1;
+	k = (int)recv(third, &c, 1, 0);
+	printf("third %s\n", k == 0 ? "closed" : "not closed");
+	close(third);
+	close(first);
+	fflush(stdout);
+	for (k = 0; k < records; k++)
+		if (get_record(next, &sum) <= 0) {
+			printf("newcomer refused after %d records\n", k);
+			return 1;
+		}
+	send_request(next, 0, 0);
+	if (trailer(next, cells))
+		return 1;
+	printf("newcomer served\n");
+	close(next);
+	return 0;
+}
+
 static int client(const char *scenario, const char *addr, int port, uint32_t period,
 		  uint32_t cells, int records)
 {
@@ -282,6 +362,8 @@ static int client(const char *scenario, const char *addr, int port, uint32_t per
 	uint32_t i;
 	int fd, k;
 
+	if (!strcmp(scenario, "handover"))
+		return handover(addr, port, period, cells, records);
 	fd = connect_to(addr, port);
 	if (fd < 0)
 		return 1;

@@ -102,6 +102,7 @@ fails bad-frame bad 5 "bad frame after 0 records: latmon data: min 50000 ns abov
 fails early-end early 5 "ended the measurement by itself after 1 records"
 is "early-end: its histogram kept" "$(jget early-end.json histogram_complete)" true
 fails sum-overflow overflow 5 "bad frame after 1 records: the sum of the latencies overflows 64 bits"
+fails range-overflow overflow-range 5 "bad frame after 2 records: the latencies of records 2 to 3 add up past 64 bits"
 
 # A monitor that streams on after the stop is let go 5 s after it, with
 # exit 5: the client always ends (the double would stream for 30 s).
@@ -358,6 +359,21 @@ hostile vanish "record samples" "vanished: its run stopped"
 # A good run, then silence: closed 10 s after the run's end.
 hostile linger "closed by the monitor" "no request within 10 s: closing the connection"
 echo "# linger: $(tail -n 1 client-linger.out)"
+# Back to back, as a script runs latmus twice: a newcomer that connects
+# and asks after a run ended but before its client closed is held, then
+# served once that client is gone; a third one meanwhile is closed at
+# once (the first newcomer is the only one held).
+/latmon_peer client handover 127.0.0.1 $mport >client-handover.out 2>&1
+expect_rc "back to back: both runs served" $? 0
+has "back to back: the newcomer got its stream" client-handover.out "^newcomer served"
+has "back to back: a third client closed at once" client-handover.out "^third closed"
+has "back to back: the monitor held the newcomer" mon.out \
+	"client 127.0.0.1:[0-9]* waits up to 3 s: busy with 127.0.0.1:[0-9]*$"
+has "back to back: the monitor refused the third at once" mon.out \
+	"refused client 127.0.0.1:[0-9]*: busy with 127.0.0.1:[0-9]*$"
+n=$((n + 2))
+idle mon.out $n
+echo "# back to back: $(grep 'waited .* to leave' mon.out)"
 kill -INT $responder
 wait $responder
 expect_rc "responder: clean exit" $? 0
@@ -372,13 +388,26 @@ has "client -T: the trailer came" timed.out "^LMN| latmon monitor 127.0.0.1:$mpo
 n=$((n + 1))
 idle mon.out $n
 nothing_busy "client -T"
+# And three latscope runs from a script, each started as the last exits.
+for k in 1 2 3; do
+	# shellcheck disable=SC2086
+	latscope -k -c 1 -p 10000 -z 127.0.0.1 --latmon-port $mport $lines -H 50 -T 2 \
+		>"script-$k.out" 2>&1
+	script_rc=$?
+	expect_rc "back to back: script run $k" $script_rc 0
+	[ $script_rc = 0 ] || sed 's/^/#   /' "script-$k.out"
+done
+n=$((n + 3))
+idle mon.out $n
+echo "# back to back, script: $(grep -c "waited .* to leave" mon.out) newcomers held so far"
 
-# One client at a time: a second one is refused while the first runs.
+# One client at a time: a second one is held 3 s, then refused, while
+# the first runs.
 sut first
 wait_for first.out "^RTD" 60 || nok "busy: first client runs" "$(cat first.out)"
 /latmon_peer client busy 127.0.0.1 $mport >busy.out 2>&1
-expect_rc "busy: second client closed at once" $? 0
-has "busy: the monitor says so" mon.out "refused client 127.0.0.1:[0-9]*: busy with 127.0.0.1:"
+expect_rc "busy: second client closed within 10 s" $? 0
+has "busy: the monitor says so" mon.out "refused client 127.0.0.1:[0-9]*: busy with 127.0.0.1:[0-9]* for 3 s"
 echo "# busy: $(cat busy.out)"
 # kill -9 of the client mid-run: the monitor stops and frees its lines.
 kill -9 $pid

@@ -6,6 +6,7 @@
  * bucket_s seconds, 1 at first, doubled (neighbours merged) whenever the
  * next second would not fit. A 24-hour run ends with 32-second points.
  */
+#include <stdint.h>
 #include <string.h>
 
 #include "core/core.h"
@@ -28,7 +29,11 @@ static void merge_heat(struct ls_point *pt, unsigned char heat, int temp_mc,
 	pt->heat |= heat;
 }
 
-/* Folds @from into @into; either may have no sample. */
+/*
+ * Folds @from into @into; either may have no sample. The sum saturates
+ * rather than wraps: a latmon monitor's records are checked so that no
+ * point's sum can overflow (latmon/client.c), this is the last guard.
+ */
 static void merge_point(struct ls_point *into, const struct ls_point *from)
 {
 	if (from->samples)
@@ -36,7 +41,8 @@ static void merge_point(struct ls_point *into, const struct ls_point *from)
 				  from->min_ns, from->max_ns);
 	into->samples += from->samples;
 	into->overruns += from->overruns;
-	into->sum_ns += from->sum_ns;
+	if (__builtin_add_overflow(into->sum_ns, from->sum_ns, &into->sum_ns))
+		into->sum_ns = from->sum_ns < 0 ? INT64_MIN : INT64_MAX;
 	merge_heat(into, from->heat, from->temp_mc, from->freq_khz, from->throttled);
 }
 

@@ -299,12 +299,61 @@ static int read_full(struct ls_latmon_conn *c, void *buf, size_t len, const char
 }
 
 /*
- * Adds a data record to the figures and logs it as one second. Each
- * record passed its own check; their sum must hold too: -1 if not.
+ * Takes @d into @s if every sum the run keeps still fits in 64 bits:
+ * samples, overruns, the latencies (the run's total), and each timeline
+ * point, which adds up consecutive seconds. Each record passed its own
+ * check (ls_latmon_data_unpack()), yet records of -9.2e18, +9.2e18 and
+ * +9.2e18 ns add up to 9.2e18 while the last two, one point of the
+ * timeline once its buckets widen, do not fit. Consecutive seconds sum to
+ * the difference of two prefix sums: the new prefix must be within 64
+ * bits of the least and of the most before it. Returns 0, or -1 with why
+ * in @why and @s unchanged.
  */
-static int take_bulk(struct run *run, struct ls_latmon_figures *f,
-		     const struct ls_latmon_data *d)
+int ls_latmon_sums_add(struct ls_latmon_sums *s, const struct ls_latmon_data *d, char *why,
+		       size_t len)
 {
+	__s64 second = d->samples ? d->sum_ns / (__s64)d->samples * (__s64)d->samples : 0;
+	struct ls_latmon_sums n = *s;
+	__s64 diff;
+
+	n.records++;
+	if (__builtin_add_overflow(s->samples, d->samples, &n.samples) ||
+	    __builtin_add_overflow(s->overruns, d->overruns, &n.overruns)) {
+		ls_fail(why, len, "its samples or overruns overflow 64 bits");
+		return -1;
+	}
+	if (__builtin_add_overflow(s->sum_ns, d->sum_ns, &n.sum_ns) ||
+	    __builtin_add_overflow(s->seconds_ns, second, &n.seconds_ns)) {
+		ls_fail(why, len, "the sum of the latencies overflows 64 bits");
+		return -1;
+	}
+	if (__builtin_sub_overflow(n.seconds_ns, s->least_ns, &diff)) {
+		ls_fail(why, len, "the latencies of records %llu to %llu add up past 64 bits",
+			(unsigned long long)s->least_at + 1, (unsigned long long)n.records);
+		return -1;
+	}
+	if (__builtin_sub_overflow(n.seconds_ns, s->most_ns, &diff)) {
+		ls_fail(why, len, "the latencies of records %llu to %llu add up past 64 bits",
+			(unsigned long long)s->most_at + 1, (unsigned long long)n.records);
+		return -1;
+	}
+	if (n.seconds_ns < n.least_ns) {
+		n.least_ns = n.seconds_ns;
+		n.least_at = n.records;
+	}
+	if (n.seconds_ns > n.most_ns) {
+		n.most_ns = n.seconds_ns;
+		n.most_at = n.records;
+	}
+	*s = n;
+	return 0;
+}
+
+/* Adds a data record, its sums checked, to the figures and logs it as one second. */
+static int take_bulk(struct run *run, struct ls_latmon_conn *c, const struct ls_latmon_data *d,
+		     char *why, size_t len)
+{
+	struct ls_latmon_figures *f = c->fig;
 	struct latscope_bulk b = {
 		.second = f->bulks,
 		.samples = d->samples,
@@ -314,17 +363,15 @@ static int take_bulk(struct run *run, struct ls_latmon_figures *f,
 		.max_ns = d->max_ns,
 	};
 
-	__s64 sum;
-
-	if (__builtin_add_overflow(f->stats.sum_ns, d->sum_ns, &sum))
+	if (ls_latmon_sums_add(&c->sums, d, why, len))
 		return -1;
 	if (!f->stats.samples || d->max_ns > f->stats.max_ns)
 		f->peak_bulk = f->bulks;
 	ls_merge_extremes(&f->stats.min_ns, &f->stats.max_ns, !f->stats.samples,
 			  d->min_ns, d->max_ns);
-	f->stats.samples += d->samples;
-	f->stats.sum_ns = sum;
-	f->overruns += d->overruns;
+	f->stats.samples = c->sums.samples;
+	f->stats.sum_ns = c->sums.sum_ns;
+	f->overruns = c->sums.overruns;
 	f->bulks++;
 	ls_run_second(run, &b);
 	return 0;
@@ -349,9 +396,9 @@ static int read_stream(struct run *run, struct ls_latmon_conn *c)
 				    (unsigned long long)f->bulks, why);
 		if (!d.samples)
 			break;
-		if (take_bulk(run, f, &d))
-			return lost(c, "bad frame after %llu records: the sum of the latencies overflows 64 bits",
-				    (unsigned long long)f->bulks);
+		if (take_bulk(run, c, &d, why, sizeof(why)))
+			return lost(c, "bad frame after %llu records: %s",
+				    (unsigned long long)f->bulks, why);
 	}
 	f->ended = true;
 	raw = malloc((size_t)f->cells * 4);

@@ -3,9 +3,13 @@
  * latscope CLI: the latmon monitor's door. One listening socket for the
  * monitor's life, so no other program can take the port between two
  * clients; --allow checked at each accept; and, while a client is
- * served, a doorman thread that accepts every newcomer and closes it at
- * once, so a second client learns in a round trip that the monitor is
- * busy instead of waiting in the backlog. Each connection served gets
+ * served, a doorman thread that accepts every newcomer. The first one is
+ * held for LS_DOOR_HOLD_S: a client that connects as the last one leaves
+ * (a script's next run) is served next, as Zephyr's latmon serves one
+ * from its listen backlog once free. Any other newcomer meanwhile, and
+ * the held one if the monitor is still busy when its time is up, is
+ * closed, so it learns that the monitor is busy instead of waiting for a
+ * run that may last hours. Each connection served gets
  * TCP keepalive and a TCP user timeout, so a board that vanished without
  * a FIN is noticed in about LS_DOOR_GONE_S seconds, and a send timeout.
  */
@@ -27,6 +31,16 @@
 #define LS_KEEPINTVL_S		1	/* ...every second... */
 #define LS_KEEPCNT		5	/* ...this many times unanswered: gone */
 #define LS_DOOR_GONE_S		10	/* data unacknowledged this long: gone */
+/*
+ * How long a newcomer is held while the monitor is busy: long enough for
+ * the end of a run whose client has stopped it (the trailer, the summary,
+ * the files, the client's close: the handover of tests/vm/latmon_test.sh
+ * waited 0.020 s in the TCG VM, 2026-11-27), shorter than a latmon
+ * client's 5 s of silence, so a client refused after it still hears the
+ * close, not a monitor that went quiet.
+ */
+#define LS_DOOR_HOLD_S		3
+#define LS_DOOR_HOLD_NS		(LS_DOOR_HOLD_S * 1000000000ULL)
 
 int ls_door_open(struct ls_door *d, const struct ls_params *p, char *err, size_t errlen)
 {
@@ -35,6 +49,7 @@ int ls_door_open(struct ls_door *d, const struct ls_params *p, char *err, size_t
 
 	memset(d, 0, sizeof(*d));
 	d->lfd = -1;
+	d->held = -1;
 	d->stop[0] = -1;
 	d->stop[1] = -1;
 	d->p = p;
@@ -90,24 +105,65 @@ static void door_bound(int fd)
 	setsockopt(fd, IPPROTO_TCP, TCP_USER_TIMEOUT, &user_ms, sizeof(user_ms));
 }
 
+/* Whether --allow lets @from in; if not, @fd is closed and the monitor says so. */
+static bool door_allowed(struct ls_door *d, int fd, const struct sockaddr_in *from,
+			 const char *name)
+{
+	if (ls_allow_has(&d->p->allow, ntohl(from->sin_addr.s_addr)))
+		return true;
+	fprintf(stderr, "latscope: refused client %s: not in --allow\n", name);
+	close(fd);
+	return false;
+}
+
+bool ls_door_held(const struct ls_door *d)
+{
+	return d->held >= 0;
+}
+
 int ls_door_accept(struct ls_door *d, char *name, size_t len)
 {
 	struct sockaddr_in from;
 	int fd;
 
-	fd = door_take(d, &from, name, len);
-	if (fd < 0)
-		return -1;
-	if (!ls_allow_has(&d->p->allow, ntohl(from.sin_addr.s_addr))) {
-		fprintf(stderr, "latscope: refused client %s: not in --allow\n", name);
-		close(fd);
-		return -1;
+	if (d->held >= 0) {
+		fd = d->held;
+		d->held = -1;
+		snprintf(name, len, "%s", d->held_name);
+		if (d->p->verbosity > 0)
+			fprintf(stderr, "client %s waited %.3f s for %s to leave\n", name,
+				(ls_now_ns() - d->held_since_ns) / 1e9, d->busy_with);
+	} else {
+		fd = door_take(d, &from, name, len);
+		if (fd < 0 || !door_allowed(d, fd, &from, name))
+			return -1;
 	}
 	door_bound(fd);
 	return fd;
 }
 
-/* While a client is served: every newcomer is closed at once. */
+/*
+ * The held newcomer, closed: the monitor was busy for its whole wait. Its
+ * request is read first (a little: a client sends 8 bytes), so that the
+ * close is a FIN the client reads as "closed", not a reset.
+ */
+static void door_refuse_held(struct ls_door *d)
+{
+	char buf[64];
+	int i;
+
+	for (i = 0; i < 16 && recv(d->held, buf, sizeof(buf), MSG_DONTWAIT) > 0; i++)
+		;
+	close(d->held);
+	d->held = -1;
+	fprintf(stderr, "latscope: refused client %s: busy with %s for %d s\n", d->held_name,
+		d->busy_with, LS_DOOR_HOLD_S);
+}
+
+/*
+ * While a client is served: the first newcomer is held until the client
+ * leaves or LS_DOOR_HOLD_S is up, every other one is closed at once.
+ */
 static void *doorman_fn(void *arg)
 {
 	struct ls_door *d = arg;
@@ -115,19 +171,33 @@ static void *doorman_fn(void *arg)
 				 { .fd = d->stop[0], .events = POLLIN } };
 	struct sockaddr_in from;
 	char name[64];
-	int fd;
+	int fd, n;
 
 	for (;;) {
-		if (poll(pfd, 2, -1) < 0) {
+		n = poll(pfd, 2, d->held >= 0 ? ls_ms_until(d->held_since_ns + LS_DOOR_HOLD_NS) : -1);
+		if (n < 0) {
 			if (errno == EINTR)
 				continue;
 			break;
 		}
 		if (pfd[1].revents)
 			break;
-		fd = door_take(d, &from, name, sizeof(name));
-		if (fd < 0)
+		if (!n) {
+			door_refuse_held(d);
 			continue;
+		}
+		fd = door_take(d, &from, name, sizeof(name));
+		if (fd < 0 || !door_allowed(d, fd, &from, name))
+			continue;
+		if (d->held < 0) {
+			d->held = fd;
+			d->held_since_ns = ls_now_ns();
+			snprintf(d->held_name, sizeof(d->held_name), "%s", name);
+			if (d->p->verbosity > 0)
+				fprintf(stderr, "client %s waits up to %d s: busy with %s\n", name,
+					LS_DOOR_HOLD_S, d->busy_with);
+			continue;
+		}
 		close(fd);
 		fprintf(stderr, "latscope: refused client %s: busy with %s\n", name,
 			d->busy_with);
@@ -164,11 +234,16 @@ void ls_door_free(struct ls_door *d)
 	d->has_thread = false;
 	while (read(d->stop[0], &c, 1) == 1)
 		;
+	if (d->held >= 0 && ls_now_ns() >= d->held_since_ns + LS_DOOR_HOLD_NS)
+		door_refuse_held(d);
 }
 
 void ls_door_close(struct ls_door *d)
 {
 	ls_door_free(d);
+	if (d->held >= 0)
+		close(d->held);
+	d->held = -1;
 	if (d->lfd >= 0)
 		close(d->lfd);
 	if (d->stop[0] >= 0)

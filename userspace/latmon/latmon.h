@@ -12,6 +12,19 @@
 #include "core/latmon_wire.h"
 #include "run/run.h"
 
+/*
+ * What the client's data records add up to so far, client.c's: the run's
+ * samples, overruns and latencies, and each second as the sinks get it
+ * (its average times its samples) added up from the first, with the least
+ * and the most of those prefix sums and after which record each came.
+ */
+struct ls_latmon_sums {
+	__u64 records, samples, overruns;
+	__s64 sum_ns;
+	__s64 seconds_ns, least_ns, most_ns;
+	__u64 least_at, most_at;
+};
+
 /* The connection to a latmon monitor (-z HOST), client.c's. */
 struct ls_latmon_conn {
 	int fd;				/* TCP to the monitor, or -1 */
@@ -23,6 +36,7 @@ struct ls_latmon_conn {
 	int exit_code;			/* LS_EXIT_MONITOR_LOST once it failed */
 	char err[320];			/* why */
 	struct ls_latmon_figures *fig;	/* the report's */
+	struct ls_latmon_sums sums;	/* of its records, checked */
 };
 
 /* A latmon client of --monitor, monitor.c's, for one run. */
@@ -48,18 +62,31 @@ struct ls_door {
 	const struct ls_params *p;
 	int lfd;			/* listening, for the monitor's life */
 	int stop[2];			/* pipe: the doorman's end */
-	pthread_t thread;		/* the doorman: refuses newcomers while busy */
+	pthread_t thread;		/* the doorman: holds or refuses newcomers while busy */
 	bool has_thread;
 	char busy_with[64];		/* the client being served */
+	int held;			/* the newcomer served next, or -1 */
+	char held_name[64];
+	__u64 held_since_ns;		/* refused LS_DOOR_HOLD_S later if still busy */
 };
 
 int ls_door_open(struct ls_door *d, const struct ls_params *p, char *err, size_t errlen);
-/* One client from the listening socket, --allow checked: its fd, or -1. */
+/* Whether a newcomer waits: ls_door_accept() gives it without waiting. */
+bool ls_door_held(const struct ls_door *d);
+/* The newcomer held, else one client from the listening socket, --allow checked: its fd, or -1. */
 int ls_door_accept(struct ls_door *d, char *name, size_t len);
-/* While @name is served, newcomers are closed at once; ls_door_free ends it. */
+/*
+ * While @name is served, the first newcomer is held for LS_DOOR_HOLD_S
+ * (served next if @name leaves by then), any other closed at once;
+ * ls_door_free() ends it.
+ */
 int ls_door_busy(struct ls_door *d, const char *name);
 void ls_door_free(struct ls_door *d);
 void ls_door_close(struct ls_door *d);
+
+/* client.c: whether @d's sums fit with those before: 0, or -1 and why. */
+int ls_latmon_sums_add(struct ls_latmon_sums *s, const struct ls_latmon_data *d, char *why,
+		       size_t len);
 
 /* client.c: a run's link to the monitor at -z HOST, state in a ls_latmon_conn. */
 extern const struct ls_link_ops ls_latmon_client_ops;

@@ -2,8 +2,8 @@
 /*
  * latscope CLI: a latmon monitor (--monitor), so that a Linux board can
  * measure another one as Zephyr's latmon does. It serves the latmon
- * protocol on TCP (one client at a time: the listening socket is closed
- * while a client is served, so a second one is refused), announces its
+ * protocol on TCP (one client at a time, door.c: a newcomer is held a
+ * few seconds in case the client is leaving, others refused), announces its
  * IPv4 address by UDP every 5 s while idle, and runs one measurement per
  * client request: the driver's GPIO monitor mode pulses pulse-out and
  * times the answer on ack-in. Each second of the run is sent as a data
@@ -494,7 +494,7 @@ int ls_monitor_serve(const struct ls_params *p, const struct ls_sysinfo *sys,
 		     const struct ls_monitor_watch *watch)
 {
 	struct ls_monitor_peer peer = { .fd = -1, .wake = { -1, -1 }, .sigfd = -1 };
-	struct ls_door door = { .lfd = -1, .stop = { -1, -1 } };
+	struct ls_door door = { .lfd = -1, .stop = { -1, -1 }, .held = -1 };
 	int ufd = -1, ret = LS_EXIT_SETUP, n, done = 0;
 	char err[512] = "", addr[sizeof(p->listen_addr)];
 	struct pollfd pfd[2];
@@ -527,7 +527,8 @@ int ls_monitor_serve(const struct ls_params *p, const struct ls_sysinfo *sys,
 				p->listen_addr[0] ? p->listen_addr : "any address",
 				ls_latmon_port(p), ufd >= 0 ? ", announcing " : "",
 				ufd >= 0 ? addr : "");
-		for (;;) {
+		/* A newcomer held while the last client left is served now. */
+		while (!ls_door_held(&door)) {
 			now = ls_now_ns();
 			if (ufd >= 0 && now >= next) {
 				send_announcement(p, ufd, addr, &warned);
@@ -550,7 +551,7 @@ int ls_monitor_serve(const struct ls_params *p, const struct ls_sysinfo *sys,
 			continue;
 		if (p->verbosity > 0)
 			fprintf(stderr, "client %s connected\n", peer.name);
-		/* Busy: a second client is closed at once until this one leaves. */
+		/* Busy: one newcomer waits a little, others are closed, until this one leaves. */
 		if (ls_door_busy(&door, peer.name))
 			fprintf(stderr, "latscope: cannot start the doorman: newcomers wait in the backlog\n");
 		done = serve_client(p, sys, &peer, watch);

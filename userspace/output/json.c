@@ -199,7 +199,9 @@ static void json_stress(FILE *f, const struct ls_stress *st)
 	}
 	fputs("],\n    \"tools\": {", f);
 	for (i = 0; i < st->ntools; i++) {
-		fprintf(f, "%s\"%s\": ", i ? ", " : " ", st->tool[i]);
+		fputs(i ? ", " : " ", f);
+		ls_json_string(f, st->tool[i]);
+		fputs(": ", f);
 		ls_json_string(f, st->version[i]);
 	}
 	fputs(st->ntools ? " }\n  },\n" : "}\n  },\n", f);

@@ -5,19 +5,71 @@
  */
 #include "output/output.h"
 
-/* @s as a JSON string, quotes included. */
+/*
+ * How many bytes at @s make one well-formed UTF-8 character (Unicode's
+ * table 3-7: no overlong form, no surrogate, nothing past U+10FFFF), or,
+ * as a negative number, how many make the longest start of one that
+ * breaks off (at least one byte: "maximal subpart", as Python's and a
+ * browser's decoders count them). @s ends with a NUL, which no sequence
+ * continues with.
+ */
+static int utf8_char(const unsigned char *s)
+{
+	unsigned char lo = 0x80, hi = 0xbf;
+	int n, i;
+
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		n = 2;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		n = 3;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		n = 4;
+	else
+		return -1;
+	if (s[0] == 0xe0)
+		lo = 0xa0;
+	else if (s[0] == 0xed)
+		hi = 0x9f;
+	else if (s[0] == 0xf0)
+		lo = 0x90;
+	else if (s[0] == 0xf4)
+		hi = 0x8f;
+	for (i = 1; i < n; i++) {
+		if (s[i] < lo || s[i] > hi)
+			return -i;
+		lo = 0x80;
+		hi = 0xbf;
+	}
+	return n;
+}
+
+/*
+ * @s as a JSON string, quotes included: valid UTF-8 whatever @s holds
+ * (a task names itself with any bytes, a 16-byte name may cut a
+ * character): each ill-formed part becomes U+FFFD, written \ufffd, as
+ * Python's errors="replace" decodes it; control characters as \u00XX.
+ */
 void ls_json_string(FILE *f, const char *s)
 {
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
+	const unsigned char *u = (const unsigned char *)s;
+	int n;
 
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
+	fputc('"', f);
+	while (*u) {
+		n = utf8_char(u);
+		if (n < 0) {
+			fputs("\\ufffd", f);
+			u += -n;
+		} else if (*u == '"' || *u == '\\') {
+			fprintf(f, "\\%c", *u++);
+		} else if (*u < 0x20) {
+			fprintf(f, "\\u%04x", *u++);
+		} else {
+			fwrite(u, 1, (size_t)n, f);
+			u += n;
+		}
 	}
 	fputc('"', f);
 }
@@ -35,7 +87,9 @@ void ls_json_string_or_null(FILE *f, const char *s)
 void ls_json_key_string(FILE *f, const char *indent, const char *key,
 			const char *value, const char *end)
 {
-	fprintf(f, "%s\"%s\": ", indent, key);
+	fputs(indent, f);
+	ls_json_string(f, key);
+	fputs(": ", f);
 	ls_json_string(f, value);
 	fputs(end, f);
 }
