@@ -118,6 +118,35 @@ int latscope_setup_check(struct latscope_setup *setup)
 	return 0;
 }
 
+/**
+ * latscope_setup_permitted() - whether the caller may ask what @setup asks
+ * @setup: the setup, copied from user space
+ * @trusted: the module's trusted_group: the device alone grants it all
+ * @caps: what the caller holds, asked only when @setup needs it
+ *
+ * Opening the device grants timer runs. GPIO lines (driven, an interrupt
+ * thread's priority raised) and the trace threshold (tracing turned off
+ * system-wide) need CAP_SYS_ADMIN. The worst-sample recorder hands out
+ * what ran on the CPU (other tasks' names and host pids, policies, irq
+ * names, interrupted kernel code), as perf would: it needs CAP_PERFMON
+ * (or CAP_SYS_ADMIN, which perfmon_capable() accepts too).
+ *
+ * Return: 0, or -EPERM with nothing done.
+ */
+int latscope_setup_permitted(const struct latscope_setup *setup, bool trusted,
+			     const struct latscope_caps *caps)
+{
+	bool admin = setup->source == LATSCOPE_SRC_GPIO || setup->trace_threshold_ns;
+
+	if (trusted || (!admin && !setup->why_records))
+		return 0;
+	if (admin && !caps->admin())
+		return -EPERM;
+	if (setup->why_records && !caps->perfmon())
+		return -EPERM;
+	return 0;
+}
+
 static void latscope_bulk_wake(struct irq_work *work)
 {
 	struct latscope_session *s = container_of(work, struct latscope_session,
