@@ -404,6 +404,44 @@ static void latscope_worst_export_worst_first(struct kunit *test)
 	KUNIT_EXPECT_STREQ(test, why[2].item[1].name, "eth0");
 }
 
+/*
+ * Code no symbol names (an unloaded module's, a freed BPF program's): "?",
+ * never the address, which %pS and sprint_symbol() would print.
+ */
+static void latscope_worst_export_no_address(struct kunit *test)
+{
+	struct latscope_worst_set *set = worst_set(test, 2);
+	struct latscope_worst *tmp, *w;
+	const struct latscope_why *why;
+	/* Heap memory: no symbol's. */
+	u64 nowhere;
+
+	tmp = kunit_kcalloc(test, set->k, sizeof(*tmp), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, tmp);
+	nowhere = (u64)(unsigned long)tmp;
+	w = worst_offer(set, 20, 100, false);
+	KUNIT_ASSERT_NOT_NULL(test, w);
+	w->where = nowhere;
+	w->why.nr_items = 2;
+	w->why.item[0].kind = LATSCOPE_WHY_HRTIMER;
+	w->fn[0] = nowhere;
+	w->why.item[1].kind = LATSCOPE_WHY_NMI;
+	w->fn[1] = (u64)(unsigned long)latscope_worst_export;
+	w = worst_offer(set, 10, 200, false);
+	KUNIT_ASSERT_NOT_NULL(test, w);
+	w->where = (u64)(unsigned long)latscope_why_build + 4;
+
+	KUNIT_ASSERT_EQ(test, latscope_worst_export(set, tmp), 2);
+	why = (const struct latscope_why *)tmp;
+	KUNIT_EXPECT_STREQ(test, why[0].where, "?");
+	KUNIT_EXPECT_STREQ(test, why[0].item[0].name, "?");
+	KUNIT_EXPECT_TRUE_MSG(test, str_has_prefix(why[0].item[1].name, "latscope_worst_export"),
+			      "name: \"%s\"", why[0].item[1].name);
+	/* Resolved: the symbol and its offset, still no address. */
+	KUNIT_EXPECT_TRUE_MSG(test, str_has_prefix(why[1].where, "latscope_why_build+0x4/"),
+			      "where: \"%s\"", why[1].where);
+}
+
 /* ---- latscope_why_build() on made-up flight entries ---- */
 
 #define WHY_ENTRIES	96
