@@ -218,6 +218,11 @@ enum latscope_state {
 
 struct latscope_session {
 	struct mutex lock;		/* state changes, setup, results */
+	/*
+	 * Outside @lock: SETUP, which replaces @worst (and @setup), and a
+	 * result, which waits for @worst's builder without @lock.
+	 */
+	struct mutex worst_lock;
 	enum latscope_state state;	/* written under @lock */
 	struct latscope_setup setup;	/* validated, defaults filled in */
 	const struct latscope_source *source;	/* of @setup, NULL before */
