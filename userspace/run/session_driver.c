@@ -32,9 +32,18 @@ int ls_check_driver(const struct latscope_info *info, const struct ls_source *sr
 	return 0;
 }
 
-/* Why the driver says EPERM to a SETUP and EBUSY to a START. */
-static const char ls_need_admin[] =
-	"-b needs CAP_SYS_ADMIN too: run as root, or load latscope with trusted_group=1";
+/*
+ * Why the driver says EPERM to a timer SETUP: -b's trace threshold needs
+ * CAP_SYS_ADMIN (which grants --why too), --why's recorder CAP_PERFMON.
+ */
+static const char *ls_need_caps(const struct latscope_setup *setup)
+{
+	if (setup->trace_threshold_ns)
+		return "-b needs CAP_SYS_ADMIN too: run as root, or load latscope with trusted_group=1";
+	return "--why needs CAP_PERFMON or CAP_SYS_ADMIN too: run as root, or load latscope with trusted_group=1";
+}
+
+/* Why the driver says EBUSY to a START. */
 static const char ls_cpu_full[] =
 	"the module's max_running_per_cpu sessions run there already";
 
@@ -99,7 +108,7 @@ static int driver_open(struct cpu_run *c, char *err, size_t errlen)
 		else
 			ls_fail(err, errlen, "the driver refused the setup for CPU%d: %s", c->cpu,
 				errno == EINVAL ? "is that CPU online?" :
-				errno == EPERM ? ls_need_admin : strerror(errno));
+				errno == EPERM ? ls_need_caps(&setup) : strerror(errno));
 		return -1;
 	}
 	return 0;
