@@ -1259,8 +1259,8 @@ static void latscope_why_snapshot_spares_pulse(struct kunit *test)
 	t = kthread_run(why_snapshot_fn, snap, "latscope-kunit-snap");
 	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
 	/* A condition, 10 s at most: the snapshot waits for the builder. */
-	for (tries = 0; tries < 1000 && !why_flush_waits(s->worst); tries++)
-		msleep(10);
+	for (tries = 0; tries < 500 && !why_flush_waits(s->worst); tries++)
+		msleep(20);
 	KUNIT_EXPECT_TRUE_MSG(test, why_flush_waits(s->worst),
 			      "the snapshot never waited for the builder");
 

@@ -227,7 +227,7 @@ has "granted device, not root: -b says what to do" granted-b.out \
 su nobody -s /bin/sh -c 'latscope -i -c 0 -T 1 --why' >granted-why.out 2>&1
 expect_rc "granted device, not root: --why refused, setup error" $? 3
 has "granted device, not root: --why says what to do" granted-why.out \
-	"refused the setup for CPU0: --why needs CAP_PERFMON or CAP_SYS_ADMIN too: run as root, or load latscope with trusted_group=1"
+	"refused the setup for CPU0: --why needs CAP_PERFMON too: run as root, or load latscope with trusted_group=1"
 echo Y >/sys/module/latscope/parameters/trusted_group
 su nobody -s /bin/sh -c 'latscope -i -c 0 -T 1 -q --why' >trusted-why.out 2>&1
 expect_rc "trusted_group=Y, not root: --why runs" $? 0

@@ -36,11 +36,14 @@ int ls_check_driver(const struct latscope_info *info, const struct ls_source *sr
  * Why the driver says EPERM to a timer SETUP: -b's trace threshold needs
  * CAP_SYS_ADMIN (which grants --why too), --why's recorder CAP_PERFMON.
  */
+static const char ls_need_admin[] =
+	"-b needs CAP_SYS_ADMIN too: run as root, or load latscope with trusted_group=1";
+static const char ls_need_perfmon[] =
+	"--why needs CAP_PERFMON too: run as root, or load latscope with trusted_group=1";
+
 static const char *ls_need_caps(const struct latscope_setup *setup)
 {
-	if (setup->trace_threshold_ns)
-		return "-b needs CAP_SYS_ADMIN too: run as root, or load latscope with trusted_group=1";
-	return "--why needs CAP_PERFMON or CAP_SYS_ADMIN too: run as root, or load latscope with trusted_group=1";
+	return setup->trace_threshold_ns ? ls_need_admin : ls_need_perfmon;
 }
 
 /* Why the driver says EBUSY to a START. */
