@@ -8,7 +8,8 @@
 # starved (tests/vm/snapshot_cost.sh); then the ratios with/without of
 # the average and the maximum, per round, and their medians
 # (scripts/why-cost.py). LATSCOPE_SNAPSHOT_OLD=REV runs the driver of git
-# revision REV in the same boot too, round by round, for the comparison.
+# revision REV (or the driver tree LATSCOPE_VM_OLD_DRIVER) in the same
+# boot too, round by round, for the comparison.
 # Then, in the same boot, what hooking the recorder's tracepoints at each
 # SETUP costs against keeping them hooked (tests/vm/hook_cost.c).
 # Usage: scripts/snapshot-cost.sh [OUTDIR] (default
@@ -27,8 +28,8 @@ if [ -n "${LATSCOPE_SNAPSHOT_OLD:-}" ]; then
 	old=$(mktemp -d)
 	git -C "$top" archive "$LATSCOPE_SNAPSHOT_OLD" driver | tar -x -C "$old"
 	export LATSCOPE_VM_OLD_DRIVER=$old/driver
-	mods="new old"
 fi
+[ -z "${LATSCOPE_VM_OLD_DRIVER:-}" ] || mods="new old"
 LATSCOPE_VM_FILES=$files LATSCOPE_COMPARE_SECONDS=${LATSCOPE_WHY_SECONDS:-8} \
 	"$top/scripts/vm.sh" 6.12 amd64 snapshot-cost | grep -E '^(ok|not ok|#)' || true
 dirs=()
