@@ -277,6 +277,8 @@ esac
 # the most parts.
 limit=720
 [ "$mode" = gpio ] && limit=1320
+# snapshot-cost runs two modules' rounds, then the hook costs' (48 runs).
+[ "$mode" = snapshot-cost ] && limit=1320
 boot() {
 	timeout $((limit + ${LATSCOPE_FUZZ_SECONDS:-60} + ${LATSCOPE_COMPARE_SECONDS:-60} + ${LATSCOPE_SOAK_SECONDS:-60})) \
 		qemu-system-x86_64 -accel $accel -cpu qemu64,+rdrand -smp 2 -m 1024 \

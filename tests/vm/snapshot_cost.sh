@@ -77,9 +77,9 @@ unhold() {
 }
 r=1
 while [ $r -le "$rounds" ]; do
-	/hook_cost setups 50 | sed "s/^/# round $r, unhooked: /"
+	/hook_cost setups 30 | sed "s/^/# round $r, unhooked: /"
 	hold
-	/hook_cost setups 50 | sed "s/^/# round $r, held: /"
+	/hook_cost setups 30 | sed "s/^/# round $r, held: /"
 	unhold
 	if [ $((r % 2)) = 1 ]; then order="none held cold warm"; else order="warm cold held none"; fi
 	for v in $order; do
