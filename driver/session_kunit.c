@@ -83,13 +83,7 @@ static const struct latscope_setup_case latscope_setup_cases[] = {
 	SETUP_ENTRY(reserved_last_set, -EINVAL),
 };
 
-static void latscope_setup_case_desc(const struct latscope_setup_case *c,
-				     char *desc)
-{
-	strscpy(desc, c->desc, KUNIT_PARAM_DESC_SIZE);
-}
-
-KUNIT_ARRAY_PARAM(latscope_setup, latscope_setup_cases, latscope_setup_case_desc);
+KUNIT_ARRAY_PARAM_DESC(latscope_setup, latscope_setup_cases, desc);
 
 static void latscope_setup_validation(struct kunit *test)
 {
@@ -223,13 +217,7 @@ static const struct latscope_access_case latscope_access_cases[] = {
 	{ "GPIO and recorder, trusted_group", ASK_GPIO | ASK_WHY, HOLD_TRUSTED, 0 },
 };
 
-static void latscope_access_case_desc(const struct latscope_access_case *c,
-				      char *desc)
-{
-	strscpy(desc, c->desc, KUNIT_PARAM_DESC_SIZE);
-}
-
-KUNIT_ARRAY_PARAM(latscope_access, latscope_access_cases, latscope_access_case_desc);
+KUNIT_ARRAY_PARAM_DESC(latscope_access, latscope_access_cases, desc);
 
 /*
  * The recorder tells what other tasks and the kernel ran: CAP_PERFMON

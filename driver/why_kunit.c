@@ -1098,6 +1098,22 @@ static void why_blocker_release(void *data)
 	complete_all(&b->go);
 }
 
+/* Holds @s's builder busy until why_blocker_release(), or the test's end. */
+static struct why_blocker *why_blocker_hold(struct kunit *test,
+					    struct latscope_session *s)
+{
+	struct why_blocker *blk = kunit_kzalloc(test, sizeof(*blk), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, blk);
+	init_completion(&blk->running);
+	init_completion(&blk->go);
+	kthread_init_work(&blk->work, why_blocker_fn);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, why_blocker_release, blk), 0);
+	kthread_queue_work(s->worst->builder->worker, &blk->work);
+	wait_for_completion(&blk->running);
+	return blk;
+}
+
 static void latscope_why_late_builder(struct kunit *test)
 {
 	struct latscope_setup setup = latscope_base_setup(LATSCOPE_CTX_IRQ, NS_PER_MS);
@@ -1117,15 +1133,8 @@ static void latscope_why_late_builder(struct kunit *test)
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, s->worst);
 	fl = s->worst->flight;
 	tmp = kunit_kcalloc(test, setup.why_records, sizeof(*tmp), GFP_KERNEL);
-	blk = kunit_kzalloc(test, sizeof(*blk), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, tmp);
-	KUNIT_ASSERT_NOT_NULL(test, blk);
-	init_completion(&blk->running);
-	init_completion(&blk->go);
-	kthread_init_work(&blk->work, why_blocker_fn);
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, why_blocker_release, blk), 0);
-	kthread_queue_work(s->worst->builder->worker, &blk->work);
-	wait_for_completion(&blk->running);
+	blk = why_blocker_hold(test, s);
 
 	/*
 	 * Written by hand on the CPU's record (the session is not armed, so
@@ -1241,16 +1250,9 @@ static void latscope_why_snapshot_spares_pulse(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, latscope_session_stop(s), 0);
 	snap = kunit_kzalloc(test, sizeof(*snap), GFP_KERNEL);
 	p = kunit_kzalloc(test, sizeof(*p), GFP_KERNEL);
-	blk = kunit_kzalloc(test, sizeof(*blk), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, snap);
 	KUNIT_ASSERT_NOT_NULL(test, p);
-	KUNIT_ASSERT_NOT_NULL(test, blk);
-	init_completion(&blk->running);
-	init_completion(&blk->go);
-	kthread_init_work(&blk->work, why_blocker_fn);
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, why_blocker_release, blk), 0);
-	kthread_queue_work(s->worst->builder->worker, &blk->work);
-	wait_for_completion(&blk->running);
+	blk = why_blocker_hold(test, s);
 	/* A sample among the worst: its record is queued behind the blocker. */
 	latscope_recorder_sample(s, 300, s->t0 + NS_PER_MS, false);
 

@@ -10,6 +10,8 @@
 # image (LATSCOPE_VM_OLD_DRIVER) every round runs on it too, swapped in
 # with rmmod and insmod. Each run's JSON goes to the host as
 # MODULE-why-cost-LOAD-user-VARIANT-ROUND.json (MODULE: new, old).
+# shellcheck source=tests/vm/lib.sh
+. /vm_lib.sh
 secs=${1:-8}
 rounds=${2:-4}
 rc=0
@@ -44,9 +46,7 @@ while [ $r -le "$rounds" ]; do
 					{ echo "not ok - $mod/$f: exit $?"; rc=1; }
 				[ -n "$hog" ] && { kill "$hog" 2>/dev/null; wait "$hog"; }
 				sed -n '/"total"/,/"avg"/s/.*"avg": \(.*\),/# '"$mod/$f"': avg \1 us/p' "$f"
-				echo "LATSCOPE-FILE-BEGIN $mod-$f"
-				cat "$f"
-				echo "LATSCOPE-FILE-END"
+				dump "$mod-$f" "$f"
 			done
 		done
 	done
@@ -62,8 +62,6 @@ use_module new || rc=1
 # pause that hook each time (cold), and the same beside a held recorder
 # (warm): files hooks-why-cost-LOAD-kernel-VARIANT-ROUND.json for the
 # pairs held/none, cold/none and warm/held.
-# shellcheck source=tests/vm/lib.sh
-. /vm_lib.sh
 mkdir -p /tmp/hooks && cd /tmp/hooks || exit 1
 holder=
 hold() {
@@ -99,9 +97,7 @@ while [ $r -le "$rounds" ]; do
 		off=${pair##*:}
 		for v in on off; do
 			if [ $v = on ]; then f=$on-$r.json; else f=$off-$r.json; fi
-			echo "LATSCOPE-FILE-BEGIN hooks-why-cost-$load-kernel-$v-$r.json"
-			cat "$f"
-			echo "LATSCOPE-FILE-END"
+			dump "hooks-why-cost-$load-kernel-$v-$r.json" "$f"
 		done
 	done
 	r=$((r + 1))
