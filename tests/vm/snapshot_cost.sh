@@ -45,7 +45,7 @@ while [ $r -le "$rounds" ]; do
 				latscope -u -c 1 -T "$secs" -q --why $cp --json "$f" >/dev/null 2>&1 ||
 					{ echo "not ok - $mod/$f: exit $?"; rc=1; }
 				[ -n "$hog" ] && { kill "$hog" 2>/dev/null; wait "$hog"; }
-				sed -n '/"total"/,/"avg"/s/.*"avg": \(.*\),/# '"$mod/$f"': avg \1 us/p' "$f"
+				sed -n '/"total"/,/"avg"/s|.*"avg": \(.*\),|# '"$mod/$f"': avg \1 us|p' "$f"
 				dump "$mod-$f" "$f"
 			done
 		done
@@ -88,7 +88,7 @@ while [ $r -le "$rounds" ]; do
 			{ echo "not ok - hooks/$v-$r.json: exit $?"; rc=1; }
 		[ -z "$loop" ] || { wait "$loop"; sed "s/^/# round $r, $v: /" loop.out; }
 		case $v in held | warm) unhold ;; esac
-		sed -n '/"total"/,/"avg"/s/.*"avg": \(.*\),/# hooks\/'"$v-$r"': avg \1 us/p' "$v-$r.json"
+		sed -n '/"total"/,/"avg"/s|.*"avg": \(.*\),|# hooks/'"$v-$r"': avg \1 us|p' "$v-$r.json"
 	done
 	for pair in held:held:none cold:cold:none warm:warm:held; do
 		load=${pair%%:*}
