@@ -379,7 +379,7 @@ void latscope_flight_put(void)
 	mutex_lock(&latscope_flight_lock);
 	if (!--latscope_flight_users) {
 		if (linger)
-			mod_delayed_work(system_unbound_wq, &latscope_flight_linger,
+			mod_delayed_work(system_wq, &latscope_flight_linger,
 					 (unsigned long)min(linger, 3600U) * HZ);
 		else
 			latscope_flight_unhook_idle();
