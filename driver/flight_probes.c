@@ -2,18 +2,15 @@
 /*
  * latscope flight record, fed: the kernel tracepoints whose probes write
  * what ran on a measured CPU into its record (flight.c). The probes are
- * registered while a session with a recorder is set up, and hook_linger_s
- * seconds after, by name with for_each_kernel_tracepoint(): no kernel
- * rebuild, and the user's ftrace setup is never touched. A probe on a CPU that nothing measures
+ * registered only while a session with a recorder is set up, by name
+ * with for_each_kernel_tracepoint(): no kernel rebuild, and the user's
+ * ftrace setup is never touched. A probe on a CPU that nothing measures
  * returns at once. A tracepoint this kernel lacks (nmi_handler is x86's)
  * is left out, and the result says what was seen.
  */
 #include <linux/hrtimer.h>
 #include <linux/interrupt.h>
-#include <linux/lockdep.h>
-#include <linux/minmax.h>
 #include <linux/mm.h>
-#include <linux/moduleparam.h>
 #include <linux/mutex.h>
 #include <linux/percpu.h>
 #include <linux/sched.h>
@@ -21,7 +18,6 @@
 #include <linux/timekeeping.h>
 #include <linux/topology.h>
 #include <linux/tracepoint.h>
-#include <linux/workqueue.h>
 
 #include <asm/irq_regs.h>
 
@@ -36,23 +32,6 @@ static DEFINE_PER_CPU(struct latscope_flight *, latscope_flight_ptr);
 static DEFINE_MUTEX(latscope_flight_lock);
 static unsigned int latscope_flight_users;	/* under the lock */
 static u32 latscope_flight_seen;		/* under the lock */
-static bool latscope_flight_hooked;		/* under the lock */
-
-/*
- * How long the probes stay hooked after the last recorder went: hooking
- * patches kernel code (IPIs to every CPU, a CPU being measured included)
- * and unhooking waits for RCU, while a hooked probe on a CPU nothing
- * records returns after one per-CPU read. A run that follows within
- * the linger (the exporter's next run, a script's next command, the
- * next CPU of a survey) finds them hooked.
- */
-static unsigned int hook_linger_s = 10;
-module_param(hook_linger_s, uint, 0644);
-MODULE_PARM_DESC(hook_linger_s,
-		 "seconds the recorder's tracepoints stay hooked after its last session (0: unhooked at once; default 10)");
-
-static void latscope_flight_linger_end(struct work_struct *work);
-static DECLARE_DELAYED_WORK(latscope_flight_linger, latscope_flight_linger_end);
 
 /* The record of this CPU, if a running session measures it. */
 static struct latscope_flight *latscope_flight_here(void)
@@ -337,74 +316,27 @@ int latscope_flight_get(unsigned int cpu, u32 *seen)
 		/* Its probe reads it on that CPU: filled before seen. */
 		smp_store_release(per_cpu_ptr(&latscope_flight_ptr, cpu), fl);
 	}
-	latscope_flight_users++;
-	if (!latscope_flight_hooked) {
+	if (!latscope_flight_users++)
 		latscope_flight_seen = latscope_flight_hook();
-		latscope_flight_hooked = true;
-	}
 	*seen = latscope_flight_seen;
 	mutex_unlock(&latscope_flight_lock);
 	return 0;
 }
 
-/* Unhooks, if nobody came back since the last one went; the lock held. */
-static void latscope_flight_unhook_idle(void)
-{
-	lockdep_assert_held(&latscope_flight_lock);
-	if (latscope_flight_users || !latscope_flight_hooked)
-		return;
-	latscope_flight_unhook();
-	latscope_flight_hooked = false;
-}
-
-static void latscope_flight_linger_end(struct work_struct *work)
-{
-	mutex_lock(&latscope_flight_lock);
-	latscope_flight_unhook_idle();
-	mutex_unlock(&latscope_flight_lock);
-}
-
 /**
  * latscope_flight_put() - undo a latscope_flight_get()
  *
- * The tracepoints stay hooked hook_linger_s seconds after the last user
- * went (at once with 0: then this waits until no probe runs).
+ * The last user unhooks the tracepoints and waits until no probe runs.
  *
  * Context: process, may sleep.
  */
 void latscope_flight_put(void)
 {
-	unsigned int linger = READ_ONCE(hook_linger_s);
-
 	mutex_lock(&latscope_flight_lock);
-	if (!--latscope_flight_users) {
-		if (linger)
-			mod_delayed_work(system_wq, &latscope_flight_linger,
-					 (unsigned long)min(linger, 3600U) * HZ);
-		else
-			latscope_flight_unhook_idle();
-	}
+	if (!--latscope_flight_users)
+		latscope_flight_unhook();
 	mutex_unlock(&latscope_flight_lock);
 }
-
-#if IS_ENABLED(CONFIG_LATSCOPE_KUNIT_TEST)
-/* Whether the probes are hooked now (KUnit). */
-bool latscope_flight_hooked_now(void)
-{
-	bool hooked;
-
-	mutex_lock(&latscope_flight_lock);
-	hooked = latscope_flight_hooked;
-	mutex_unlock(&latscope_flight_lock);
-	return hooked;
-}
-
-/* Sets hook_linger_s (KUnit); returns what it was. */
-unsigned int latscope_flight_linger_swap(unsigned int seconds)
-{
-	return xchg(&hook_linger_s, seconds);
-}
-#endif
 
 /**
  * latscope_flight_of() - @cpu's record
@@ -419,19 +351,13 @@ struct latscope_flight *latscope_flight_of(unsigned int cpu)
 }
 
 /**
- * latscope_flights_exit() - unhook the probes if they linger, free every
- * CPU's record
+ * latscope_flights_exit() - free every CPU's record
  *
- * Context: module exit: no session is left.
+ * Context: module exit: no session, so no probe, is left.
  */
 void latscope_flights_exit(void)
 {
 	unsigned int cpu;
-
-	cancel_delayed_work_sync(&latscope_flight_linger);
-	mutex_lock(&latscope_flight_lock);
-	latscope_flight_unhook_idle();
-	mutex_unlock(&latscope_flight_lock);
 
 	for_each_possible_cpu(cpu) {
 		kvfree(per_cpu(latscope_flight_ptr, cpu));

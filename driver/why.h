@@ -153,10 +153,6 @@ int latscope_flight_get(unsigned int cpu, u32 *seen);
 void latscope_flight_put(void);
 struct latscope_flight *latscope_flight_of(unsigned int cpu);
 void latscope_flights_exit(void);
-#if IS_ENABLED(CONFIG_LATSCOPE_KUNIT_TEST)
-bool latscope_flight_hooked_now(void);
-unsigned int latscope_flight_linger_swap(unsigned int seconds);
-#endif
 
 /**
  * struct latscope_why_window - a sample's window and what knows it

@@ -1298,49 +1298,6 @@ static void latscope_why_snapshot_spares_pulse(struct kunit *test)
 	KUNIT_EXPECT_NE(test, why->realtime_ns, 0ULL);
 }
 
-/* A session with a recorder, set up, then closed: the probes' user comes and goes. */
-static void why_hook_cycle(struct kunit *test)
-{
-	struct latscope_setup setup = latscope_base_setup(LATSCOPE_CTX_IRQ, NS_PER_MS);
-	struct latscope_session *s = latscope_session_create(NULL);
-
-	KUNIT_ASSERT_NOT_NULL(test, s);
-	setup.why_records = 1;
-	KUNIT_EXPECT_EQ(test, latscope_session_setup(s, &setup), 0);
-	KUNIT_EXPECT_TRUE(test, latscope_flight_hooked_now());
-	latscope_session_destroy(s);
-}
-
-static void why_linger_restore(void *seconds)
-{
-	latscope_flight_linger_swap((unsigned int)(uintptr_t)seconds);
-}
-
-/*
- * Hooking patches kernel code at every CPU; a hooked probe on a CPU
- * nothing records returns at once (docs/measurements/snapshot-cost.md):
- * the probes stay hooked hook_linger_s seconds after the last recorder
- * went, or go with it when that is 0.
- */
-static void latscope_why_hooks_linger(struct kunit *test)
-{
-	unsigned int was = latscope_flight_linger_swap(0);
-
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, why_linger_restore,
-							(void *)(uintptr_t)was), 0);
-	why_hook_cycle(test);
-	KUNIT_EXPECT_FALSE_MSG(test, latscope_flight_hooked_now(),
-			       "hook_linger_s 0: unhooked with the last recorder");
-	latscope_flight_linger_swap(3600);
-	why_hook_cycle(test);
-	KUNIT_EXPECT_TRUE_MSG(test, latscope_flight_hooked_now(),
-			      "hook_linger_s 3600: still hooked after the last recorder");
-	/* The next one finds them hooked; with 0 again, its close unhooks. */
-	latscope_flight_linger_swap(0);
-	why_hook_cycle(test);
-	KUNIT_EXPECT_FALSE(test, latscope_flight_hooked_now());
-}
-
 static void latscope_why_setup_refused(struct kunit *test)
 {
 	struct latscope_setup setup = latscope_base_setup(LATSCOPE_CTX_KERNEL, NS_PER_MS);
@@ -1491,7 +1448,6 @@ static struct kunit_case latscope_why_cases[] = {
 	KUNIT_CASE(latscope_why_late_builder),
 	KUNIT_CASE(latscope_why_snapshot_spares_pulse),
 	KUNIT_CASE(latscope_why_setup_refused),
-	KUNIT_CASE(latscope_why_hooks_linger),
 	KUNIT_CASE_SLOW(latscope_why_real_run),
 	{}
 };
