@@ -8,8 +8,11 @@
  * Whoever may open the device may measure timer events. What reaches
  * beyond the caller's own runs (GPIO lines, driven as outputs or with an
  * interrupt thread's priority raised; the trace threshold, which turns
- * tracing off for the whole system) needs CAP_SYS_ADMIN as well, unless
- * the administrator sets trusted_group to grant it with the device.
+ * tracing off for the whole system) needs CAP_SYS_ADMIN as well; the
+ * worst-sample recorder, which tells what other tasks and the kernel ran
+ * on the CPU, needs CAP_PERFMON (or CAP_SYS_ADMIN); unless the
+ * administrator sets trusted_group to grant it all with the device
+ * (latscope_setup_permitted()).
  */
 #include <linux/capability.h>
 #include <linux/device.h>
@@ -31,17 +34,22 @@ static struct miscdevice latscope_misc;
 static bool trusted_group;
 module_param(trusted_group, bool, 0644);
 MODULE_PARM_DESC(trusted_group,
-		 "access to /dev/latscope alone grants GPIO lines and the trace threshold (default N: CAP_SYS_ADMIN needed too)");
+		 "access to /dev/latscope alone grants GPIO lines, the trace threshold and the worst-sample recorder (default N: CAP_SYS_ADMIN, or CAP_PERFMON for the recorder, needed too)");
 
-/* -EPERM for what only CAP_SYS_ADMIN may ask, unless trusted_group is set. */
-static int latscope_setup_permitted(const struct latscope_setup *setup)
+static bool latscope_caller_admin(void)
 {
-	if (setup->source != LATSCOPE_SRC_GPIO && !setup->trace_threshold_ns)
-		return 0;
-	if (READ_ONCE(trusted_group) || capable(CAP_SYS_ADMIN))
-		return 0;
-	return -EPERM;
+	return capable(CAP_SYS_ADMIN);
 }
+
+static bool latscope_caller_perfmon(void)
+{
+	return perfmon_capable();
+}
+
+static const struct latscope_caps latscope_caller_caps = {
+	.admin = latscope_caller_admin,
+	.perfmon = latscope_caller_perfmon,
+};
 
 static int latscope_open(struct inode *inode, struct file *file)
 {
@@ -93,7 +101,8 @@ static long latscope_ioc_setup(struct latscope_session *s,
 	ret = copy_struct_from_user(&setup, sizeof(setup), arg, usize);
 	if (ret)
 		return ret;
-	ret = latscope_setup_permitted(&setup);
+	ret = latscope_setup_permitted(&setup, READ_ONCE(trusted_group),
+				       &latscope_caller_caps);
 	if (ret)
 		return ret;
 	return latscope_session_setup(s, &setup);

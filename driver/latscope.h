@@ -218,6 +218,11 @@ enum latscope_state {
 
 struct latscope_session {
 	struct mutex lock;		/* state changes, setup, results */
+	/*
+	 * Outside @lock: SETUP, which replaces @worst (and @setup), and a
+	 * result, which waits for @worst's builder without @lock.
+	 */
+	struct mutex worst_lock;
 	enum latscope_state state;	/* written under @lock */
 	struct latscope_setup setup;	/* validated, defaults filled in */
 	const struct latscope_source *source;	/* of @setup, NULL before */
@@ -316,8 +321,21 @@ static inline size_t latscope_result_counters(const struct latscope_setup *setup
 	return latscope_counters_size(setup, latscope_hist_count(setup));
 }
 
+/*
+ * What a SETUP's caller holds (capable() in the driver, made up in a
+ * test); capable() audits, so each is asked only when needed.
+ * @admin: CAP_SYS_ADMIN
+ * @perfmon: CAP_PERFMON, or CAP_SYS_ADMIN (perfmon_capable())
+ */
+struct latscope_caps {
+	bool (*admin)(void);
+	bool (*perfmon)(void);
+};
+
 /* session.c */
 int latscope_setup_check(struct latscope_setup *setup);
+int latscope_setup_permitted(const struct latscope_setup *setup, bool trusted,
+			     const struct latscope_caps *caps);
 struct latscope_session *latscope_session_create(struct device *dev);
 void latscope_session_destroy(struct latscope_session *s);
 int latscope_session_setup(struct latscope_session *s,

@@ -286,14 +286,16 @@ void latscope_recorder_sample(struct latscope_session *s, s64 lat, u64 ideal,
 
 /**
  * latscope_recorder_export() - the records, the worst first, built
- * @s: the session; @s->lock held
+ * @s: the session; @s->worst_lock held (it keeps @s->worst), and not
+ *	@s->lock, which the user responder takes
  * @tmp: room for @s->worst->k struct latscope_worst; holds the records as
  *	struct latscope_why, back to back, on success
  *
- * Waits for the records queued so far to be built.
+ * Waits for the records queued so far to be built: as long as the
+ * builder, a SCHED_FIFO 1 thread, is kept from running.
  *
  * Context: process, may sleep.
- * Return: the records, or -EAGAIN (latscope_worst_export()).
+ * Return: the records, -EAGAIN or -ENOMEM (latscope_worst_export()).
  */
 int latscope_recorder_export(struct latscope_session *s, struct latscope_worst *tmp)
 {

@@ -6,8 +6,11 @@
  * whose CPU goes offline, or all of them when the device is released for
  * rmmod. What a source is, only the source knows.
  *
- * Lock order: cpus_read_lock() (or the hotplug lock, in the offline hook),
- * then latscope_sessions_lock, then a session's lock, then its ring's lock.
+ * Lock order: a session's worst_lock (SETUP, and a result that waits for
+ * the recorder's builder), cpus_read_lock() (or the hotplug lock, in the
+ * offline hook), then latscope_sessions_lock, then a session's lock, then
+ * its ring's lock. Nothing waits for the builder under a session's lock:
+ * the user responder takes it.
  * No user copy happens under any of them: callers copy in before and out
  * after, from copies these functions make.
  *
@@ -118,6 +121,35 @@ int latscope_setup_check(struct latscope_setup *setup)
 	return 0;
 }
 
+/**
+ * latscope_setup_permitted() - whether the caller may ask what @setup asks
+ * @setup: the setup, copied from user space
+ * @trusted: the module's trusted_group: the device alone grants it all
+ * @caps: what the caller holds, asked only when @setup needs it
+ *
+ * Opening the device grants timer runs. GPIO lines (driven, an interrupt
+ * thread's priority raised) and the trace threshold (tracing turned off
+ * system-wide) need CAP_SYS_ADMIN. The worst-sample recorder hands out
+ * what ran on the CPU (other tasks' names and host pids, policies, irq
+ * names, interrupted kernel code), as perf would: it needs CAP_PERFMON
+ * (or CAP_SYS_ADMIN, which perfmon_capable() accepts too).
+ *
+ * Return: 0, or -EPERM with nothing done.
+ */
+int latscope_setup_permitted(const struct latscope_setup *setup, bool trusted,
+			     const struct latscope_caps *caps)
+{
+	bool admin = setup->source == LATSCOPE_SRC_GPIO || setup->trace_threshold_ns;
+
+	if (trusted || (!admin && !setup->why_records))
+		return 0;
+	if (admin && !caps->admin())
+		return -EPERM;
+	if (setup->why_records && !caps->perfmon())
+		return -EPERM;
+	return 0;
+}
+
 static void latscope_bulk_wake(struct irq_work *work)
 {
 	struct latscope_session *s = container_of(work, struct latscope_session,
@@ -142,6 +174,7 @@ struct latscope_session *latscope_session_create(struct device *dev)
 	if (!s)
 		return NULL;
 	mutex_init(&s->lock);
+	mutex_init(&s->worst_lock);
 	latscope_ring_init(&s->ring);
 	init_swait_queue_head(&s->resp_wq);
 	init_waitqueue_head(&s->bulk_wq);
@@ -279,6 +312,8 @@ int latscope_session_setup(struct latscope_session *s,
 		return PTR_ERR(worst);
 	}
 
+	/* A result being taken keeps the recorder it waits on: after it. */
+	mutex_lock(&s->worst_lock);
 	mutex_lock(&s->lock);
 	if (s->state == LATSCOPE_RUNNING) {
 		ret = -EBUSY;
@@ -310,12 +345,14 @@ int latscope_session_setup(struct latscope_session *s,
 	latscope_measure_reset(s);
 	WRITE_ONCE(s->state, LATSCOPE_READY);
 	mutex_unlock(&s->lock);
+	mutex_unlock(&s->worst_lock);
 	/* The previous setup's recorder, if any: its run is over. */
 	latscope_recorder_free(worst);
 	return 0;
 
 fail:
 	mutex_unlock(&s->lock);
+	mutex_unlock(&s->worst_lock);
 	latscope_recorder_free(worst);
 	kvfree(cells);
 	return ret;
@@ -461,20 +498,26 @@ static void latscope_result_fill(struct latscope_session *s,
  * with its own histogram, the other counters are a few events apart at
  * most, and -EAGAIN says a histogram could not be copied between two
  * samples. Otherwise a running session is -EBUSY.
+ *
+ * The records are waited for (the builder may be starved) and
+ * symbolised with @s->lock dropped: the user responder's PULSE takes it,
+ * and a snapshot (the exporter's, a checkpoint's) must not delay it.
+ * @s->worst_lock keeps @s->worst, and @s->setup with it, meanwhile.
  */
 static int latscope_session_copy(struct latscope_session *s,
 				 struct latscope_result *res, u64 **cells,
 				 bool snapshot)
 {
 	struct latscope_counters c;
+	struct latscope_worst *why;
 	u64 *copy = NULL;
 	size_t nr = 0, want;
 	int ret;
 
+	mutex_lock(&s->worst_lock);
 	/*
 	 * The buffer is allocated unlocked, so a responder that takes the
-	 * lock (PULSE) never waits for the allocator; a SETUP in between
-	 * that changed the histogram's size means another try.
+	 * lock (PULSE) never waits for the allocator.
 	 */
 	for (;;) {
 		mutex_lock(&s->lock);
@@ -490,31 +533,34 @@ static int latscope_session_copy(struct latscope_session *s,
 		mutex_unlock(&s->lock);
 		kvfree(copy);
 		copy = kvmalloc_array(want, sizeof(*copy), GFP_KERNEL_ACCOUNT);
-		if (!copy)
+		if (!copy) {
+			mutex_unlock(&s->worst_lock);
 			return -ENOMEM;
+		}
 		nr = want;
 	}
-	if (ret)
-		goto out;
-	latscope_result_fill(s, res);
-	if (snapshot)
-		res->flags |= LATSCOPE_RESULT_SNAPSHOT;
-	c = latscope_counters_at(copy, &s->setup, res->hist_count);
-	ret = latscope_acc_snapshot(&s->lat, &res->latency, c.lat_cells,
-				    c.lat_tail);
-	if (!ret)
-		ret = latscope_acc_snapshot(&s->irq, &res->irq, c.irq_cells,
-					    c.irq_tail);
+	if (!ret) {
+		latscope_result_fill(s, res);
+		if (snapshot)
+			res->flags |= LATSCOPE_RESULT_SNAPSHOT;
+		c = latscope_counters_at(copy, &s->setup, res->hist_count);
+		ret = latscope_acc_snapshot(&s->lat, &res->latency, c.lat_cells,
+					    c.lat_tail);
+		if (!ret)
+			ret = latscope_acc_snapshot(&s->irq, &res->irq,
+						    c.irq_cells, c.irq_tail);
+	}
+	mutex_unlock(&s->lock);
+
 	if (!ret && copy && s->worst) {
-		ret = latscope_recorder_export(s, (struct latscope_worst *)
-					       (copy + latscope_result_counters(&s->setup)));
+		why = (struct latscope_worst *)(copy + latscope_result_counters(&s->setup));
+		ret = latscope_recorder_export(s, why);
 		if (ret >= 0) {
 			res->why_count = ret;
 			ret = 0;
 		}
 	}
-out:
-	mutex_unlock(&s->lock);
+	mutex_unlock(&s->worst_lock);
 	if (ret) {
 		kvfree(copy);
 		copy = NULL;

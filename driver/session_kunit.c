@@ -6,6 +6,7 @@
  * CPU going offline and the device released for rmmod.
  */
 #include <kunit/test.h>
+#include <kunit/test-bug.h>
 #include <linux/cpu.h>
 #include <linux/cpumask.h>
 #include <linux/delay.h>
@@ -82,13 +83,7 @@ static const struct latscope_setup_case latscope_setup_cases[] = {
 	SETUP_ENTRY(reserved_last_set, -EINVAL),
 };
 
-static void latscope_setup_case_desc(const struct latscope_setup_case *c,
-				     char *desc)
-{
-	strscpy(desc, c->desc, KUNIT_PARAM_DESC_SIZE);
-}
-
-KUNIT_ARRAY_PARAM(latscope_setup, latscope_setup_cases, latscope_setup_case_desc);
+KUNIT_ARRAY_PARAM_DESC(latscope_setup, latscope_setup_cases, desc);
 
 static void latscope_setup_validation(struct kunit *test)
 {
@@ -156,10 +151,107 @@ static void latscope_state_machine(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, latscope_session_start(s), 0);
 }
 
+/* ---- Who may ask what (core.c's capability checks, made up here) ---- */
+
+/* What the made-up caller holds, and how often it was asked. */
+struct latscope_held {
+	bool sys_admin;
+	bool perfmon;
+	unsigned int asked;
+};
+
+static struct latscope_held *latscope_held_now(void)
+{
+	return kunit_get_current_test()->priv;
+}
+
+static bool latscope_held_admin(void)
+{
+	struct latscope_held *h = latscope_held_now();
+
+	h->asked++;
+	return h->sys_admin;
+}
+
+/* As perfmon_capable(): CAP_PERFMON, or CAP_SYS_ADMIN. */
+static bool latscope_held_perfmon(void)
+{
+	struct latscope_held *h = latscope_held_now();
+
+	h->asked++;
+	return h->perfmon || h->sys_admin;
+}
+
+static const struct latscope_caps latscope_held_caps = {
+	.admin = latscope_held_admin,
+	.perfmon = latscope_held_perfmon,
+};
+
+/* Bits of latscope_access_case.asks and .holds */
+#define ASK_WHY		BIT(0)
+#define ASK_TRACE	BIT(1)
+#define ASK_GPIO	BIT(2)
+#define HOLD_ADMIN	BIT(0)
+#define HOLD_PERFMON	BIT(1)
+#define HOLD_TRUSTED	BIT(2)
+
+struct latscope_access_case {
+	const char *desc;
+	u32 asks;
+	u32 holds;
+	int ret;
+};
+
+static const struct latscope_access_case latscope_access_cases[] = {
+	{ "timer, nothing held", 0, 0, 0 },
+	{ "recorder, nothing held", ASK_WHY, 0, -EPERM },
+	{ "recorder, CAP_PERFMON", ASK_WHY, HOLD_PERFMON, 0 },
+	{ "recorder, CAP_SYS_ADMIN", ASK_WHY, HOLD_ADMIN, 0 },
+	{ "recorder, trusted_group", ASK_WHY, HOLD_TRUSTED, 0 },
+	{ "trace threshold, CAP_PERFMON", ASK_TRACE, HOLD_PERFMON, -EPERM },
+	{ "trace threshold, CAP_SYS_ADMIN", ASK_TRACE, HOLD_ADMIN, 0 },
+	{ "trace and recorder, CAP_PERFMON", ASK_TRACE | ASK_WHY, HOLD_PERFMON, -EPERM },
+	{ "trace and recorder, CAP_SYS_ADMIN", ASK_TRACE | ASK_WHY, HOLD_ADMIN, 0 },
+	{ "GPIO, nothing held", ASK_GPIO, 0, -EPERM },
+	{ "GPIO and recorder, CAP_PERFMON", ASK_GPIO | ASK_WHY, HOLD_PERFMON, -EPERM },
+	{ "GPIO and recorder, trusted_group", ASK_GPIO | ASK_WHY, HOLD_TRUSTED, 0 },
+};
+
+KUNIT_ARRAY_PARAM_DESC(latscope_access, latscope_access_cases, desc);
+
+/*
+ * The recorder tells what other tasks and the kernel ran: CAP_PERFMON
+ * (or CAP_SYS_ADMIN, or trusted_group) arms it; GPIO and the trace
+ * threshold need CAP_SYS_ADMIN. A timer run asks for nothing, and the
+ * capabilities are asked only when needed (capable() audits).
+ */
+static void latscope_setup_access(struct kunit *test)
+{
+	const struct latscope_access_case *c = test->param_value;
+	struct latscope_setup setup = latscope_base_setup(LATSCOPE_CTX_KERNEL, NS_PER_MS);
+	struct latscope_held held = {
+		.sys_admin = c->holds & HOLD_ADMIN,
+		.perfmon = c->holds & HOLD_PERFMON,
+	};
+
+	test->priv = &held;
+	if (c->asks & ASK_WHY)
+		setup.why_records = 4;
+	if (c->asks & ASK_TRACE)
+		setup.trace_threshold_ns = NS_PER_MS;
+	if (c->asks & ASK_GPIO)
+		setup.source = LATSCOPE_SRC_GPIO;
+	KUNIT_EXPECT_EQ(test, latscope_setup_permitted(&setup, c->holds & HOLD_TRUSTED,
+						       &latscope_held_caps), c->ret);
+	if (!c->asks || (c->holds & HOLD_TRUSTED))
+		KUNIT_EXPECT_EQ(test, held.asked, 0U);
+}
+
 static struct kunit_case latscope_setup_test_cases[] = {
 	KUNIT_CASE_PARAM(latscope_setup_validation, latscope_setup_gen_params),
 	KUNIT_CASE(latscope_setup_defaults),
 	KUNIT_CASE(latscope_state_machine),
+	KUNIT_CASE_PARAM(latscope_setup_access, latscope_access_gen_params),
 	{}
 };
 

@@ -7,8 +7,11 @@
  * set aside a copy of the flight record and the tally at SETUP. Pointers
  * are symbolised only when the records are handed out.
  */
-#include <linux/kernel.h>
+#include <linux/ctype.h>
 #include <linux/interrupt.h>
+#include <linux/kallsyms.h>
+#include <linux/kernel.h>
+#include <linux/slab.h>
 #include <linux/sort.h>
 #include <linux/string.h>
 #include <linux/timekeeping.h>
@@ -587,19 +590,31 @@ static int latscope_worst_cmp(const void *a, const void *b)
 #define LATSCOPE_WORST_TRIES	16
 
 /*
- * A callback's name: "fn", or "fn [module]" if that fits; a module's
- * name goes first when room is short, the function's is what says most.
+ * The name of the code at @addr into @name (@len bytes): "fn+0x1a/0x40
+ * [module]" with @offset, else "fn [module]", the module's name dropped
+ * first when room is short, as the function's says most. "?" when no
+ * symbol resolves (an unloaded module, a BPF program gone, no kallsyms):
+ * sprint_symbol() then prints the address itself, and no address leaves
+ * the kernel. A symbol never begins with a digit; an address does.
+ * @buf: KSYM_SYMBOL_LEN bytes to work in.
  */
-static void latscope_worst_symbol(char *name, size_t len, u64 fn)
+static void latscope_worst_symbol(char *name, size_t len, u64 addr,
+				  bool offset, char *buf)
 {
-	char sym[96];
 	char *mod;
 
-	snprintf(sym, sizeof(sym), "%ps", (void *)(unsigned long)fn);
-	mod = strstr(sym, " [");
-	if (mod && strlen(sym) >= len)
+	if (offset)
+		sprint_symbol(buf, (unsigned long)addr);
+	else
+		sprint_symbol_no_offset(buf, (unsigned long)addr);
+	if (!buf[0] || isdigit(buf[0])) {
+		strscpy(name, "?", len);
+		return;
+	}
+	mod = strstr(buf, " [");
+	if (mod && strlen(buf) >= len)
 		*mod = '\0';
-	strscpy(name, sym, len);
+	strscpy(name, buf, len);
 }
 
 /**
@@ -608,11 +623,11 @@ static void latscope_worst_symbol(char *name, size_t len, u64 fn)
  * @tmp: room for @set->k struct latscope_worst; on success it holds
  *	the records as struct latscope_why, back to back
  *
- * Pointers are symbolised here, in process context.
+ * Pointers are symbolised here, in process context: a name, or "?".
  *
- * Context: process.
- * Return: the records, or -EAGAIN if the writer never let a copy be
- * taken whole.
+ * Context: process, may sleep.
+ * Return: the records, -EAGAIN if the writer never let a copy be taken
+ * whole, or -ENOMEM.
  */
 int latscope_worst_export(struct latscope_worst_set *set,
 			  struct latscope_worst *tmp)
@@ -620,6 +635,7 @@ int latscope_worst_export(struct latscope_worst_set *set,
 	struct latscope_why *why = (struct latscope_why *)tmp;
 	unsigned int seq;
 	u32 nr = 0, i, j;
+	char *buf;
 	int tries;
 
 	for (tries = 0; tries < LATSCOPE_WORST_TRIES; tries++) {
@@ -635,20 +651,24 @@ int latscope_worst_export(struct latscope_worst_set *set,
 	}
 	if (tries == LATSCOPE_WORST_TRIES)
 		return -EAGAIN;
+	buf = kmalloc(KSYM_SYMBOL_LEN, GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
 	sort(tmp, nr, sizeof(*tmp), latscope_worst_cmp, NULL);
 	for (i = 0; i < nr; i++) {
 		struct latscope_worst *w = &tmp[i];
 
 		if (w->where)
-			snprintf(w->why.where, sizeof(w->why.where), "%pS",
-				 (void *)(unsigned long)w->where);
+			latscope_worst_symbol(w->why.where, sizeof(w->why.where),
+					      w->where, true, buf);
 		for (j = 0; j < w->why.nr_items; j++)
 			if (w->fn[j])
 				latscope_worst_symbol(w->why.item[j].name,
 						      sizeof(w->why.item[j].name),
-						      w->fn[j]);
+						      w->fn[j], false, buf);
 		/* Packed forward: record i never lies past worst i. */
 		memmove(&why[i], &w->why, sizeof(*why));
 	}
+	kfree(buf);
 	return nr;
 }

@@ -404,6 +404,47 @@ static void latscope_worst_export_worst_first(struct kunit *test)
 	KUNIT_EXPECT_STREQ(test, why[2].item[1].name, "eth0");
 }
 
+/*
+ * Code no symbol names (an unloaded module's, a freed BPF program's): "?",
+ * never the address, which %pS and sprint_symbol() would print.
+ */
+static void latscope_worst_export_no_address(struct kunit *test)
+{
+	struct latscope_worst_set *set = worst_set(test, 2);
+	struct latscope_worst *tmp, *w;
+	const struct latscope_why *why;
+	/* Heap memory: no symbol's. */
+	u64 nowhere;
+
+	tmp = kunit_kcalloc(test, set->k, sizeof(*tmp), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, tmp);
+	nowhere = (u64)(unsigned long)tmp;
+	w = worst_offer(set, 20, 100, false);
+	KUNIT_ASSERT_NOT_NULL(test, w);
+	w->where = nowhere;
+	w->why.nr_items = 2;
+	w->why.item[0].kind = LATSCOPE_WHY_HRTIMER;
+	w->fn[0] = nowhere;
+	w->why.item[1].kind = LATSCOPE_WHY_NMI;
+	w->fn[1] = (u64)(unsigned long)latscope_worst_export;
+	w = worst_offer(set, 10, 200, false);
+	KUNIT_ASSERT_NOT_NULL(test, w);
+	/* Added at run time: a relocation into a function upsets objtool (IBT). */
+	w->where = (u64)(unsigned long)latscope_why_build;
+	OPTIMIZER_HIDE_VAR(w->where);
+	w->where += 4;
+
+	KUNIT_ASSERT_EQ(test, latscope_worst_export(set, tmp), 2);
+	why = (const struct latscope_why *)tmp;
+	KUNIT_EXPECT_STREQ(test, why[0].where, "?");
+	KUNIT_EXPECT_STREQ(test, why[0].item[0].name, "?");
+	KUNIT_EXPECT_TRUE_MSG(test, str_has_prefix(why[0].item[1].name, "latscope_worst_export"),
+			      "name: \"%s\"", why[0].item[1].name);
+	/* Resolved: the symbol and its offset, still no address. */
+	KUNIT_EXPECT_TRUE_MSG(test, str_has_prefix(why[1].where, "latscope_why_build+0x4/"),
+			      "where: \"%s\"", why[1].where);
+}
+
 /* ---- latscope_why_build() on made-up flight entries ---- */
 
 #define WHY_ENTRIES	96
@@ -1060,6 +1101,22 @@ static void why_blocker_release(void *data)
 	complete_all(&b->go);
 }
 
+/* Holds @s's builder busy until why_blocker_release(), or the test's end. */
+static struct why_blocker *why_blocker_hold(struct kunit *test,
+					    struct latscope_session *s)
+{
+	struct why_blocker *blk = kunit_kzalloc(test, sizeof(*blk), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, blk);
+	init_completion(&blk->running);
+	init_completion(&blk->go);
+	kthread_init_work(&blk->work, why_blocker_fn);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, why_blocker_release, blk), 0);
+	kthread_queue_work(s->worst->builder->worker, &blk->work);
+	wait_for_completion(&blk->running);
+	return blk;
+}
+
 static void latscope_why_late_builder(struct kunit *test)
 {
 	struct latscope_setup setup = latscope_base_setup(LATSCOPE_CTX_IRQ, NS_PER_MS);
@@ -1079,15 +1136,8 @@ static void latscope_why_late_builder(struct kunit *test)
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, s->worst);
 	fl = s->worst->flight;
 	tmp = kunit_kcalloc(test, setup.why_records, sizeof(*tmp), GFP_KERNEL);
-	blk = kunit_kzalloc(test, sizeof(*blk), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, tmp);
-	KUNIT_ASSERT_NOT_NULL(test, blk);
-	init_completion(&blk->running);
-	init_completion(&blk->go);
-	kthread_init_work(&blk->work, why_blocker_fn);
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, why_blocker_release, blk), 0);
-	kthread_queue_work(s->worst->builder->worker, &blk->work);
-	wait_for_completion(&blk->running);
+	blk = why_blocker_hold(test, s);
 
 	/*
 	 * Written by hand on the CPU's record (the session is not armed, so
@@ -1263,6 +1313,7 @@ static struct kunit_case latscope_why_cases[] = {
 	KUNIT_CASE(latscope_flight_oldest_hold_counts),
 	KUNIT_CASE(latscope_worst_keeps_k_largest),
 	KUNIT_CASE(latscope_worst_export_worst_first),
+	KUNIT_CASE(latscope_worst_export_no_address),
 	KUNIT_CASE(latscope_why_splits_latency),
 	KUNIT_CASE(latscope_why_irq_context),
 	KUNIT_CASE(latscope_why_idle_at_ideal),

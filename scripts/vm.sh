@@ -79,6 +79,16 @@ else
 		exit 1
 	}
 fi
+# Another driver tree to compare with in the same boot (snapshot-cost):
+# /latscope-old.ko beside the module.
+if [ -n "${LATSCOPE_VM_OLD_DRIVER:-}" ]; then
+	rm -rf "$work/old"
+	cp -r "$LATSCOPE_VM_OLD_DRIVER/." "$work/old/"
+	latscope_kbuild "$kdir" "$work/old" -s CONFIG_LATSCOPE=m modules >"$work/build-old.log" 2>&1 || {
+		cat "$work/build-old.log"
+		exit 1
+	}
+fi
 
 add_test_programs() {
 	# The same test as a 32-bit program exercises the compat ioctl path.
@@ -144,6 +154,9 @@ add_test_programs() {
 	done
 	cp "$top/tests/vm/stress_test.sh" "$root/stress_test.sh"
 	cp "$top/tests/vm/why_cost.sh" "$root/why_cost.sh"
+	cp "$top/tests/vm/snapshot_cost.sh" "$root/snapshot_cost.sh"
+	gcc -std=c11 -static -O2 -Wall -Wextra -Werror -I"$top/driver/include/uapi" \
+		"$top/tests/vm/hook_cost.c" -o "$root/hook_cost"
 	# The recorder's test (Debian 12's 6.12, mainline and rt, within the
 	# time budget): the noise module, built against the same headers, and
 	# rtla where the kernel has timerlat.
@@ -186,6 +199,7 @@ cp /bin/busybox "$root/bin/busybox"
 cp "$top/tests/vm/init" "$root/init"
 chmod +x "$root/init"
 cp "$work/mod/latscope.ko" "$root/"
+[ -z "${LATSCOPE_VM_OLD_DRIVER:-}" ] || cp "$work/old/latscope.ko" "$root/latscope-old.ko"
 # The CLI, static, and for the tests their programs and tools.
 if [ "$mode" = demo ]; then
 	latscope_static_cli "$top" "$root/bin/latscope" >"$work/cli-build.log" 2>&1 || {
@@ -263,6 +277,8 @@ esac
 # the most parts.
 limit=720
 [ "$mode" = gpio ] && limit=1320
+# snapshot-cost runs two modules' rounds, then the hook costs' (48 runs).
+[ "$mode" = snapshot-cost ] && limit=1320
 boot() {
 	timeout $((limit + ${LATSCOPE_FUZZ_SECONDS:-60} + ${LATSCOPE_COMPARE_SECONDS:-60} + ${LATSCOPE_SOAK_SECONDS:-60})) \
 		qemu-system-x86_64 -accel $accel -cpu qemu64,+rdrand -smp 2 -m 1024 \
@@ -297,12 +313,12 @@ tr -d '\r' <"$log" | awk -v dir="$files" '
 # compare leaves its JSON to scripts/compare.sh (gpio-compare to
 # scripts/compare-gpio.sh); fuzz writes no file.
 # What passed leaves its logs and files, not its image and tree.
-rm -rf "$work/root" "$work/mod" "$work/initrd.gz"
+rm -rf "$work/root" "$work/mod" "$work/old" "$work/initrd.gz"
 # compare leaves its JSON to scripts/compare.sh (gpio-compare to
 # scripts/compare-gpio.sh), demo its output to scripts/demo.sh; fuzz
 # writes no file.
 case $mode in
-compare | gpio-compare | fuzz | demo | why-cost | pkg | abi) exit 0 ;;
+compare | gpio-compare | fuzz | demo | why-cost | snapshot-cost | pkg | abi) exit 0 ;;
 esac
 # A subset (LATSCOPE_VM_TESTS) whose parts write no file has none to check;
 # nor has a subset of the test mode the whole set its host checks expect.

@@ -4,7 +4,9 @@ load and context, the ratio with/without (--why / --no-why) of the
 average and of the maximum latency in each interleaved round, and their
 medians, as a Markdown table on stdout.
 
-Usage: why-cost.py DIR... (each a kernel's why-cost-LOAD-CTX-VARIANT-ROUND.json)
+Usage: why-cost.py [--what=TEXT] DIR... (each a kernel's
+why-cost-LOAD-CTX-VARIANT-ROUND.json). --what says what "with" is, for a
+comparison other than the recorder's (scripts/snapshot-cost.sh).
 """
 import json
 import os
@@ -41,6 +43,9 @@ def row(kernel, load, ctx, rounds):
 
 
 def main(dirs):
+    if dirs and dirs[0].startswith("--what="):
+        print(f"with: {dirs[0][len('--what='):]}\n")
+        dirs = dirs[1:]
     print("| kernel | load | context | rounds | avg without (us) | avg with (us) "
           "| avg with/without, median (range) | max with/without, median (range) |")
     print("| --- | --- | --- | --- | --- | --- | --- | --- |")

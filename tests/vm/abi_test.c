@@ -20,12 +20,16 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <grp.h>
 #include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include <linux/capability.h>
 #include <linux/latscope.h>
 
 #include "check.h"
@@ -811,6 +815,93 @@ static void test_not_root(struct tally *t)
 	chmod(DEV, 0600);
 }
 
+/* What a why_setups() child packs in its exit status per SETUP. */
+enum { SETUP_OK, SETUP_EPERM, SETUP_OTHER };
+
+static int setup_code(int e)
+{
+	return !e ? SETUP_OK : e == EPERM ? SETUP_EPERM : SETUP_OTHER;
+}
+
+/*
+ * In a child: becomes uid and gid 1000, a member of no other group, with
+ * the capabilities @caps (bits 1 << CAP_*) and no others, opens the
+ * device (which group 1000 was granted, as README's Access does) and
+ * tries a SETUP with the recorder, then one with a trace threshold too.
+ * Returns the exit status: the first's code + 3 * the second's, or 255.
+ */
+static int why_setups(__u64 caps)
+{
+	struct __user_cap_header_struct head = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3] = { { 0 } };
+	struct latscope_setup s = base_setup(LATSCOPE_CTX_IRQ, 0);
+	int fd, why, trace;
+
+	/* Kept across setuid() only to be cut down to @caps. */
+	if (prctl(PR_SET_KEEPCAPS, 1L, 0L, 0L, 0L) || setgroups(0, NULL) ||
+	    setgid(1000) || setuid(1000))
+		return 255;
+	data[0].effective = data[0].permitted = (__u32)caps;
+	data[1].effective = data[1].permitted = (__u32)(caps >> 32);
+	if (syscall(SYS_capset, &head, data))
+		return 255;
+	fd = open(DEV, O_RDWR);
+	if (fd < 0)
+		return 255;
+	s.why_records = 4;
+	why = setup_code(try_setup(fd, &s));
+	s.trace_threshold_ns = 1000000000ULL;
+	trace = setup_code(try_setup(fd, &s));
+	close(fd);
+	return why + 3 * trace;
+}
+
+/* Runs why_setups() in a child: -1, or its status. */
+static int why_child(__u64 caps, int *why, int *trace)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (!pid)
+		_exit(why_setups(caps));
+	waitpid(pid, &status, 0);
+	if (!WIFEXITED(status) || WEXITSTATUS(status) == 255)
+		return -1;
+	*why = WEXITSTATUS(status) % 3;
+	*trace = WEXITSTATUS(status) / 3;
+	return 0;
+}
+
+/*
+ * The recorder tells what other tasks and the kernel ran on the CPU: a
+ * member of the device's group needs CAP_PERFMON for it (CAP_SYS_ADMIN
+ * for the trace threshold), unless trusted_group is set.
+ */
+static void test_why_access(struct tally *t)
+{
+	int why, trace, ret;
+
+	if (chown(DEV, 0, 1000) || chmod(DEV, 0660)) {
+		check(t, false, "the device granted to group 1000", "errno %d", errno);
+		return;
+	}
+	ret = why_child(0, &why, &trace);
+	check(t, !ret && why == SETUP_EPERM,
+	      "group member, no capability: the recorder is refused (EPERM)",
+	      "ret %d code %d", ret, why);
+	ret = why_child(1ULL << CAP_PERFMON, &why, &trace);
+	check(t, !ret && why == SETUP_OK && trace == SETUP_EPERM,
+	      "group member with CAP_PERFMON: the recorder, not the trace threshold",
+	      "ret %d codes %d %d", ret, why, trace);
+	ret = set_param("trusted_group", "Y") ? -1 : why_child(0, &why, &trace);
+	check(t, !ret && why == SETUP_OK && trace == SETUP_OK,
+	      "trusted_group=Y: the device alone grants the recorder",
+	      "ret %d codes %d %d", ret, why, trace);
+	set_param("trusted_group", "N");
+	if (chmod(DEV, 0600) || chown(DEV, 0, 0))
+		check(t, false, "the device given back to root", "errno %d", errno);
+}
+
 /*
  * max_running_per_cpu: a third session on a CPU with a limit of two is
  * refused at START (EBUSY) until one of the two ends, by STOP or by close.
@@ -1203,6 +1294,7 @@ int main(int argc, char **argv)
 	test_two_sessions(&t, ncpus);
 	test_kill9(&t);
 	test_not_root(&t);
+	test_why_access(&t);
 	test_running_cap(&t);
 	test_memcg(&t);
 	test_trace_threshold(&t);

@@ -223,6 +223,15 @@ su nobody -s /bin/sh -c 'latscope -i -c 0 -T 1 -b 500' >granted-b.out 2>&1
 expect_rc "granted device, not root: -b refused, setup error" $? 3
 has "granted device, not root: -b says what to do" granted-b.out \
 	"refused the setup for CPU0: -b needs CAP_SYS_ADMIN too: run as root, or load latscope with trusted_group=1"
+# --why tells what other tasks ran: CAP_PERFMON, or trusted_group.
+su nobody -s /bin/sh -c 'latscope -i -c 0 -T 1 --why' >granted-why.out 2>&1
+expect_rc "granted device, not root: --why refused, setup error" $? 3
+has "granted device, not root: --why says what to do" granted-why.out \
+	"refused the setup for CPU0: --why needs CAP_PERFMON too: run as root, or load latscope with trusted_group=1"
+echo Y >/sys/module/latscope/parameters/trusted_group
+su nobody -s /bin/sh -c 'latscope -i -c 0 -T 1 -q --why' >trusted-why.out 2>&1
+expect_rc "trusted_group=Y, not root: --why runs" $? 0
+echo N >/sys/module/latscope/parameters/trusted_group
 chmod 600 /dev/latscope
 # max_running_per_cpu: a CPU that runs its share refuses a run, named.
 echo 1 >/sys/module/latscope/parameters/max_running_per_cpu

@@ -32,9 +32,21 @@ int ls_check_driver(const struct latscope_info *info, const struct ls_source *sr
 	return 0;
 }
 
-/* Why the driver says EPERM to a SETUP and EBUSY to a START. */
+/*
+ * Why the driver says EPERM to a timer SETUP: -b's trace threshold needs
+ * CAP_SYS_ADMIN (which grants --why too), --why's recorder CAP_PERFMON.
+ */
 static const char ls_need_admin[] =
 	"-b needs CAP_SYS_ADMIN too: run as root, or load latscope with trusted_group=1";
+static const char ls_need_perfmon[] =
+	"--why needs CAP_PERFMON too: run as root, or load latscope with trusted_group=1";
+
+static const char *ls_need_caps(const struct latscope_setup *setup)
+{
+	return setup->trace_threshold_ns ? ls_need_admin : ls_need_perfmon;
+}
+
+/* Why the driver says EBUSY to a START. */
 static const char ls_cpu_full[] =
 	"the module's max_running_per_cpu sessions run there already";
 
@@ -99,7 +111,7 @@ static int driver_open(struct cpu_run *c, char *err, size_t errlen)
 		else
 			ls_fail(err, errlen, "the driver refused the setup for CPU%d: %s", c->cpu,
 				errno == EINVAL ? "is that CPU online?" :
-				errno == EPERM ? ls_need_admin : strerror(errno));
+				errno == EPERM ? ls_need_caps(&setup) : strerror(errno));
 		return -1;
 	}
 	return 0;

@@ -481,6 +481,9 @@ struct latscope_result {
  * its parts, the task and code the event interrupted, and what took the
  * time, longest first. A window longer than the per-CPU record is marked
  * LATSCOPE_WHY_CUT. The records come with the result (LATSCOPE_RESULT_SIZE_VER2).
+ * They name other tasks (comm, host pid, policy), irqs and kernel symbols:
+ * arming the recorder needs CAP_PERFMON or CAP_SYS_ADMIN, unless the
+ * module's trusted_group parameter is set. No address is handed out.
  */
 #define LATSCOPE_WHY_MAX_RECORDS	64
 #define LATSCOPE_WHY_ITEMS		8
@@ -498,8 +501,8 @@ struct latscope_result {
  * @LATSCOPE_WHY_TASK: a task ran (@id its pid, @name its comm)
  * @LATSCOPE_WHY_IRQ: a hard irq handler (@id the Linux irq, @name its action)
  * @LATSCOPE_WHY_SOFTIRQ: a softirq (@id the vector, @name as in /proc/softirqs)
- * @LATSCOPE_WHY_NMI: an NMI handler (@name its symbol)
- * @LATSCOPE_WHY_HRTIMER: an hrtimer callback in hard irq (@name its symbol)
+ * @LATSCOPE_WHY_NMI: an NMI handler (@name its symbol, "?" if none)
+ * @LATSCOPE_WHY_HRTIMER: an hrtimer callback in hard irq (@name its symbol, "?" if none)
  * @LATSCOPE_WHY_IDLE: the CPU was idle (@id the cpuidle state, -1 unknown)
  */
 enum latscope_why_kind {
@@ -583,8 +586,8 @@ struct latscope_why_item {
  * @prio: its real-time priority, or nice value
  * @__reserved: 0
  * @comm: its name
- * @where: the code it interrupted, "symbol+off/size", "" if unknown or
- *	in user space
+ * @where: the code it interrupted, "symbol+off/size", "?" if no symbol
+ *	names it, "" if unknown or in user space
  * @nr_items: entries of @item, longest first
  * @more_items: things that ran in the window beyond @item
  * @more_ns: their time
@@ -723,6 +726,7 @@ struct latscope_info {
  *	chip with that label, or no "latscope,gpio" device (with a pulse-out
  *	line, for loopback); ENXIO pulse-in cannot raise an interrupt; EPERM
  *	a GPIO source or a trace threshold from a caller without
+ *	CAP_SYS_ADMIN, or @why_records from one without CAP_PERFMON or
  *	CAP_SYS_ADMIN (unless the module's trusted_group parameter is set);
  *	ESHUTDOWN the device is released (the session unchanged).
  *
