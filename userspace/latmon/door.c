@@ -171,10 +171,11 @@ static void *doorman_fn(void *arg)
 				 { .fd = d->stop[0], .events = POLLIN } };
 	struct sockaddr_in from;
 	char name[64];
-	int fd, n;
+	int fd, n, wait_ms;
 
 	for (;;) {
-		n = poll(pfd, 2, d->held >= 0 ? ls_ms_until(d->held_since_ns + LS_DOOR_HOLD_NS) : -1);
+		wait_ms = d->held >= 0 ? ls_ms_until(d->held_since_ns + LS_DOOR_HOLD_NS) : -1;
+		n = poll(pfd, 2, wait_ms);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;

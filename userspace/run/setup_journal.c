@@ -262,7 +262,10 @@ static long long start_time(pid_t pid)
 	int i;
 
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	if (ls_read_line(path, buf, sizeof(buf)) || !(s = strrchr(buf, ')')))
+	if (ls_read_line(path, buf, sizeof(buf)))
+		return -1;
+	s = strrchr(buf, ')');
+	if (!s)
 		return -1;
 	for (i = 2; s && i < 22; i++)
 		s = strchr(s + 1, ' ');
@@ -378,8 +381,9 @@ int ls_setup_restore_left(const char *root, bool asked, char *err, size_t errlen
 	int rootfd = open_root(root), dirfd = -1, lockfd = -1, ret = 0;
 	char who[64];
 
-	if (rootfd < 0 || (dirfd = open_dir(rootfd, false)) < 0 ||
-	    faccessat(dirfd, JOURNAL, F_OK, AT_SYMLINK_NOFOLLOW)) {
+	if (rootfd >= 0)
+		dirfd = open_dir(rootfd, false);
+	if (dirfd < 0 || faccessat(dirfd, JOURNAL, F_OK, AT_SYMLINK_NOFOLLOW)) {
 		if (asked && errno != ENOENT) {
 			ls_fail(err, errlen, "--restore-setup: %s/run/latscope: %s",
 				root ? root : "", strerror(errno));
@@ -393,7 +397,8 @@ int ls_setup_restore_left(const char *root, bool asked, char *err, size_t errlen
 	if (lockfd < 0 || flock(lockfd, LOCK_EX | LOCK_NB)) {
 		journal_owner(dirfd, who, sizeof(who));
 		if (asked) {
-			ls_fail(err, errlen, "--restore-setup: %s still runs with --apply-setup and sets its changes back when it ends",
+			ls_fail(err, errlen,
+				"--restore-setup: %s still runs with --apply-setup and sets its changes back when it ends",
 				who);
 			ret = -1;
 		}
@@ -470,17 +475,22 @@ int ls_setup_journal_open(struct ls_setup_undo *u, const char *root, char *err,
 	char line[128], who[64];
 
 	memset(u, 0, sizeof(*u));
-	u->rootfd = u->dirfd = u->lockfd = u->fd = -1;
+	u->dirfd = -1;
+	u->lockfd = -1;
+	u->fd = -1;
 	u->open = true;
 	u->rootfd = open_root(root);
-	if (u->rootfd < 0 || (u->dirfd = open_dir(u->rootfd, true)) < 0) {
+	if (u->rootfd >= 0)
+		u->dirfd = open_dir(u->rootfd, true);
+	if (u->dirfd < 0) {
 		ls_fail(err, errlen, "--apply-setup: %s/run/latscope: %s%s", r, strerror(errno),
 			geteuid() ? " (run as root)" : " (it must be a directory only root may write)");
 		goto fail;
 	}
 	u->lockfd = open_lock(u->dirfd);
 	if (u->lockfd < 0) {
-		ls_fail(err, errlen, "--apply-setup: %s/run/latscope/" LOCK ": %s", r, strerror(errno));
+		ls_fail(err, errlen, "--apply-setup: %s/run/latscope/" LOCK ": %s", r,
+			strerror(errno));
 		goto fail;
 	}
 	if (flock(u->lockfd, LOCK_EX | LOCK_NB)) {

@@ -83,7 +83,8 @@ static void conn_unqueue(struct ls_http *h, struct ls_http_conn *c)
 		c->next->prev = c->prev;
 	else
 		h->tail = c->prev;
-	c->prev = c->next = NULL;
+	c->prev = NULL;
+	c->next = NULL;
 	c->queued = false;
 }
 
