@@ -846,13 +846,16 @@ def check_worst_bytes(tool, work, runs):
     """A culprit whose name is not UTF-8 (a task may name itself "\\xff";
     latscope before it escaped names wrote the byte as it was): the file is
     read, the name shown with U+FFFD for the byte, as latscope writes it."""
-    src = next((p for p in runs if has_records(load(p)) and load(p)["worst"][0]["items"]),
-               None)
-    if src is None:
+    # An item whose name the table shows (an idle state is shown by number).
+    named = [(p, w, i) for p in runs if has_records(load(p))
+             for w, rec in enumerate(load(p)["worst"])
+             for i, item in enumerate(rec["items"]) if item["kind"] != "idle"]
+    if not named:
         return
+    src, w, i = named[0]
     marker = "CULPRIT-NAME-MARKER"
     copy = copy_of(src, work, "worst-bytes.json",
-                   lambda d: d["worst"][0]["items"][0].update(name=marker))
+                   lambda d: d["worst"][w]["items"][i].update(name=marker))
     with open(copy, "rb") as f:
         raw = f.read().replace(marker.encode(), b"bad\xff")
     with open(copy, "wb") as f:
