@@ -239,6 +239,19 @@ static int open_dir(int rootfd, bool create)
 }
 
 /* setup.lock in @dirfd, created if need be: its fd, or -1. */
+/*
+ * Takes the system-wide lock on @fd: true if taken, or if this kernel
+ * has no file locking (CONFIG_FILE_LOCKING=n: flock() fails with ENOSYS
+ * or EINVAL), where the journal, created O_EXCL and naming a live owner,
+ * keeps runs apart instead. False if another latscope holds it.
+ */
+static bool lock_or_unsupported(int fd)
+{
+	if (!flock(fd, LOCK_EX | LOCK_NB))
+		return true;
+	return errno != EWOULDBLOCK && errno != EINTR;
+}
+
 static int open_lock(int dirfd)
 {
 	int fd = openat(dirfd, LOCK, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
@@ -394,7 +407,7 @@ int ls_setup_restore_left(const char *root, bool asked, char *err, size_t errlen
 		goto out;
 	}
 	lockfd = open_lock(dirfd);
-	if (lockfd < 0 || flock(lockfd, LOCK_EX | LOCK_NB)) {
+	if (lockfd < 0 || !lock_or_unsupported(lockfd)) {
 		journal_owner(dirfd, who, sizeof(who));
 		if (asked) {
 			ls_fail(err, errlen,
@@ -405,6 +418,16 @@ int ls_setup_restore_left(const char *root, bool asked, char *err, size_t errlen
 		goto out;
 	}
 	if (restore_stale(rootfd, dirfd, asked)) {
+		if (errno == EBUSY) {
+			/* A kernel without file locking: its owner still runs. */
+			journal_owner(dirfd, who, sizeof(who));
+			if (asked)
+				ls_fail(err, errlen,
+					"--restore-setup: %s still runs with --apply-setup and sets its changes back when it ends",
+					who);
+			ret = asked ? -1 : 0;
+			goto out;
+		}
 		ls_fail(err, errlen, "%s/run/latscope/" JOURNAL " is kept: set those values back by hand, then remove it",
 			root ? root : "");
 		ret = -1;
@@ -493,19 +516,26 @@ int ls_setup_journal_open(struct ls_setup_undo *u, const char *root, char *err,
 			strerror(errno));
 		goto fail;
 	}
-	if (flock(u->lockfd, LOCK_EX | LOCK_NB)) {
+	if (!lock_or_unsupported(u->lockfd)) {
+busy:
 		journal_owner(u->dirfd, who, sizeof(who));
 		ls_fail(err, errlen, "--apply-setup: another latscope (%s) has the system's setup changed: one --apply-setup at a time; wait for it to end, or run without --apply-setup",
 			who);
 		goto fail;
 	}
 	if (restore_stale(u->rootfd, u->dirfd, false)) {
+		/* Its owner runs: a kernel without file locking gets here. */
+		if (errno == EBUSY)
+			goto busy;
 		ls_fail(err, errlen, "--apply-setup: %s/run/latscope/" JOURNAL " could not be set back: fix those values, then remove it",
 			r);
 		goto fail;
 	}
 	u->fd = openat(u->dirfd, JOURNAL,
 		       O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	/* Without file locking, another run made its journal meanwhile. */
+	if (u->fd < 0 && errno == EEXIST)
+		goto busy;
 	snprintf(line, sizeof(line),
 		 "# latscope --apply-setup: each file under the root, its value before the run\nowner %d %lld\n",
 		 (int)getpid(), start_time(getpid()));
