@@ -11,9 +11,9 @@
  * as a negative number, how many make the longest start of one that
  * breaks off (at least one byte: "maximal subpart", as Python's and a
  * browser's decoders count them). @s ends with a NUL, which no sequence
- * continues with.
+ * continues with. The JSON writer and the Prometheus labels both use it.
  */
-static int utf8_char(const unsigned char *s)
+int ls_utf8_char(const unsigned char *s)
 {
 	unsigned char lo = 0x80, hi = 0xbf;
 	int n, i;
@@ -58,7 +58,7 @@ void ls_json_string(FILE *f, const char *s)
 
 	fputc('"', f);
 	while (*u) {
-		n = utf8_char(u);
+		n = ls_utf8_char(u);
 		if (n < 0) {
 			fputs("\\ufffd", f);
 			u += -n;

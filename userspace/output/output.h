@@ -31,6 +31,7 @@ int ls_write_plot(FILE *f, const struct ls_report *r);
 int ls_write_json(FILE *f, const struct ls_report *r);
 
 /* json_writer.c */
+int ls_utf8_char(const unsigned char *s);
 void ls_json_string(FILE *f, const char *s);
 void ls_json_string_or_null(FILE *f, const char *s);
 void ls_json_key_string(FILE *f, const char *indent, const char *key,

@@ -19,43 +19,6 @@ static void put_seconds(FILE *f, double ns)
 }
 
 /*
- * The length of the valid UTF-8 character at @s (RFC 3629: no overlong
- * form, no surrogate, nothing past U+10FFFF), or 0 if it is none. The NUL
- * that ends @s is no continuation byte, so nothing is read past it.
- */
-static size_t utf8_len(const unsigned char *s)
-{
-	unsigned int n, i;
-	unsigned char lo = 0x80, hi = 0xbf;
-
-	if (*s < 0x80)
-		return 1;
-	if (*s >= 0xc2 && *s <= 0xdf)
-		n = 2;
-	else if (*s >= 0xe0 && *s <= 0xef)
-		n = 3;
-	else if (*s >= 0xf0 && *s <= 0xf4)
-		n = 4;
-	else
-		return 0;
-	/* The second byte's range rules out the overlong, surrogate and too large. */
-	if (*s == 0xe0)
-		lo = 0xa0;
-	else if (*s == 0xed)
-		hi = 0x9f;
-	else if (*s == 0xf0)
-		lo = 0x90;
-	else if (*s == 0xf4)
-		hi = 0x8f;
-	if (s[1] < lo || s[1] > hi)
-		return 0;
-	for (i = 2; i < n; i++)
-		if (s[i] < 0x80 || s[i] > 0xbf)
-			return 0;
-	return n;
-}
-
-/*
  * A label value, escaped as both formats want: backslash, quote and
  * newline as they say; a byte that is no UTF-8 (a task may call itself
  * anything: prctl(PR_SET_NAME)) or a control character as the four
@@ -66,10 +29,13 @@ static size_t utf8_len(const unsigned char *s)
 static void put_label(FILE *f, const char *s)
 {
 	const unsigned char *u = (const unsigned char *)s;
-	size_t n;
+	int n;
 
 	while (*u) {
-		n = utf8_len(u);
+		/* Each byte of an ill-formed part on its own (ls_utf8_char() < 0). */
+		n = ls_utf8_char(u);
+		if (n < 0)
+			n = 0;
 		if (*u == '\\' || *u == '"')
 			fprintf(f, "\\%c", *u);
 		else if (*u == '\n')
@@ -77,7 +43,7 @@ static void put_label(FILE *f, const char *s)
 		else if (!n || *u < 0x20 || *u == 0x7f)
 			fprintf(f, "\\\\x%02x", *u);
 		else
-			fwrite(u, 1, n, f);
+			fwrite(u, 1, (size_t)n, f);
 		u += n ? n : 1;
 	}
 }
