@@ -392,6 +392,7 @@ static int open_root(const char *root)
 int ls_setup_restore_left(const char *root, bool asked, char *err, size_t errlen)
 {
 	int rootfd = open_root(root), dirfd = -1, lockfd = -1, ret = 0;
+	bool held;
 	char who[64];
 
 	if (rootfd >= 0)
@@ -407,29 +408,21 @@ int ls_setup_restore_left(const char *root, bool asked, char *err, size_t errlen
 		goto out;
 	}
 	lockfd = open_lock(dirfd);
-	if (lockfd < 0 || !lock_or_unsupported(lockfd)) {
-		journal_owner(dirfd, who, sizeof(who));
-		if (asked) {
-			ls_fail(err, errlen,
-				"--restore-setup: %s still runs with --apply-setup and sets its changes back when it ends",
-				who);
+	held = lockfd < 0 || !lock_or_unsupported(lockfd);
+	/* EBUSY: its owner runs (a kernel without file locking gets here). */
+	if (!held && restore_stale(rootfd, dirfd, asked)) {
+		held = errno == EBUSY;
+		if (!held) {
+			ls_fail(err, errlen, "%s/run/latscope/" JOURNAL " is kept: set those values back by hand, then remove it",
+				root ? root : "");
 			ret = -1;
 		}
-		goto out;
 	}
-	if (restore_stale(rootfd, dirfd, asked)) {
-		if (errno == EBUSY) {
-			/* A kernel without file locking: its owner still runs. */
-			journal_owner(dirfd, who, sizeof(who));
-			if (asked)
-				ls_fail(err, errlen,
-					"--restore-setup: %s still runs with --apply-setup and sets its changes back when it ends",
-					who);
-			ret = asked ? -1 : 0;
-			goto out;
-		}
-		ls_fail(err, errlen, "%s/run/latscope/" JOURNAL " is kept: set those values back by hand, then remove it",
-			root ? root : "");
+	if (held && asked) {
+		journal_owner(dirfd, who, sizeof(who));
+		ls_fail(err, errlen,
+			"--restore-setup: %s still runs with --apply-setup and sets its changes back when it ends",
+			who);
 		ret = -1;
 	}
 out:
@@ -491,11 +484,21 @@ static int append(int fd, const char *line)
  * run holds it, and its pid; the directory cannot be made safe). A
  * journal left by a dead owner is written back first.
  */
+/* Another run has the setup changed: says whose, into @err. */
+static void say_held(int dirfd, char *err, size_t errlen)
+{
+	char who[64];
+
+	journal_owner(dirfd, who, sizeof(who));
+	ls_fail(err, errlen, "--apply-setup: another latscope (%s) has the system's setup changed: one --apply-setup at a time; wait for it to end, or run without --apply-setup",
+		who);
+}
+
 int ls_setup_journal_open(struct ls_setup_undo *u, const char *root, char *err,
 			  size_t errlen)
 {
 	const char *r = root ? root : "";
-	char line[128], who[64];
+	char line[128];
 
 	memset(u, 0, sizeof(*u));
 	u->dirfd = -1;
@@ -517,25 +520,25 @@ int ls_setup_journal_open(struct ls_setup_undo *u, const char *root, char *err,
 		goto fail;
 	}
 	if (!lock_or_unsupported(u->lockfd)) {
-busy:
-		journal_owner(u->dirfd, who, sizeof(who));
-		ls_fail(err, errlen, "--apply-setup: another latscope (%s) has the system's setup changed: one --apply-setup at a time; wait for it to end, or run without --apply-setup",
-			who);
+		say_held(u->dirfd, err, errlen);
 		goto fail;
 	}
 	if (restore_stale(u->rootfd, u->dirfd, false)) {
-		/* Its owner runs: a kernel without file locking gets here. */
+		/* EBUSY: its owner runs (a kernel without file locking gets here). */
 		if (errno == EBUSY)
-			goto busy;
-		ls_fail(err, errlen, "--apply-setup: %s/run/latscope/" JOURNAL " could not be set back: fix those values, then remove it",
-			r);
+			say_held(u->dirfd, err, errlen);
+		else
+			ls_fail(err, errlen, "--apply-setup: %s/run/latscope/" JOURNAL " could not be set back: fix those values, then remove it",
+				r);
 		goto fail;
 	}
 	u->fd = openat(u->dirfd, JOURNAL,
 		       O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	/* Without file locking, another run made its journal meanwhile. */
-	if (u->fd < 0 && errno == EEXIST)
-		goto busy;
+	if (u->fd < 0 && errno == EEXIST) {
+		say_held(u->dirfd, err, errlen);
+		goto fail;
+	}
 	snprintf(line, sizeof(line),
 		 "# latscope --apply-setup: each file under the root, its value before the run\nowner %d %lld\n",
 		 (int)getpid(), start_time(getpid()));
