@@ -25,21 +25,32 @@ results=$(mktemp)
 logs=$(mktemp -d)
 trap 'rm -rf "$results" "$logs"' EXIT
 
+# A failed stage's "not ok" lines and its last lines are kept apart and
+# printed again at the very end: a CI log that keeps only its tail must
+# still say which check failed.
 stage() {
-	local name=$1 start rc
+	local name=$1 start rc log
 	shift
 	echo "=== $name"
 	start=$(date +%s)
-	"$@"
-	rc=$?
-	if [ $rc -eq 0 ]; then
+	log=$(mktemp "$logs/stage.XXXXXX")
+	"$@" 2>&1 | tee "$log"
+	rc=${PIPESTATUS[0]}
+	if [ "$rc" -eq 0 ]; then
 		echo "ok $name" >>"$results"
 		echo "=== $name: ok ($(($(date +%s) - start)) s)"
 	else
 		echo "FAIL $name" >>"$results"
 		echo "=== $name: FAIL, exit $rc ($(($(date +%s) - start)) s)"
+		{
+			echo "--- $name: exit $rc; its failed checks, then its last lines:"
+			grep -a 'not ok' "$log" | head -n 30
+			echo "..."
+			tail -n 12 "$log"
+		} >>"$logs/failures"
 	fi
-	return $rc
+	rm -f "$log"
+	return "$rc"
 }
 
 # The uapi header as userspace sees it: the VM test builds warning-free, and
@@ -144,6 +155,7 @@ fi
 passed=$(grep -c '^ok ' "$results")
 failed=$(grep -c '^FAIL ' "$results")
 if [ "$failed" -gt 0 ]; then
+	cat "$logs/failures"
 	echo "failed stages:"
 	sed -n 's/^FAIL /  /p' "$results"
 fi
