@@ -1180,6 +1180,126 @@ static void latscope_why_late_builder(struct kunit *test)
 		cpu_relax();
 }
 
+/* A result taken in a thread of its own, as the exporter's would be. */
+struct why_snapshot {
+	struct latscope_session *s;
+	struct latscope_result res;
+	u64 *cells;
+	int ret;
+	struct completion done;
+};
+
+static int why_snapshot_fn(void *data)
+{
+	struct why_snapshot *snap = data;
+
+	snap->ret = latscope_session_snapshot(snap->s, &snap->res, &snap->cells);
+	/* All: the test both polls and waits for it. */
+	complete_all(&snap->done);
+	return 0;
+}
+
+/* A user responder's PULSE in a thread of its own. */
+struct why_pulse {
+	struct latscope_session *s;
+	int ret;
+	struct completion done;
+};
+
+static int why_pulse_fn(void *data)
+{
+	struct why_pulse *p = data;
+	struct latscope_pulse pulse = {};
+
+	p->ret = latscope_session_pulse(p->s, &pulse);
+	/* All: a timed wait that succeeds must not use up the later one's. */
+	complete_all(&p->done);
+	return 0;
+}
+
+/* The builder's worker has a work queued behind the set's: a flush's. */
+static bool why_flush_waits(struct latscope_worst_set *set)
+{
+	struct kthread_worker *worker = set->builder->worker;
+	unsigned long flags;
+	bool waits;
+
+	raw_spin_lock_irqsave(&worker->lock, flags);
+	waits = !list_empty(&set->work.node) &&
+		!list_is_last(&set->work.node, &worker->work_list);
+	raw_spin_unlock_irqrestore(&worker->lock, flags);
+	return waits;
+}
+
+/*
+ * A snapshot waits for a record the builder has yet to build (the builder
+ * starved: here, held by a work ahead of it); meanwhile the user
+ * responder's PULSE, which takes the session's lock, goes through. With
+ * the lock held across the wait, the PULSE would wait as long.
+ */
+static void latscope_why_snapshot_spares_pulse(struct kunit *test)
+{
+	struct latscope_setup setup = latscope_base_setup(LATSCOPE_CTX_USER, NS_PER_MS);
+	const struct latscope_why *why;
+	struct latscope_session *s;
+	struct why_snapshot *snap;
+	struct why_blocker *blk;
+	struct why_pulse *p;
+	struct task_struct *t;
+	int tries;
+
+	setup.why_records = 2;
+	s = latscope_kunit_session(test, &setup);
+	/* Started and stopped: PULSE then takes the lock and returns at once. */
+	KUNIT_ASSERT_EQ(test, latscope_session_start(s), 0);
+	KUNIT_ASSERT_EQ(test, latscope_session_stop(s), 0);
+	snap = kunit_kzalloc(test, sizeof(*snap), GFP_KERNEL);
+	p = kunit_kzalloc(test, sizeof(*p), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, snap);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	blk = why_blocker_hold(test, s);
+	/* A sample among the worst: its record is queued behind the blocker. */
+	latscope_recorder_sample(s, 300, s->t0 + NS_PER_MS, false);
+
+	snap->s = s;
+	init_completion(&snap->done);
+	t = kthread_run(why_snapshot_fn, snap, "latscope-kunit-snap");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+	/* A condition, 10 s at most: the snapshot waits for the builder. */
+	for (tries = 0; tries < 500 && !why_flush_waits(s->worst); tries++)
+		msleep(20);
+	KUNIT_EXPECT_TRUE_MSG(test, why_flush_waits(s->worst),
+			      "the snapshot never waited for the builder");
+
+	p->s = s;
+	init_completion(&p->done);
+	t = kthread_run(why_pulse_fn, p, "latscope-kunit-pulse");
+	if (IS_ERR(t)) {
+		why_blocker_release(blk);
+		wait_for_completion(&snap->done);
+		KUNIT_FAIL(test, "no PULSE thread: %ld", PTR_ERR(t));
+		return;
+	}
+	/* A bound for the failure only: it returns at once when it can. */
+	KUNIT_EXPECT_NE_MSG(test, wait_for_completion_timeout(&p->done, 10 * HZ), 0UL,
+			    "PULSE waited for the snapshot's builder");
+	KUNIT_EXPECT_FALSE_MSG(test, completion_done(&snap->done),
+			       "the snapshot did not wait for its record");
+
+	why_blocker_release(blk);
+	wait_for_completion(&p->done);
+	wait_for_completion(&snap->done);
+	KUNIT_EXPECT_EQ(test, p->ret, -ECANCELED);
+	KUNIT_ASSERT_EQ(test, snap->ret, 0);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, latscope_kunit_kvfree,
+							snap->cells), 0);
+	/* The record was built before the snapshot returned: the builder dates it. */
+	KUNIT_ASSERT_EQ(test, snap->res.why_count, 1U);
+	why = (const struct latscope_why *)(snap->cells + latscope_result_counters(&s->setup));
+	KUNIT_EXPECT_EQ(test, why->latency_ns, 300LL);
+	KUNIT_EXPECT_NE(test, why->realtime_ns, 0ULL);
+}
+
 static void latscope_why_setup_refused(struct kunit *test)
 {
 	struct latscope_setup setup = latscope_base_setup(LATSCOPE_CTX_KERNEL, NS_PER_MS);
@@ -1328,6 +1448,7 @@ static struct kunit_case latscope_why_cases[] = {
 	KUNIT_CASE(latscope_why_task_from_event),
 	KUNIT_CASE(latscope_why_no_event_no_blocking),
 	KUNIT_CASE(latscope_why_late_builder),
+	KUNIT_CASE(latscope_why_snapshot_spares_pulse),
 	KUNIT_CASE(latscope_why_setup_refused),
 	KUNIT_CASE_SLOW(latscope_why_real_run),
 	{}
