@@ -30,6 +30,9 @@
 #                        under known noise and rtla beside it
 #   make why-cost        the recorder's price, side by side in the VM
 #                        (docs/measurements/why-cost.md)
+#   make bench [REV=r]   -u against cyclictest and build REV (default: the
+#                        newest tag) in one boot per 6.12 kernel, as ratios
+#                        (docs/measurements/bench.md)
 #   make compile_commands  compile_commands.json for clangd (the CLI, and
 #                        the driver's objects once `make module` built them)
 #   make help            this list
@@ -42,7 +45,7 @@ FLAVOUR ?= amd64
 FUZZ_SECONDS ?= 60
 FUZZ_SEED ?=
 
-.PHONY: all module cli check demo demo-test install uninstall install-dkms deb pkg-test deps kunit build-matrix checkpatch shellcheck dtbo dt-check pi-vm report-test compare compare-gpio vm-gpiod vm-why why-cost setup-test serve-test evt-test fleet-test prom-bench \
+.PHONY: all module cli check demo demo-test install uninstall install-dkms deb pkg-test deps kunit build-matrix checkpatch shellcheck dtbo dt-check pi-vm report-test compare compare-gpio vm-gpiod vm-why why-cost bench setup-test serve-test evt-test fleet-test prom-bench \
 	vm-test vm-test-one vm-gpio vm-fuzz clean help layers unit compile_commands
 
 all: module cli
@@ -170,6 +173,10 @@ vm-why: deps
 
 why-cost: deps cli
 	scripts/why-cost.sh
+
+REV ?=
+bench: deps
+	scripts/bench.sh $(REV)
 
 pi-vm: deps
 	scripts/pi-vm.sh sut

@@ -88,6 +88,8 @@ stage "setup verdict on fake roots (every factor good and bad, --apply-setup set
 stage "files latscope creates, against an unprivileged racer (setpriv, fake device)" \
 	bash "$top/tests/files/run.sh"
 stage "latscope-report on fixtures (tables, PNG, SVG)" bash "$top/tests/report/run.sh"
+stage "bench.py on hand-made runs (ratios, the 99th percentiles, refusals)" \
+	bash "$top/tests/bench/run.sh"
 stage "EVT bound: coverage on known tails, refusals, latscope-evt's command line" \
 	bash "$top/tests/evt/run.sh"
 stage "fleet pieces: Prometheus rules checked and unit-tested, the dashboard's queries parsed" \

@@ -79,7 +79,8 @@ else
 		exit 1
 	}
 fi
-# Another driver tree to compare with in the same boot (snapshot-cost):
+# Another driver tree to compare with in the same boot (snapshot-cost,
+# bench):
 # /latscope-old.ko beside the module.
 if [ -n "${LATSCOPE_VM_OLD_DRIVER:-}" ]; then
 	rm -rf "$work/old"
@@ -155,6 +156,7 @@ add_test_programs() {
 	cp "$top/tests/vm/stress_test.sh" "$root/stress_test.sh"
 	cp "$top/tests/vm/why_cost.sh" "$root/why_cost.sh"
 	cp "$top/tests/vm/snapshot_cost.sh" "$root/snapshot_cost.sh"
+	cp "$top/tests/vm/bench.sh" "$root/bench.sh"
 	gcc -std=c11 -static -O2 -Wall -Wextra -Werror -I"$top/driver/include/uapi" \
 		"$top/tests/vm/hook_cost.c" -o "$root/hook_cost"
 	# The recorder's test (Debian 12's 6.12, mainline and rt, within the
@@ -200,6 +202,8 @@ cp "$top/tests/vm/init" "$root/init"
 chmod +x "$root/init"
 cp "$work/mod/latscope.ko" "$root/"
 [ -z "${LATSCOPE_VM_OLD_DRIVER:-}" ] || cp "$work/old/latscope.ko" "$root/latscope-old.ko"
+# And that build's CLI, static (scripts/bench.sh): /bin/latscope-old.
+[ -z "${LATSCOPE_VM_OLD_CLI:-}" ] || cp "$LATSCOPE_VM_OLD_CLI" "$root/bin/latscope-old"
 # The CLI, static, and for the tests their programs and tools.
 if [ "$mode" = demo ]; then
 	latscope_static_cli "$top" "$root/bin/latscope" >"$work/cli-build.log" 2>&1 || {
@@ -270,7 +274,7 @@ if [ "$mode" = test ] && { [ "$series" = 5.10 ] || [ "$series" = sid ]; }; then
 	mode=abi
 fi
 case $mode in
-demo | stress | compare | gpio-compare) accel=tcg ;;
+demo | stress | compare | gpio-compare | bench) accel=tcg ;;
 *) accel=tcg,thread=single ;;
 esac
 # A bound for a hung VM, not a guess at its speed: the GPIO stage runs
@@ -279,6 +283,8 @@ limit=720
 [ "$mode" = gpio ] && limit=1320
 # snapshot-cost runs two modules' rounds, then the hook costs' (48 runs).
 [ "$mode" = snapshot-cost ] && limit=1320
+# bench: three variants a round, each for LATSCOPE_COMPARE_SECONDS.
+[ "$mode" = bench ] && limit=$((${LATSCOPE_WHY_ROUNDS:-4} * 3 * (${LATSCOPE_COMPARE_SECONDS:-60} + 15) + 300))
 boot() {
 	timeout $((limit + ${LATSCOPE_FUZZ_SECONDS:-60} + ${LATSCOPE_COMPARE_SECONDS:-60} + ${LATSCOPE_SOAK_SECONDS:-60})) \
 		qemu-system-x86_64 -accel $accel -cpu qemu64,+rdrand -smp 2 -m 1024 \
@@ -318,7 +324,7 @@ rm -rf "$work/root" "$work/mod" "$work/old" "$work/initrd.gz"
 # scripts/compare-gpio.sh), demo its output to scripts/demo.sh; fuzz
 # writes no file.
 case $mode in
-compare | gpio-compare | fuzz | demo | why-cost | snapshot-cost | pkg | abi) exit 0 ;;
+compare | gpio-compare | fuzz | demo | why-cost | snapshot-cost | bench | pkg | abi) exit 0 ;;
 esac
 # A subset (LATSCOPE_VM_TESTS) whose parts write no file has none to check;
 # nor has a subset of the test mode the whole set its host checks expect.

@@ -1,0 +1,144 @@
+#!/usr/bin/env python3
+"""The ratios of scripts/bench.sh's runs: for each kernel and latscope
+build (new: this tree, old: the other), latscope/cyclictest of the
+average, the 99th percentile and the maximum in each interleaved round,
+their medians and ranges, and new/old the same way; a Markdown table on
+stdout.
+
+Usage: bench.py [--old=TEXT] DIR... (each a kernel's bench-new-R.json,
+bench-old-R.json, bench-ct-R.txt; the directory's name is the kernel's).
+A 99th percentile is its cell's middle: 1 us cells for cyclictest, the
+CLI's percentile range for latscope (1 us up to its histogram's end,
+wider in the tail past it).
+"""
+import json
+import os
+import re
+import statistics
+import sys
+
+NAME = re.compile(r"bench-(new|old)-(\d+)\.json$|bench-ct-(\d+)\.txt$")
+SUMMARY = re.compile(r"^# (Min|Avg|Max) Latencies: *(\d+)")
+OVERFLOWS = re.compile(r"^# Histogram Overflows: *(\d+)")
+
+
+def latscope_figures(path):
+    """{min, avg, p99, max} in us from the CLI's JSON."""
+    try:
+        with open(path) as f:
+            total = json.load(f)["total"]
+        lo, hi = total["percentile_ranges"]["99"]
+        return {"min": total["min"], "avg": total["avg"], "p99": (lo + hi) / 2,
+                "max": total["max"]}
+    except (KeyError, TypeError, ValueError) as e:
+        raise ValueError(f"{path}: not the CLI's JSON with total figures ({e!r})") from e
+
+
+def cyclictest_figures(path):
+    """{min, avg, p99, max} in us from cyclictest's summary and cells;
+    p99 is None if it lies past the histogram."""
+    out, cells, over = {}, [], 0
+    with open(path) as f:
+        for line in f:
+            m = SUMMARY.match(line)
+            if m:
+                out[m.group(1).lower()] = float(m.group(2))
+                continue
+            m = OVERFLOWS.match(line)
+            if m:
+                over = int(m.group(1))
+                continue
+            parts = line.split()
+            if len(parts) == 2 and parts[0].isdigit() and parts[1].isdigit():
+                cells.append((int(parts[0]), int(parts[1])))
+    if set(out) != {"min", "avg", "max"}:
+        raise ValueError(f"{path}: no Min/Avg/Max Latencies lines")
+    count = sum(n for _, n in cells) + over
+    seen, out["p99"] = 0, None
+    for us, n in sorted(cells):
+        seen += n
+        if seen >= 0.99 * count:
+            out["p99"] = us + 0.5
+            break
+    return out
+
+
+def runs(directory):
+    """{round: {variant: figures}}"""
+    out = {}
+    for name in sorted(os.listdir(directory)):
+        m = NAME.match(name)
+        if not m:
+            continue
+        path = os.path.join(directory, name)
+        if m.group(1):
+            out.setdefault(int(m.group(2)), {})[m.group(1)] = latscope_figures(path)
+        else:
+            out.setdefault(int(m.group(3)), {})["ct"] = cyclictest_figures(path)
+    return out
+
+
+def spread(values):
+    """'median (min-max)' of ratios, or '-' for none."""
+    values = [v for v in values if v is not None]
+    if not values:
+        return "-"
+    return f"{statistics.median(values):.2f} ({min(values):.2f}-{max(values):.2f})"
+
+
+def ratios(rounds, num, den, key):
+    return [r[num][key] / r[den][key] for r in rounds
+            if r[num][key] is not None and r[den][key]]
+
+
+def table(dirs, old):
+    """The table's lines: every file is read before one is printed."""
+    lines = []
+    lines.append("| kernel | build | against | rounds | avg (us, median) | avg ratio "
+                 "| p99 ratio | max ratio | min (us, range) |")
+    lines.append("|---|---|---|---|---|---|---|---|---|")
+    for directory in dirs:
+        kernel = os.path.basename(os.path.normpath(directory))
+        byround = runs(directory)
+        for num, den in (("new", "ct"), ("old", "ct"), ("new", "old")):
+            rounds = [r for r in byround.values() if num in r and den in r]
+            if not rounds:
+                continue
+            mins = [r[num]["min"] for r in rounds]
+            avg = statistics.median(r[num]["avg"] for r in rounds)
+            against = {"ct": "cyclictest", "old": "old"}[den]
+            lines.append(f"| {kernel} | {num} | {against} | {len(rounds)} | {avg:.1f} | "
+                         f"{spread(ratios(rounds, num, den, 'avg'))} | "
+                         f"{spread(ratios(rounds, num, den, 'p99'))} | "
+                         f"{spread(ratios(rounds, num, den, 'max'))} | "
+                         f"{min(mins):.1f}-{max(mins):.1f} |")
+    lines.append("")
+    lines.append("Ratios: median (range) over the rounds of latscope's figure over "
+                 "the other's in the same round; new is this tree" +
+                 (f", old is {old}" if old else "") + ". Emulated (QEMU TCG): a "
+                 "comparison in one boot, not a board's latency.")
+    return lines
+
+
+def main(argv):
+    old = None
+    args = []
+    for arg in argv[1:]:
+        if arg.startswith("--old="):
+            old = arg[len("--old="):]
+        else:
+            args.append(arg)
+    if not args:
+        print(__doc__.strip(), file=sys.stderr)
+        return 2
+    try:
+        lines = table(args, old)
+    except (OSError, ValueError, KeyError) as e:
+        print(f"bench.py: {e!s}", file=sys.stderr)
+        return 1
+    print("\n".join(lines))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

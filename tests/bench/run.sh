@@ -1,0 +1,75 @@
+#!/bin/bash
+# scripts/bench.py on hand-made runs: the ratios it prints are those of
+# the figures written here (cyclictest's 99th percentile from its cells,
+# latscope's from its percentile range), rounds without a partner are
+# left out, and a cyclictest file without its summary is refused.
+# Ends with "bench: N passed, N failed".
+set -uo pipefail
+top=$(cd "$(dirname "$0")/../.." && pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pass=0 fail=0
+ok() { echo "ok - $1"; pass=$((pass + 1)); }
+nok() { echo "not ok - $1: $2"; fail=$((fail + 1)); }
+has() { # name, file, fixed string
+	if grep -qF -- "$3" "$2"; then ok "$1"; else nok "$1" "no '$3' in: $(cat "$2")"; fi
+}
+
+latscope_json() { # file, avg, p99 lo, p99 hi, max, min
+	printf '{"total": {"min": %s, "avg": %s, "max": %s, "percentile_ranges": {"99": [%s, %s]}}}\n' \
+		"$6" "$2" "$5" "$3" "$4" >"$1"
+}
+cyclictest_txt() { # file, avg, max, then "cell count" pairs
+	local f=$1 avg=$2 max=$3
+	shift 3
+	{
+		echo "# Min Latencies: 00010"
+		echo "# Avg Latencies: $avg"
+		echo "# Max Latencies: $max"
+		echo "# Histogram Overflows: 00000"
+		printf '%s\n' "$@"
+	} >"$f"
+}
+
+d=$tmp/6.12-amd64
+mkdir -p "$d"
+for r in 1 2 3; do
+	# cyclictest: 99 samples at 20 us, 1 at 40: p99 is 20.5.
+	cyclictest_txt "$d/bench-ct-$r.txt" 00020 00040 "000020 000099" "000040 000001"
+	latscope_json "$d/bench-new-$r.json" $((20 + r * 2)) 40 41 80 12
+	latscope_json "$d/bench-old-$r.json" 20 20 21 40 11
+done
+# A round the old build did not finish: left out of its rows.
+cyclictest_txt "$d/bench-ct-4.txt" 00020 00040 "000020 000100"
+latscope_json "$d/bench-new-4.json" 20 20 21 40 12
+python3 "$top/scripts/bench.py" "--old=c5c696b" "$d" >"$tmp/table.md" 2>&1
+st=$?
+if [ $st = 0 ]; then ok "bench.py: exit 0"; else nok "bench.py: exit 0" "exit $st: $(cat "$tmp/table.md")"; fi
+# new/ct avg: 22/20, 24/20, 26/20, 20/20: median of 1.1 1.2 1.3 1.0 is 1.15.
+has "new against cyclictest: 4 rounds, avg ratio median and range" "$tmp/table.md" \
+	"| 6.12-amd64 | new | cyclictest | 4 | 23.0 | 1.15 (1.00-1.30) |"
+# p99: 40.5/20.5 in rounds 1-3; round 4 (100 at 20) 20.5/20.5.
+has "new against cyclictest: p99 from the cells and the range" "$tmp/table.md" \
+	"| 1.98 (1.00-1.98) | 2.00 (1.00-2.00) | 12.0-12.0 |"
+has "old against cyclictest: 3 rounds" "$tmp/table.md" \
+	"| 6.12-amd64 | old | cyclictest | 3 | 20.0 | 1.00 (1.00-1.00) | 1.00 (1.00-1.00) | 1.00 (1.00-1.00) | 11.0-11.0 |"
+has "new against old: 3 rounds" "$tmp/table.md" \
+	"| 6.12-amd64 | new | old | 3 | 24.0 | 1.20 (1.10-1.30) | 1.98 (1.98-1.98) | 2.00 (2.00-2.00) |"
+has "the old build named" "$tmp/table.md" "old is c5c696b"
+
+echo "# Avg Latencies: 00020" >"$d/bench-ct-5.txt"
+python3 "$top/scripts/bench.py" "$d" >"$tmp/bad.out" 2>&1
+st=$?
+if [ $st = 1 ]; then ok "a cyclictest file without Min/Max: exit 1"; else nok "a cyclictest file without Min/Max: exit 1" "exit $st"; fi
+has "a cyclictest file without Min/Max: named" "$tmp/bad.out" "bench-ct-5.txt: no Min/Avg/Max Latencies lines"
+
+if [ "$(wc -l <"$tmp/bad.out")" = 1 ]; then ok "a bad file: one error line"; else nok "a bad file: one error line" "$(cat "$tmp/bad.out")"; fi
+rm "$d/bench-ct-5.txt"
+echo '{"total": {"avg": 1}}' >"$d/bench-new-6.json"
+python3 "$top/scripts/bench.py" "$d" >"$tmp/bad.out" 2>&1
+st=$?
+if [ $st = 1 ]; then ok "a JSON without the figures: exit 1"; else nok "a JSON without the figures: exit 1" "exit $st"; fi
+has "a JSON without the figures: named" "$tmp/bad.out" "bench-new-6.json: not the CLI's JSON"
+
+echo "bench: $pass passed, $fail failed"
+[ $fail = 0 ]
