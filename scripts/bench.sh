@@ -14,7 +14,8 @@
 #   OUTDIR: where the runs' files and table.md go (default: a directory
 #   under the cache, printed)
 # LATSCOPE_BENCH_ROUNDS (10), LATSCOPE_BENCH_SECONDS (20),
-# LATSCOPE_BENCH_KERNELS ("amd64 rt-amd64": flavours of 6.12).
+# LATSCOPE_BENCH_KERNELS ("amd64 rt-amd64": flavours of 6.12); then the
+# KUnit per-sample figure of this tree (LATSCOPE_BENCH_KUNIT=0: not).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=scripts/lib.sh
@@ -63,3 +64,8 @@ for flavour in $kernels; do
 	dirs+=("$dir")
 done
 python3 "$top/scripts/bench.py" ${sha:+"--old=$rev ($sha)"} "${dirs[@]}" | tee "$out/table.md"
+# Beside it, the driver's own per-sample figure (KUnit, TCG), this tree's.
+if [ "${LATSCOPE_BENCH_KUNIT:-1}" = 1 ]; then
+	"$top/scripts/kunit.sh" 'latscope_timeline.latscope_sample_cost' 2>&1 |
+		grep '^kunit (TCG): per-sample' | tee -a "$out/table.md"
+fi
