@@ -108,7 +108,7 @@ static const char gpio_page[] =
 "     --irq-prio=<prio>    run the thread that delivers the pulse-in\n"
 "                          interrupt, if any, at SCHED_FIFO <prio> for the run\n"
 "\n"
-"  latscope -k -I gpiochip0,24 -O gpiochip0,25 --pulse-out gpiochip0,23 -T 1m\n"
+"  latscope -k -I gpiochip0,24 -O gpiochip0,23 --pulse-out gpiochip0,25 -T 1m\n"
 "      loopback on one board: pulse-out wired to pulse-in (man latscope)\n";
 
 static const char gpiod_page[] =
@@ -125,7 +125,7 @@ static const char gpiod_page[] =
 "     --irq-prio=<prio>    run irq/N-latscope-pulse, the thread that delivers\n"
 "                          the pulse-in interrupt, at SCHED_FIFO <prio>\n"
 "\n"
-"  latscope --gpiod -I gpiochip0,24 -O gpiochip0,25 --pulse-out gpiochip0,23\n"
+"  latscope --gpiod -I gpiochip0,24 -O gpiochip0,23 --pulse-out gpiochip0,25\n"
 "           --ack-in gpiochip0,22 -T 1m\n"
 "      one board: the driver's monitor times the application's answer\n";
 
@@ -144,7 +144,7 @@ static const char latmon_page[] =
 "\n"
 "Exit 4: the monitor was not reached; 5: it was lost during the run.\n"
 "\n"
-"  latscope -z 192.168.1.20 -I gpiochip0,24 -O gpiochip0,25 -T 10m\n";
+"  latscope -z 192.168.1.20 -I gpiochip0,24 -O gpiochip0,23 -T 10m\n";
 
 static const char monitor_page[] =
 "latscope --monitor: be the latmon monitor of another board. Serves latmon\n"
@@ -172,7 +172,7 @@ static const char monitor_page[] =
 "     --subtract=<us>      take the fixture's delay (whole us) off what\n"
 "                          clients get, records and histogram\n"
 "\n"
-"  latscope --monitor --pulse-out gpiochip0,23 --ack-in gpiochip0,22\n";
+"  latscope --monitor --pulse-out gpiochip0,25 --ack-in gpiochip0,24\n";
 
 static const char cost_page[] =
 "latscope --cost: the price of being measured. Runs fixed amounts of work,\n"
