@@ -25,6 +25,7 @@ int ls_parse_duration(const char *s, unsigned long long *secs);
 
 /* help.c: --help's pages, by mode. */
 bool ls_help_topic(const char *topic);
+void ls_help_pages(char *buf, size_t len);
 void ls_usage(FILE *f, const struct ls_params *p);
 
 #endif /* LATSCOPE_CLI_H */

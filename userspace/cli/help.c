@@ -2,112 +2,85 @@
 /*
  * latscope CLI: --help, by mode. The first page has the timer contexts
  * and the options every run takes, then one line per mode; each mode's
- * page (--help=gpio, gpiod, latmon, monitor, cost, serve, report) is
- * complete for it, and --help=all is every page. --help after a mode's options shows that
- * mode's page (latscope --monitor --help).
+ * page (--help=gpio, gpiod, latmon, monitor, cost, serve, setup, report)
+ * is complete for it, and --help=all is every page. --help after a
+ * mode's options shows that mode's page (latscope --monitor --help).
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "cli/cli.h"
 
 static const char main_page[] =
-"usage: latscope [options]\n"
-"Measures how late this system answers timer or GPIO events, latmus style.\n"
+"usage: latscope [options]: how late this system answers timer or GPIO events\n"
 "\n"
 "Who answers (one of them):\n"
-"  -i --irq                 measure in the timer interrupt handler\n"
-"  -k --kernel              measure in a SCHED_FIFO kernel thread\n"
-"  -u --user                measure in a SCHED_FIFO user thread [default]\n"
+"  -i --irq                the timer interrupt handler\n"
+"  -k --kernel             a SCHED_FIFO kernel thread\n"
+"  -u --user               a SCHED_FIFO user thread [default]\n"
 "\n"
 "Every run:\n"
-"  -p --period=<us>         sampling period, 10 to 1000000 [=1000]\n"
-"  -P --priority=<prio>     responder SCHED_FIFO priority, 1 to 99 [=90]\n"
-"  -c --cpu=<n>             measure on CPU n [=first isolated, else last online]\n"
-"     --cpus=<list>|all     measure on several CPUs at once, e.g. 1,3-5\n"
-"     --threads=<n>        n responders dealt over the CPUs in turn, each its\n"
-"                          own session (M:N when n exceeds them) [=one per CPU]\n"
-"     --stress=<preset>    run a load during the run, off the measured CPUs:\n"
-"                          none, grinder, neighbour or classic (man latscope)\n"
-"     --stress-cmd=<cmd>   run 'sh -c <cmd>' as the load instead\n"
-"  -T --timeout=<t>[smhd]   stop after <t> (warm-up not counted) [=until Ctrl-C];\n"
-"     --duration=<t>       the same as -T\n"
-"  -A --maxlat-abort=<us>   stop if a latency exceeds <us>, exit 102\n"
-"  -b --breaktrace=<us>     stop ftrace at the first latency above <us>, exit 104\n"
-"                          (cyclictest's -b; not latmus's -b, --background,\n"
-"                          nor rtla's bucket size); the recorder keeps that\n"
-"                          sample's account (WHY| ... crossed -b)\n"
-"     --why[=<n>]          explain the <n> worst samples per CPU: what ran on\n"
-"                          the CPU from each one's ideal time to its answer,\n"
-"                          recorded in the driver (WHY| lines) [off; =8]\n"
-"     --no-why             no recorder (the default)\n"
-"  -H --histogram=<cells>   histogram cells of 1 us, 1 to 65536 [=200]; past\n"
-"                          them a log tail of 1/16 precision (see PCT below)\n"
-"  -g --plot=<file>         write the histogram for gnuplot ('-': stdout)\n"
-"     --json=<file>         write the whole result as JSON ('-': stdout)\n"
-"     --force               overwrite an existing plot or JSON file\n"
-"     --checkpoint=<time>   rewrite the -g and --json files every <time> during\n"
-"                          the run (minutes, or 30s, 5m, 2h)\n"
-"     --thermal-zone=<n>|none  whose temperature to read each second (HOT|)\n"
-"                          [=the CPU's or SoC's zone, else the first]\n"
-"     --check-setup        measure nothing: say for each factor of this board's\n"
-"                          setup (kernel, CPUs, IRQs, threads) whether it costs\n"
-"                          latency, and the fix (SET| lines); exit 6 if any does\n"
-"     --apply-setup        for the run, set the measured CPUs' governor to\n"
-"                          performance, move IRQs off them, stop RT throttling;\n"
-"                          set back at its end (with --check-setup: until Ctrl-C)\n"
-"     --restore-setup      set back what a killed --apply-setup run left changed\n"
-"  -l --lines=<n>           repeat the RTH header every <n> lines, 0: once [=21]\n"
-"  -q --quiet               print the summary only\n"
-"  -v --verbose[=<level>]   more output (split, percentiles per CPU) [=2]\n"
+"  -p --period=<us>        sampling period, 10 to 1000000 [=1000]\n"
+"  -P --priority=<prio>    responder SCHED_FIFO priority, 1 to 99 [=90]\n"
+"  -c --cpu=<n>            measure on CPU n [=first isolated, else last online]\n"
+"     --cpus=<list>|all    several CPUs at once, e.g. 1,3-5: one responder each\n"
+"     --threads=<n>        n responders dealt over the CPUs [=one per CPU]\n"
+"  -T --timeout=<t>[smhd]  stop after <t> [=Ctrl-C]; also --duration=<t>\n"
+"  -A --maxlat-abort=<us>  stop if a latency exceeds <us>, exit 102\n"
+"  -b --breaktrace=<us>    stop ftrace above <us> (cyclictest's -b), exit 104\n"
+"     --why[=<n>]          explain the <n> worst samples per CPU (WHY|) [=8];\n"
+"                          --no-why: no recorder [the default]\n"
+"  -H --histogram=<cells>  1 us cells, 1 to 65536 [=200], then a log tail\n"
+"  -g --plot=<file>        write latmus's histogram file ('-': stdout)\n"
+"     --json=<file>        write the whole result as JSON ('-': stdout)\n"
+"     --force              overwrite an existing plot or JSON file\n"
+"     --checkpoint=<time>  rewrite -g and --json every <time> (minutes, 30s)\n"
+"     --stress=<preset>    a load off the measured CPUs: none, grinder,\n"
+"                          neighbour, classic; --stress-cmd=<cmd>: your own\n"
+"     --thermal-zone=<n>   the zone HOT| reads, or none [=the CPU's or SoC's]\n"
+"  -l --lines=<n>          repeat the RTH header every <n> lines, 0: once [=21]\n"
+"  -q --quiet              print the summary only\n"
+"  -v --verbose[=<level>]  more output (split, percentiles per CPU) [=2]\n"
 "     --help[=<mode>]      this text, or a mode's page; --help=all: every page\n"
 "     --version            the program's version\n"
 "\n"
 "Modes, each with its page:\n"
-"  --help=gpio      GPIO events instead of the timer: -I, -O, --pulse-out, --gpio-dt\n"
-"  --help=gpiod     the application's answer on libgpiod, no driver: --gpiod\n"
-"  --help=latmon    timed by a latmon monitor on another board: -z, -Z\n"
-"  --help=monitor   be the latmon monitor of another board: --monitor\n"
-"  --help=cost      what being measured costs other work: --cost\n"
-"  --help=serve     measure without end for Prometheus: --serve, --textfile\n"
-"  --help=report    compare runs: latscope-report\n"
+"  --help=gpio             GPIO events instead of the timer: -I, -O\n"
+"  --help=gpiod            the application's answer on libgpiod: --gpiod\n"
+"  --help=latmon           timed by a latmon monitor on another board: -z\n"
+"  --help=monitor          be the latmon monitor of another board: --monitor\n"
+"  --help=cost             what being measured costs other work: --cost\n"
+"  --help=serve            measure without end for Prometheus: --serve\n"
+"  --help=setup            is this board set up to be measured: --check-setup\n"
+"  --help=report           compare runs: latscope-report\n"
 "\n"
-"PCT| gives the 99 to 99.9999th percentiles in us: N is the upper edge of a\n"
-"1 us cell; <=N(-P%) a value past the cells, in the log tail: at most N, at\n"
-"least P % less (P is 5.9 at most); <=N only the maximum bounds it (a driver\n"
-"without the tail).\n"
-"\n"
-"SET| sums up the setup verdict (--check-setup). EVT| (runs of 600 s or more,\n"
-"with latscope-evt and python3-scipy): an extreme-value bound of the worst\n"
-"case at 95 % confidence, or why the run's maxima allow none.\n"
-"\n"
-"Exit status: 0 success, 1 device failure during the run or a file that could\n"
-"not be written (it is then printed on stdout), 2 usage error,\n"
-"3 setup failure (no /dev/latscope, permission, CPU, ABI, output file),\n"
-"4 latmon monitor not reached (host not found, refused, no answer in 5 s),\n"
-"5 latmon monitor lost during the run (silent 5 s, closed, bad frame, not\n"
-"ended 5 s after the stop),\n"
-"6 --check-setup found a factor that costs latency,\n"
-"102 -A threshold crossed, 103 inconsistent results, 104 -b threshold crossed.\n";
+"Exit status: 0 ok, 1 device failed or a file not written, 2 usage error,\n"
+"3 setup (device, permission, CPU, file), 4 latmon monitor not reached, 5 lost,\n"
+"6 --check-setup: a factor costs latency, 102 -A, 103 weird results, 104 -b.\n";
 
 static const char gpio_page[] =
 "latscope GPIO mode: the driver answers edges on a GPIO line instead of the\n"
 "timer; -k or -u says which of its threads answers [=-u]. The options of\n"
 "every run (latscope --help) apply.\n"
 "\n"
-"  -I --gpio-in=<chip>,<n>[,<edge>]  pulse-in line, edge rising-edge,\n"
-"                          falling-edge or both-edges [=rising-edge]\n"
-"  -O --gpio-out=<chip>,<n> ack-out line, one answer per event\n"
+"  -I --gpio-in=<chip>,<n>[,<edge>]\n"
+"                          pulse-in line, edge rising-edge, falling-edge or\n"
+"                          both-edges [=rising-edge]\n"
+"  -O --gpio-out=<chip>,<n>\n"
+"                          ack-out line, one answer per event\n"
 "     --ack=pulse|toggle   how an answer shows on ack-out: pulse (idle high,\n"
 "                          low then high, as latmus) or one toggle\n"
 "                          [=pulse with a latmon host, else toggle]\n"
-"     --pulse-out=<chip>,<n>  loopback: the line pulsed at each period, wired to -I;\n"
-"                          with --ack-in, the one-board monitor's\n"
+"     --pulse-out=<chip>,<n>\n"
+"                          loopback: the line pulsed at each period, wired to\n"
+"                          -I; with --ack-in, the one-board monitor's\n"
 "     --gpio-dt[=<edge>]   the lines of the device tree's latscope node\n"
 "                          (loopback if it has pulse-out-gpios); edge as -I\n"
 "                          [=the node's latscope,edge, else rising-edge]\n"
 "     --irq-prio=<prio>    run the thread that delivers the pulse-in\n"
 "                          interrupt, if any, at SCHED_FIFO <prio> for the run\n"
 "\n"
+"Lines as the Raspberry Pi overlays set them (docs/guide/gpio.md):\n"
 "  latscope -k -I gpiochip0,24 -O gpiochip0,23 --pulse-out gpiochip0,25 -T 1m\n"
 "      loopback on one board: pulse-out wired to pulse-in (man latscope)\n";
 
@@ -116,17 +89,19 @@ static const char gpiod_page[] =
 "the GPIO character device (libgpiod), no driver; latmus's inband-gpio test.\n"
 "The options of every run (latscope --help) and -I, -O (--help=gpio) apply.\n"
 "\n"
-"     --gpiod              answer in the application's thread; the default with\n"
-"                          -z and with --ack-in (one board)\n"
-"     --ack-in=<chip>,<n>[,<edge>]  with --pulse-out: one board, the driver's\n"
-"                          monitor pulses --pulse-out and times this board's\n"
-"                          -O on this line [=falling-edge]\n"
-"     --pulse-out=<chip>,<n>  the one-board monitor's pulse line, wired to -I\n"
+"     --gpiod              answer in the application's thread; the default\n"
+"                          with -z and with --ack-in (one board)\n"
+"     --ack-in=<chip>,<n>[,<edge>]\n"
+"                          with --pulse-out: one board, the driver's monitor\n"
+"                          pulses --pulse-out and times this board's -O on\n"
+"                          this line [=falling-edge]\n"
+"     --pulse-out=<chip>,<n>\n"
+"                          the one-board monitor's pulse line, wired to -I\n"
 "     --irq-prio=<prio>    run irq/N-latscope-pulse, the thread that delivers\n"
 "                          the pulse-in interrupt, at SCHED_FIFO <prio>\n"
 "\n"
-"  latscope --gpiod -I gpiochip0,24 -O gpiochip0,23 --pulse-out gpiochip0,25\n"
-"           --ack-in gpiochip0,22 -T 1m\n"
+"  latscope --gpiod -I gpiochip0,24 -O gpiochip0,23 --pulse-out gpiochip0,25 \\\n"
+"      --ack-in gpiochip0,22 -T 1m\n"
 "      one board: the driver's monitor times the application's answer\n";
 
 static const char latmon_page[] =
@@ -135,11 +110,11 @@ static const char latmon_page[] =
 "period, times the answer on -O, and sends its figures, which become the\n"
 "run's. Answered by --gpiod unless -k or -u says otherwise.\n"
 "\n"
-"  -z --inband-gpio=<host>  the monitor at <host>; 'broadcast': the first\n"
+"  -z --inband-gpio=<host> the monitor at <host>; 'broadcast': the first\n"
 "                          monitor that announces itself; '-': none, only\n"
 "                          this board's figures\n"
-"  -Z --oob-gpio=<host>     as -z: no out-of-band stage here, measured in-band\n"
-"     --latmon-port=<port>  the monitor's TCP port [=2306]\n"
+"  -Z --oob-gpio=<host>    as -z: no out-of-band stage here, measured in-band\n"
+"     --latmon-port=<port> the monitor's TCP port [=2306]\n"
 "  -I, -O, --ack           as in --help=gpio; --ack is pulse by default here\n"
 "\n"
 "Exit 4: the monitor was not reached; 5: it was lost during the run.\n"
@@ -154,24 +129,29 @@ static const char monitor_page[] =
 "it on a test network, or admit the boards under test with --allow.\n"
 "\n"
 "     --monitor            serve latmon clients\n"
-"     --pulse-out=<chip>,<n>  the line to the other board's pulse-in\n"
-"     --ack-in=<chip>,<n>[,<edge>]  the line from the other board's ack-out,\n"
-"                          and the edge timed [=falling-edge]\n"
-"     --pulse-edge=rising-edge|falling-edge  the edge each pulse starts with\n"
-"                          [=rising-edge]\n"
-"     --latmon-port=<port>  the TCP port [=2306]\n"
+"     --pulse-out=<chip>,<n>\n"
+"                          the line to the other board's pulse-in\n"
+"     --ack-in=<chip>,<n>[,<edge>]\n"
+"                          the line from the other board's ack-out, and the\n"
+"                          edge timed [=falling-edge]\n"
+"     --pulse-edge=rising-edge|falling-edge\n"
+"                          the edge each pulse starts with [=rising-edge]\n"
+"     --latmon-port=<port> the TCP port [=2306]\n"
 "     --listen=<ipv4>      serve on this address only [=any]\n"
-"     --allow=<addr>[/<prefix>][,...]  serve only clients in these IPv4\n"
-"                          networks [=any host]\n"
+"     --allow=<addr>[/<prefix>][,...]\n"
+"                          serve only clients in these IPv4 networks\n"
+"                          [=any host]\n"
 "     --max-run=<t>[smhd]  end a client's run after <t> if it has not\n"
 "                          stopped it, and close the client [=no bound]\n"
-"     --announce-to=<ipv4>|none  where the address goes by UDP every 5 s\n"
-"                          while idle [=255.255.255.255]\n"
+"     --announce-to=<ipv4>|none\n"
+"                          where the address goes by UDP every 5 s while\n"
+"                          idle [=255.255.255.255]\n"
 "     --calibrate          --pulse-out wired to --ack-in: time the fixture\n"
 "                          itself for -T, no network\n"
 "     --subtract=<us>      take the fixture's delay (whole us) off what\n"
 "                          clients get, records and histogram\n"
 "\n"
+"Lines as the latscope-monitor overlay sets them (docs/guide/gpio.md):\n"
 "  latscope --monitor --pulse-out gpiochip0,25 --ack-in gpiochip0,24\n";
 
 static const char cost_page[] =
@@ -207,11 +187,13 @@ static const char serve_page[] =
 "Not with --checkpoint, -A, -b, --cost, --check-setup, --apply-setup,\n"
 "--calibrate or a latmon host.\n"
 "\n"
-"     --serve[=[<addr>:]<port>]  serve HTTP there; an IPv6 address in\n"
-"                          brackets, [::1]:19380 [=every address, port 19380]\n"
+"     --serve[=[<addr>:]<port>]\n"
+"                          serve HTTP there; an IPv6 address in brackets,\n"
+"                          [::1]:19380 [=every address, port 19380]\n"
 "     --textfile=<file>    write the metrics to <file> (e.g. in node_exporter's\n"
 "                          --collector.textfile.directory), whole, by rename\n"
-"     --textfile-every=<t>[smh]  how often [=15s]\n"
+"     --textfile-every=<t>[smh]\n"
+"                          how often [=15s]\n"
 "     --window=<s>         latscope_latency_window_max_seconds covers the last\n"
 "                          <s> seconds, 1 to 3600 [=60]\n"
 "     --buckets=<list>     the histogram's bucket bounds in us, increasing,\n"
@@ -220,6 +202,25 @@ static const char serve_page[] =
 "  latscope --serve=127.0.0.1:19380 -k --cpus 1-3\n"
 "  latscope --serve --monitor --pulse-out gpiochip0,25 --ack-in gpiochip0,24\n"
 "  latscope --textfile=/var/lib/prometheus/node-exporter/latscope.prom -u\n";
+
+static const char setup_page[] =
+"latscope --check-setup: is this board set up to be measured? Reads the\n"
+"setup for the run the options describe (-c/--cpus, -P, -i/-k/-u/--gpiod)\n"
+"and prints one SET| line per factor (kernel, CPUs, IRQs, threads): its\n"
+"verdict, what this board has and the fix. It changes nothing. Every run's\n"
+"summary, plot file and JSON carry the same verdicts.\n"
+"\n"
+"     --check-setup        measure nothing: the verdicts; exit 6 if a factor\n"
+"                          costs latency\n"
+"     --apply-setup        for the run, set the measured CPUs' governor to\n"
+"                          performance, move IRQs off them, stop RT\n"
+"                          throttling; set back at its end (with\n"
+"                          --check-setup: held until Ctrl-C)\n"
+"     --restore-setup      set back what a killed --apply-setup run left\n"
+"                          changed (the undo journal in /run/latscope)\n"
+"\n"
+"  latscope --check-setup -c 3 -P 90\n"
+"  latscope --apply-setup -k -c 3 -T 10m\n";
 
 static const char report_page[] =
 "latscope-report: tables and plots that compare latscope runs, from their\n"
@@ -242,6 +243,7 @@ static const struct {
 	{ "monitor", monitor_page },
 	{ "cost", cost_page },
 	{ "serve", serve_page },
+	{ "setup", setup_page },
 	{ "report", report_page },
 };
 
@@ -257,6 +259,19 @@ bool ls_help_topic(const char *topic)
 	return false;
 }
 
+/* "gpio, gpiod, ..., report and all": every page, for --help=bogus. */
+void ls_help_pages(char *buf, size_t len)
+{
+	size_t i, used = 0;
+
+	buf[0] = '\0';
+	for (i = 0; i < ARRAY_SIZE(pages) && used < len; i++)
+		used += snprintf(buf + used, len - used, "%s, ", pages[i].name);
+	if (used < len)
+		snprintf(buf + (used >= 2 ? used - 2 : used), len - (used >= 2 ? used - 2 : used),
+			 " and all");
+}
+
 /* The page --help shows after a mode's options, when it names none. */
 static const char *page_of(const struct ls_params *p)
 {
@@ -266,6 +281,8 @@ static const char *page_of(const struct ls_params *p)
 		return "cost";
 	if (p->serve || p->textfile)
 		return "serve";
+	if (p->check_setup || p->apply_setup || p->restore_setup)
+		return "setup";
 	if (p->context == LS_CTX_GPIOD && p->context_given)
 		return "gpiod";
 	if (p->latmon_host[0] || p->inband)

@@ -898,8 +898,10 @@ enum ls_parse ls_parse_args(int argc, char **argv, struct ls_params *p,
 		}
 		if (o->kind == OPT_ENDS && o->value == LS_PARSE_HELP && optarg &&
 		    !ls_help_topic(optarg)) {
-			ls_fail(err, errlen, "--help=%.40s: the pages are gpio, gpiod, latmon, monitor, cost, report and all",
-				optarg);
+			char names[160];
+
+			ls_help_pages(names, sizeof(names));
+			ls_fail(err, errlen, "--help=%.40s: the pages are %s", optarg, names);
 			return LS_PARSE_ERROR;
 		}
 		if (o->kind == OPT_ENDS) {
