@@ -680,7 +680,6 @@ static const struct {
 	{ .given = "-N", .hint = "figures are microseconds with three decimals, down to the ns" },
 	{ .given = "--interval", .hint = "the period is -p, in microseconds" },
 	{ .given = "--loops", .hint = "a run is as long as -T says, not a number of loops" },
-	{ .given = "--threads", .hint = "several CPUs are --cpus" },
 	{ .given = "--mlockall", .hint = "memory is always locked" },
 };
 
