@@ -260,9 +260,35 @@ def main():
     result(r.returncode == 2 and not missing,
            "latscope --help=bogus: exit 2, naming every page",
            f"exit {r.returncode}; missing {missing}: {r.stderr}")
+    comp = read(os.path.join(top, "userspace/latscope.bash-completion"))
+    m = re.search(r"\t--help\)\n[^\n]*compgen -W '([^']*)'", comp)
+    words = m.group(1).split() if m else []
+    result(words == pages + ["all"], "bash completion: --help= completes every page",
+           f"completion {words}, --help {pages + ['all']}")
     entry = man.split(".BR \\-\\-help [=", 1)[1].split(".TP", 1)[0]
     missing = [p for p in pages + ["all"] if not re.search(rf"^\.BR? {p}\b", entry, re.M)]
     result(not missing, "latscope.1: the --help entry names every page", missing)
+    # --help's option rows and the man page's entries against the parser's table
+    table = set(re.findall(r'^\t\{ "([a-z-]+)", ', read(os.path.join(
+        top, "userspace/cli/options.c")), re.M))
+    rows, mentioned = set(), set()
+    for text in texts.values():
+        rows |= set(re.findall(r"^  (?:-\w[ ,] ?|   |)--([a-z][\w-]*)", text, re.M))
+        mentioned |= set(re.findall(r"--([a-z][a-z-]*[a-z])", text))
+    unknown = sorted(r for r in rows if r not in table and not r.startswith("help"))
+    result(table and not unknown, "--help pages: every option row is an option of "
+           "cli/options.c's table", unknown)
+    missing = sorted(table - mentioned)
+    result(not missing, "--help pages: every option of cli/options.c's table is shown",
+           missing)
+    entries = set()
+    for entry in re.findall(r"^\.TP\n(\.B[RI]? \\-.*)$", man, re.M):
+        entries |= set(re.findall(r"\\-\\-((?:[a-z]|\\-)+)", entry))
+    entries = {e.replace("\\-", "-").rstrip("-") for e in entries}
+    result(not (entries - table) and not (table - entries),
+           "latscope.1: an entry for every option of cli/options.c's table, and no other",
+           f"not in the table: {sorted(entries - table)}; no entry: {sorted(table - entries)}")
+
     too_long, misaligned = [], []
     for name, text in texts.items():
         in_options = False      # the line before was an option's, or its continuation
