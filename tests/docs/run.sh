@@ -2,8 +2,9 @@
 # The front door held (issue 45): README and `latscope --help` within
 # their budgets, the --help pages aligned and named where they are
 # listed (the man page, bash completion), their option rows and the man
-# page's entries the very options of cli/options.c's table, every relative link and #anchor of the documents found,
-# docs/design/cli.md naming every userspace file, layers.md's figures as
+# page's entries the very options of cli/options.c's table, every
+# relative link and #anchor of the documents found, docs/design/cli.md
+# naming every userspace file, layers.md's figures as
 # scripts/layers.py prints them, every `latscope ...` example of README,
 # the guides, --help and the man page parsed by the CLI's own parser on
 # the canonical GPIO wiring, and `make help` naming every target the

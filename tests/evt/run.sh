@@ -6,7 +6,9 @@
 # cases), then the command line: a missing file, a file that is not
 # JSON and one without a timeline exit 2 with one line on stderr; a run
 # read from stdin; --cli prints exactly two lines, the EVT| line and the
-# result as JSON; empty stdin does not hang. Debian's python3 (SciPy)
+# result as JSON; empty stdin does not hang; a reader that goes away
+# (| head) gets status 0; without numpy or scipy, exit 3 naming the
+# Debian package. Debian's python3 (SciPy)
 # runs it, one BLAS thread. Ends with "evt: N passed, N failed".
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -88,6 +90,29 @@ assert result["status"] == "ok" and len(result["bounds"]) == 3' "$work/cli.txt"
 rc=0
 timeout 20 "$evt" --cli - </dev/null >/dev/null 2>&1 || rc=$?
 check "empty stdin: exit 2 at once, no hang" [ "$rc" -eq 2 ]
+
+# The reader goes away before the bound is printed (| true, | head):
+# status 0, no traceback.
+rc=0
+"$evt" "$work/run.json" 2>"$work/err" | true
+rc=${PIPESTATUS[0]}
+quiet_0() { [ "$rc" -eq 0 ] && [ ! -s "$work/err" ]; }
+check "a reader that went away: exit 0 (was $rc), nothing on stderr" quiet_0
+
+# Without numpy or scipy (a module of that name that fails to import,
+# first on PYTHONPATH): exit 3, one line naming the Debian package.
+names_package() {
+	[ "$rc" -eq 3 ] && [ "$(wc -l <"$work/err")" -eq 1 ] &&
+		grep -q "install python3-$lib" "$work/err"
+}
+for lib in numpy scipy; do
+	mkdir -p "$work/no-$lib"
+	echo "raise ModuleNotFoundError(\"No module named '$lib'\", name='$lib')" \
+		>"$work/no-$lib/$lib.py"
+	rc=0
+	PYTHONPATH=$work/no-$lib "$evt" "$work/run.json" >"$work/out" 2>"$work/err" || rc=$?
+	check "no $lib: exit 3 (was $rc), one line naming python3-$lib, no traceback" names_package
+done
 
 echo "evt: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -1713,6 +1713,29 @@ def check_files(tool, work, runs):
     check(not left, "files: no temporary left", left)
 
 
+def check_no_matplotlib(tool, work, runs, costs):
+    """Without matplotlib (a module of that name that fails to import,
+    first on PYTHONPATH): the text tables all the same, no plot, one line
+    naming python3-matplotlib, exit 3; never a traceback."""
+    fake = os.path.join(work, "no-matplotlib")
+    out = os.path.join(work, "no-plots")
+    os.makedirs(fake, exist_ok=True)
+    with open(os.path.join(fake, "matplotlib.py"), "w") as f:
+        f.write('raise ModuleNotFoundError("No module named \'matplotlib\'", '
+                'name="matplotlib")\n')
+    env = dict(os.environ, PYTHONPATH=fake)
+    run = subprocess.run([tool, "-o", out, runs[0]] + costs[:1], capture_output=True,
+                         text=True, env=env)
+    check(run.returncode == 3, "no matplotlib: exit 3", (run.returncode, run.stderr))
+    check("Traceback" not in run.stderr and "install python3-matplotlib" in run.stderr,
+          "no matplotlib: one line naming python3-matplotlib, no traceback", run.stderr)
+    tables = ["table.txt", "table.md", "worst.txt", "worst.md", "trust.txt", "trust.md"]
+    tables += ["cost.txt", "cost.md"] if costs else []
+    have = sorted(os.listdir(out)) if os.path.isdir(out) else []
+    check(all(t in have for t in tables) and not [n for n in have if n.endswith((".png", ".svg"))],
+          "no matplotlib: every text table written, no plot", have)
+
+
 def main():
     tool, work, paths = sys.argv[1], sys.argv[2], sys.argv[3:]
     # A latency run's file has no "kind"; the cost suite's says "cost".
@@ -1733,6 +1756,8 @@ def main():
         check_files(tool, work, runs)
     if costs:
         check_cost(tool, work, runs, costs)
+    if runs:
+        check_no_matplotlib(tool, work, runs, costs)
     return summary("report")
 
 
