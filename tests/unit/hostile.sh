@@ -57,6 +57,19 @@ case_() {
 	fi
 }
 
+# -p under 100, a cyclictest user's priority: a period all the same, and a
+# note on stderr before the run (here refused after it: the plot file exists).
+"$cli" -q -p 99 -T 1 -g "$out/exists.plot" >"$out/stdout" 2>"$out/stderr"
+if grep -qxF "latscope: -p 99: -p is the period in us; the priority is -P" "$out/stderr" &&
+	! "$cli" -q -p 100 -T 1 -g "$out/exists.plot" 2>&1 | grep -q "priority is -P"; then
+	passed=$((passed + 1))
+	echo "ok - latscope -p 99: a note that -p is the period, none at -p 100"
+else
+	failed=$((failed + 1))
+	echo "not ok - latscope -p 99: a note that -p is the period, none at -p 100:"
+	head -c 2000 "$out/stderr" | sed 's/^/#   /'
+fi
+
 # Numbers: huge, negative, garbage, empty, out of range.
 case_ 2 "'0' for -p/--period" -p 0
 case_ 2 "'-5' for -p/--period" -p -5

@@ -226,6 +226,10 @@ int main(int argc, char **argv)
 	case LS_PARSE_RUN:
 		break;
 	}
+	/* cyclictest's and rtla's habit: their -p 99 is a priority, here a 99 us period. */
+	if (p.period_us < 100)
+		fprintf(stderr, "latscope: -p %u: -p is the period in us; the priority is -P\n",
+			p.period_us);
 	/* What a latscope killed with --apply-setup left changed goes back first. */
 	if (ls_setup_restore_left(root, p.restore_setup, err, sizeof(err))) {
 		fprintf(stderr, "latscope: %s\n", err);
