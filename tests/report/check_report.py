@@ -937,6 +937,24 @@ def check_trust(tool, work, runs):
         doc = json.load(f)
     check([e["status"] for r in doc["runs"] for e in r["evt"]] == ["ok", "too short"],
           "--json-out: each file's estimate", [r["evt"] for r in doc["runs"]])
+    # evt.json's maxima made to drift: refused by a test, the reason said once
+    with open(evt[0], encoding="utf-8") as f:
+        drift = json.load(f)
+    cols = drift["timeline"]["columns"]
+    for i, point in enumerate(drift["timeline"]["points"]):
+        point[cols.index("max")] = 50.0 + 0.1 * i
+    path = os.path.join(work, "drift.json")
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(drift, f)
+    out = os.path.join(work, "trust-drift")
+    run = report(tool, out, ["--label", "drift", path])
+    text = ""
+    if run.returncode == 0:
+        with open(os.path.join(out, "trust.txt"), encoding="utf-8") as f:
+            text = f.read()
+    check("no bound (" in text and "): no bound:" not in text,
+          "trust.txt: a drifting run's refusal says 'no bound' once",
+          [line for line in text.splitlines() if "no bound" in line] or run.stderr)
 
 
 # ---- the cost suite's files (latscope --cost --json) ----

@@ -179,6 +179,18 @@ static int cpus_value(struct opt_call *call)
 	return 0;
 }
 
+/* -P: remembered as given, so that a context without a thread (-i) can refuse it. */
+static int priority_value(struct opt_call *call)
+{
+	unsigned long long v;
+
+	if (ls_parse_uint(call->arg, call->opt->min, call->opt->max, &v))
+		return BAD_VALUE;
+	call->p->priority = (int)v;
+	call->p->priority_given = true;
+	return 0;
+}
+
 static int timeout_value(struct opt_call *call)
 {
 	return ls_parse_duration(call->arg, &call->p->timeout_s) ? BAD_VALUE : 0;
@@ -468,8 +480,8 @@ static const struct opt opts[] = {
 	{ "period", 'p', required_argument,
 	  NUMBER(period_us, LATSCOPE_MIN_PERIOD_NS / 1000, LATSCOPE_MAX_PERIOD_NS / 1000),
 	  .hint = "microseconds, %llu to %llu" },
-	{ "priority", 'P', required_argument, NUMBER(priority, 1, LATSCOPE_MAX_PRIORITY),
-	  .hint = "%llu to %llu" },
+	{ "priority", 'P', required_argument, HANDLER(priority_value), .min = 1,
+	  .max = LATSCOPE_MAX_PRIORITY, .hint = "%llu to %llu" },
 	{ "cpu", 'c', required_argument, HANDLER(cpu_value), .min = 0, .max = CPU_SETSIZE - 1,
 	  .hint = "a CPU number" },
 	{ "timeout", 'T', required_argument, HANDLER(timeout_value),
@@ -833,6 +845,11 @@ static int check_together(struct ls_params *p, char *err, size_t errlen)
 		return -1;
 	}
 	default_context(p);
+	if (p->priority_given && p->context == LATSCOPE_CTX_IRQ && !p->monitor) {
+		ls_fail(err, errlen, "-P %d with -i: the timer interrupt handler answers, no thread has a priority; -P is for -k, -u and --gpiod",
+			p->priority);
+		return -1;
+	}
 	src = ls_source_of(p);
 	if (src->check && src->check(p, err, errlen))
 		return -1;
@@ -901,6 +918,19 @@ enum ls_parse ls_parse_args(int argc, char **argv, struct ls_params *p,
 
 			ls_help_pages(names, sizeof(names));
 			ls_fail(err, errlen, "--help=%.40s: the pages are %s", optarg, names);
+			return LS_PARSE_ERROR;
+		}
+		if (o->kind == OPT_ENDS && optind < argc) {
+			char names[160] = "";
+
+			if (o->value == LS_PARSE_HELP && !ls_help_topic(argv[optind]))
+				ls_help_pages(names, sizeof(names));
+			ls_fail(err, errlen, "unexpected argument '%.40s' after --%s%s%.40s%s%s",
+				argv[optind], o->name,
+				o->value == LS_PARSE_HELP ? ": a mode's page is --help=" : "",
+				o->value == LS_PARSE_HELP && !names[0] ? argv[optind] : "",
+				o->value == LS_PARSE_HELP && names[0] ? "<page>; the pages are " : "",
+				names);
 			return LS_PARSE_ERROR;
 		}
 		if (o->kind == OPT_ENDS) {

@@ -138,6 +138,7 @@ struct ls_params {
 	const char *cost_dir;		/* --cost-dir: fsync's file, NULL: . */
 	unsigned int period_us;
 	int priority;
+	bool priority_given;	/* -P on the command line: refused where nothing uses it */
 	cpu_set_t cpus;			/* measured CPUs; empty: default */
 	bool cpus_all;
 	const char *cpus_opt;		/* -c or --cpus: which one set @cpus */
