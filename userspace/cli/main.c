@@ -76,6 +76,12 @@ static int run_cost(const struct ls_params *p, const struct ls_sysinfo *sys,
 		fprintf(stderr, "latscope: out of memory\n");
 		return LS_EXIT_RUNTIME;
 	}
+	/* Its measuring run needs the driver: known now, not after the plain pass. */
+	if (ls_device_check(p, err, sizeof(err))) {
+		fprintf(stderr, "latscope: %s\n", err);
+		free(r);
+		return LS_EXIT_SETUP;
+	}
 	r->params = p;
 	r->sys = sys;
 	r->heat = heat;
