@@ -203,6 +203,8 @@ def wiring_table(top):
     """{(board, option): gpio} and the overlay each row names, from gpio.md."""
     rows = {}
     text = read(os.path.join(top, "docs/guide/gpio.md"))
+    if "## The wiring" not in text:
+        return rows
     sect = text.split("## The wiring", 1)[1].split("\n## ", 1)[0]
     for line in sect.splitlines():
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
@@ -424,6 +426,14 @@ def main():
     missing = [f"make {t} ({where})" for t, where in sorted(named.items()) if t not in listed]
     result(not missing, f"make help: lists every make target the documents name "
            f"({len(named)})", "\n".join(missing))
+
+    # ---- README's Contents line names every section ----
+    text = read(readme)
+    contents = text.split("\nContents:", 1)[1].split("\n\n", 1)[0] if "\nContents:" in text else ""
+    listed = set(re.findall(r"\]\(#([\w-]+)\)", contents))
+    sections = [slug(h) for h in re.findall(r"^## (.*)$", text, re.M)]
+    missing = [h for h in sections if h not in listed]
+    result(contents and not missing, "README.md: its Contents line names every section", missing)
 
     # ---- README's exit statuses ----
     codes = re.findall(r"LS_EXIT_\w+\s*= (\d+)", read(os.path.join(top, "userspace/core/core.h")))
