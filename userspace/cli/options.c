@@ -648,6 +648,18 @@ static int apply(const struct opt *o, const char *arg, struct ls_params *p, char
 	return 0;
 }
 
+bool ls_option_letter(const char *name, char *letter)
+{
+	size_t i;
+
+	for (i = 0; i < NR_OPTS; i++)
+		if (!strcmp(opts[i].name, name)) {
+			*letter = opts[i].letter;
+			return true;
+		}
+	return false;
+}
+
 /* "-p/--period", or "--json": how messages name an option. */
 struct opt_label {
 	char s[48];
