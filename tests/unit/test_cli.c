@@ -123,6 +123,20 @@ void test_options(void)
 	      strstr(err, "-P 80 with -i: the timer interrupt handler answers"),
 	      "-i -P: refused, nothing uses the priority", "%s", err);
 	check(parse("-i", &p, err) == LS_PARSE_RUN, "-i without -P", "%s", err);
+	/* What a mode would silently ignore is refused. */
+	check(parse("--check-setup -H 500", &p, err) == LS_PARSE_ERROR &&
+	      strstr(err, "--check-setup reads the board"), "--check-setup -H: refused", "%s", err);
+	check(parse("--check-setup --why -b 5", &p, err) == LS_PARSE_ERROR,
+	      "--check-setup --why -b: refused", "%s", err);
+	check(parse("--cost -H 500", &p, err) == LS_PARSE_ERROR && strstr(err, "--cost measures"),
+	      "--cost -H: refused", "%s", err);
+	check(parse("--cost --why", &p, err) == LS_PARSE_ERROR, "--cost --why: refused", "%s",
+	      err);
+	check(parse("--monitor --pulse-out a,1 --ack-in a,2 -p 500", &p, err) == LS_PARSE_ERROR &&
+	      strstr(err, "each client's request sets the period"),
+	      "--monitor -p: refused, the clients set it", "%s", err);
+	check(parse("--monitor --calibrate --pulse-out a,1 --ack-in a,2 -p 500 -T 5", &p, err) ==
+	      LS_PARSE_RUN, "--monitor --calibrate -p: taken", "%s", err);
 	check(parse("--version", &p, err) == LS_PARSE_VERSION, "--version", " ");
 }
 

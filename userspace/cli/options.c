@@ -24,14 +24,14 @@ void ls_params_init(struct ls_params *p)
 	memset(p, 0, sizeof(*p));
 	p->context = LATSCOPE_CTX_USER;
 	p->source = LATSCOPE_SRC_TIMER;
-	p->period_us = 1000;
+	p->period_us = LS_DEFAULT_PERIOD_US;
 	p->priority = 90;
 	p->hist_cells = LATSCOPE_DEFAULT_HIST_CELLS;
 	p->why = LS_WHY_DEFAULT;
 	p->gpio_edge = LATSCOPE_EDGE_RISING;
 	p->pulse_edge = LATSCOPE_EDGE_RISING;
 	p->verbosity = 1;
-	p->lines = 21;
+	p->lines = LS_DEFAULT_LINES;
 	p->thermal_zone = LS_ZONE_AUTO;
 	p->cost_repeat = 5;
 	p->cost_scale = 100;
@@ -833,7 +833,10 @@ static int check_together(struct ls_params *p, char *err, size_t errlen)
 	}
 	if (p->check_setup && (p->cost || p->monitor || p->latmon_host[0] || p->plot_path ||
 			       p->json_path || p->timeout_s || p->checkpoint_s || p->stress ||
-			       p->stress_cmd)) {
+			       p->stress_cmd || p->abort_us || p->breaktrace_us || p->why ||
+			       p->period_us != LS_DEFAULT_PERIOD_US ||
+			       p->hist_cells != LATSCOPE_DEFAULT_HIST_CELLS ||
+			       p->lines != LS_DEFAULT_LINES)) {
 		ls_fail(err, errlen, "--check-setup reads the board for a run's CPUs and priority and measures nothing: -c/--cpus, -P, -i/-k/-u/--gpiod and --apply-setup only");
 		return -1;
 	}
@@ -844,7 +847,9 @@ static int check_together(struct ls_params *p, char *err, size_t errlen)
 	if (p->cost && (p->source != LATSCOPE_SRC_TIMER || p->context == LS_CTX_GPIOD ||
 			p->latmon_host[0] || p->monitor || p->timeout_s || p->plot_path ||
 			p->checkpoint_s || p->cpus_all ||
-			CPU_COUNT(&p->cpus) > 1 || p->abort_us || p->breaktrace_us)) {
+			CPU_COUNT(&p->cpus) > 1 || p->abort_us || p->breaktrace_us || p->why ||
+			p->hist_cells != LATSCOPE_DEFAULT_HIST_CELLS ||
+			p->lines != LS_DEFAULT_LINES)) {
 		ls_fail(err, errlen, "--cost measures with the timer on one CPU while its workloads run, until they end: -i/-k/-u, -c, -p, -P, --json, --stress and --cost-* only");
 		return -1;
 	}

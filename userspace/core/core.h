@@ -26,6 +26,9 @@
  */
 #define LS_WHY_RECORDS		8
 #define LS_WHY_DEFAULT		0
+/* latmus's defaults: -p and -l as ls_params_init() sets them. */
+#define LS_DEFAULT_PERIOD_US	1000
+#define LS_DEFAULT_LINES	21
 
 /*
  * The extreme-value estimate (run/evt.c, latscope-evt) of runs of at
