@@ -1745,6 +1745,9 @@ def check_no_matplotlib(tool, work, runs, costs):
     run = subprocess.run([tool, "-o", out, runs[0]] + costs[:1], capture_output=True,
                          text=True, env=env)
     check(run.returncode == 3, "no matplotlib: exit 3", (run.returncode, run.stderr))
+    check(f"latscope-report: 1 run, 1 cost row, files in {out}" in run.stdout if costs else
+          f"latscope-report: 1 run, files in {out}" in run.stdout,
+          "one run is '1 run', not '1 runs'", run.stdout)
     check("Traceback" not in run.stderr and "install python3-matplotlib" in run.stderr,
           "no matplotlib: one line naming python3-matplotlib, no traceback", run.stderr)
     tables = ["table.txt", "table.md", "worst.txt", "worst.md", "trust.txt", "trust.md"]
