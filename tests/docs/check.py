@@ -133,9 +133,9 @@ def latscope_commands(texts):
                 words = shlex.split(part, comments=True)
             except ValueError:
                 continue
-            # a redirection ends the command
+            # a redirection, or & (in the background), ends the command
             for i, w in enumerate(words):
-                if re.match(r"^\d?[<>]", w):
+                if re.match(r"^\d?[<>]", w) or w == "&":
                     words = words[:i]
                     break
             cmds.append(words)
@@ -385,6 +385,16 @@ def main():
     for md in [readme] + sorted(glob.glob(os.path.join(top, "docs/guide/*.md"))):
         for argv in latscope_commands(code_texts(read(md))):
             examples.append((os.path.relpath(md, top), argv))
+    # Parsed too, but records of runs on the test VMs' gpio-sim lines, not
+    # on the canonical wiring.
+    records = set()
+    for md in markdown_files(top):
+        rel = os.path.relpath(md, top)
+        if rel == "README.md" or rel.startswith("docs/guide/"):
+            continue
+        for argv in latscope_commands(code_texts(read(md))):
+            examples.append((rel, argv))
+            records.add(len(examples) - 1)
     for name, text in texts.items():
         if name != "--help=all":
             for argv in help_commands(text):
@@ -399,6 +409,8 @@ def main():
         answer = answers[i] if i < len(answers) else "no answer"
         if answer != "ok":
             bad.append(f"{where}: {shlex.join(argv)}\n  {answer}")
+        if i in records:
+            continue
         board = "monitor" if "--monitor" in argv else "under test"
         for opt, chip, off in gpio_lines(argv):
             want_pin = table.get((board, opt), (None,))[0]
@@ -426,6 +438,11 @@ def main():
     missing = [f"make {t} ({where})" for t, where in sorted(named.items()) if t not in listed]
     result(not missing, f"make help: lists every make target the documents name "
            f"({len(named)})", "\n".join(missing))
+
+    # ---- README names every --help page ----
+    modes = read(readme).split("\n## Modes", 1)[-1].split("\n## ", 1)[0]
+    missing = [p for p in pages + ["all"] if f"`{p}`" not in modes]
+    result(not missing, "README.md: its Modes section names every --help page", missing)
 
     # ---- README's Contents line names every section ----
     text = read(readme)
