@@ -426,6 +426,29 @@ def main():
     result(not pins, "every example's GPIO lines on the wiring of docs/guide/gpio.md",
            "\n".join(pins))
 
+    # ---- the peers' options the guide says latscope refuses are refused ----
+    guide = read(os.path.join(top, "docs/guide/latmus-and-cyclictest.md"))
+    said = ""
+    m = re.search(r"latscope refuses, naming its own way, (.*?)for\s+example:", guide, re.S)
+    said += m.group(1) if m else ""
+    m = re.search(r"Other options it does not have \((.*?)\)\s+are refused", guide, re.S)
+    said += m.group(1) if m else ""
+    refused = re.findall(r"`(--?[A-Za-z][\w-]*)`", said)
+    feed = "".join(f"latscope\t{o}\n" for o in refused)
+    answers = subprocess.run([parse], input=feed, capture_output=True, text=True).stdout
+    taken = [f"{o}: {a}" for o, a in zip(refused, answers.splitlines())
+             if not a.startswith("error: option") or "is unknown" not in a]
+    result(len(refused) >= 10 and not taken,
+           f"latmus-and-cyclictest.md: the {len(refused)} options it says latscope refuses "
+           "are refused as unknown", "\n".join(taken) or refused)
+
+    # ---- make without kernel headers: the CLI first, then how to get the module ----
+    r = run(["make", "-C", top, "KDIR=/nonexistent/kernel/build"])
+    out = r.stdout + r.stderr
+    result(r.returncode != 0 and "No kernel build tree at /nonexistent/kernel/build" in out
+           and "make cli" in out and out.find("userspace") < out.find("No kernel build tree"),
+           "make without kernel headers: builds the CLI first, then names make cli", out[-600:])
+
     # ---- make help lists every target the documents name ----
     make_help = run(["make", "-s", "-C", top, "help"]).stdout
     listed = set(re.findall(r"[a-z][\w-]*", make_help))
