@@ -3,6 +3,9 @@
 #
 #   make                 latscope.ko for the running kernel (or KDIR=...) and
 #                        the latscope CLI (userspace/latscope)
+#   make cli             the CLI alone (no kernel headers needed)
+#   make module          latscope.ko alone
+#   make clean           remove what the two built
 #   make check           every test (scripts/check.sh): checkpatch,
 #                        shellcheck, the layering check, W=1 and sparse on
 #                        5.10 to the newest, KUnit, VM ABI/CLI tests, the
@@ -13,12 +16,17 @@
 #   make install         install latscope.ko, the CLI and what the latscope
 #                        package carries on this board (DESTDIR, PREFIX);
 #                        make uninstall removes exactly that
-#   make deb             the Debian packages, lintian-checked (../*.deb)
+#   make install-dkms    the module's sources in /usr/src for DKMS
+#   make deb             the Debian packages, lintian-checked (../*.deb;
+#                        needs debhelper, dh-dkms and lintian)
 #   make pkg-test        build, lintian, install (DKMS on four kernels, each
 #                        booted in the VM), purge; make install/uninstall
 #   make kunit | build-matrix | checkpatch | shellcheck | layers | unit |
-#        vm-test | vm-gpio | vm-fuzz | report-test | demo-test
+#        docs-test | vm-test | vm-gpio | vm-fuzz | report-test | demo-test
 #                        one stage of check (vm-fuzz: FUZZ_SECONDS, FUZZ_SEED)
+#   make dtbo            the Raspberry Pi overlays (dts-overlays/*.dtbo)
+#   make dt-check        the overlays applied to Debian's Pi DTBs, the binding
+#   make pi-vm           an emulated Raspberry Pi 3 with the overlay
 #   make vm-test-one SERIES=6.12 FLAVOUR=rt-amd64      one kernel of the matrix
 #   make compare         mainline vs PREEMPT_RT under load in the VM, reported
 #   make compare-gpio    the GPIO responders side by side in the GPIO VM
@@ -26,6 +34,8 @@
 #   make setup-test      the setup verdict (--check-setup) on fake roots
 #   make evt-test        the EVT estimator's coverage and refusal tests
 #   make serve-test      the exporter against a slow-header and a burst peer
+#   make fleet-test      the Prometheus rules and the dashboard's queries
+#   make prom-bench      the exporter's scrape cost by CPUs
 #   make vm-why          the VM test of 6.12 and 6.12-rt, with the recorder
 #                        under known noise and rtla beside it
 #   make why-cost        the recorder's price, side by side in the VM
@@ -46,16 +56,17 @@ FUZZ_SECONDS ?= 60
 FUZZ_SEED ?=
 
 .PHONY: all module cli check demo demo-test install uninstall install-dkms deb pkg-test deps kunit build-matrix checkpatch shellcheck dtbo dt-check pi-vm report-test compare compare-gpio vm-gpiod vm-why why-cost bench setup-test serve-test evt-test fleet-test prom-bench \
-	vm-test vm-test-one vm-gpio vm-fuzz clean help layers unit compile_commands
+	vm-test vm-test-one vm-gpio vm-fuzz clean help layers unit docs-test compile_commands
 
-all: module cli
+# The CLI first: a host without kernel headers still gets it.
+all: cli module
 
 cli:
 	$(MAKE) -C userspace
 
 module:
 	@test -f $(KDIR)/Makefile || { \
-		echo "No kernel build tree at $(KDIR): install linux-headers-$$(uname -r) or pass KDIR=/path/to/kernel/build"; \
+		echo "No kernel build tree at $(KDIR): install linux-headers-$$(uname -r) or pass KDIR=/path/to/kernel/build (the CLI alone: make cli)"; \
 		exit 1; }
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/driver CONFIG_LATSCOPE=m modules
 
@@ -95,6 +106,11 @@ layers:
 unit:
 	bash tests/unit/run.sh
 	bash tests/unit/hostile.sh
+
+# The front door: README and --help budgets, links, examples, pins
+# (tests/docs/run.sh; seconds).
+docs-test:
+	bash tests/docs/run.sh
 
 compile_commands:
 	python3 scripts/compile-commands.py

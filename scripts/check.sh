@@ -3,7 +3,8 @@
 # packages, checkpatch, shellcheck on every shell script, the layering
 # check (docs/design/layers.md), the W=1 + sparse build matrix, the KUnit
 # suite, the hostile command lines to a sanitized
-# CLI, the files it creates against an unprivileged racer, the host build
+# CLI, the front door (tests/docs/run.sh: README and --help budgets,
+# links, every example parsed), the files it creates against an unprivileged racer, the host build
 # of the test program, the Raspberry Pi overlay checks,
 # the ABI and CLI tests in a VM of each kernel of the matrix, the GPIO suite,
 # the latmon client and monitor over loopback (tests/vm/latmon_test.sh)
@@ -87,6 +88,8 @@ stage "setup verdict on fake roots (every factor good and bad, --apply-setup set
 	bash "$top/tests/setup/run.sh"
 stage "files latscope creates, against an unprivileged racer (setpriv, fake device)" \
 	bash "$top/tests/files/run.sh"
+stage "docs: README and --help budgets, links, every example parsed, GPIO pins as the overlays" \
+	bash "$top/tests/docs/run.sh"
 stage "latscope-report on fixtures (tables, PNG, SVG)" bash "$top/tests/report/run.sh"
 stage "bench.py on hand-made runs (ratios, the 99th percentiles, refusals)" \
 	bash "$top/tests/bench/run.sh"

@@ -43,7 +43,8 @@ Checks, each a PASS or FAIL line:
 - "too short" below latscope_evt.MIN_BLOCKS and not at it, "no data" for
   an empty timeline and for blocks without samples, constant maxima
   refused, columns found by name, a checkpoint read the same way, every
-  result JSON-serialisable and its line() at most 160 characters.
+  result JSON-serialisable and its line() the reason whole, within
+  LINE_MAX.
 
 The whole run is bounded (about 3 minutes on one core of the test
 machine). The table of figures is printed and, with --json-out FILE,
@@ -283,8 +284,10 @@ def check_edges(checks):
     results = [short, enough, empty, nothing, flat, plain, other, wide]
     checks.check(all(json.loads(json.dumps(r, allow_nan=False)) == r for r in results),
                  "every result is plain JSON")
-    checks.check(all(evt.line(r).startswith("EVT| ") and len(evt.line(r)) <= 160
-                     for r in results), "every line() starts 'EVT| ' and fits 160 characters")
+    checks.check(all(evt.line(r).startswith("EVT| ") and len(evt.line(r)) <= evt.LINE_MAX
+                     for r in results), "every line() starts 'EVT| ' and fits LINE_MAX")
+    checks.check(all(r["status"] == "ok" or (r["reason"] or r["status"]) in evt.line(r)
+                     for r in results), "every refusal's line() holds its reason whole")
     checks.check(plain["convergence"] is not None and len(plain["convergence"]) == 4
                  and plain["advice"]["minutes_more"] is not None,
                  f"convergence and advice given: {evt.line(plain)}")

@@ -937,6 +937,24 @@ def check_trust(tool, work, runs):
         doc = json.load(f)
     check([e["status"] for r in doc["runs"] for e in r["evt"]] == ["ok", "too short"],
           "--json-out: each file's estimate", [r["evt"] for r in doc["runs"]])
+    # evt.json's maxima made to drift: refused by a test, the reason said once
+    with open(evt[0], encoding="utf-8") as f:
+        drift = json.load(f)
+    cols = drift["timeline"]["columns"]
+    for i, point in enumerate(drift["timeline"]["points"]):
+        point[cols.index("max")] = 50.0 + 0.1 * i
+    path = os.path.join(work, "drift.json")
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(drift, f)
+    out = os.path.join(work, "trust-drift")
+    run = report(tool, out, ["--label", "drift", path])
+    text = ""
+    if run.returncode == 0:
+        with open(os.path.join(out, "trust.txt"), encoding="utf-8") as f:
+            text = f.read()
+    check("no bound (" in text and "): no bound:" not in text,
+          "trust.txt: a drifting run's refusal says 'no bound' once",
+          [line for line in text.splitlines() if "no bound" in line] or run.stderr)
 
 
 # ---- the cost suite's files (latscope --cost --json) ----
@@ -1713,6 +1731,32 @@ def check_files(tool, work, runs):
     check(not left, "files: no temporary left", left)
 
 
+def check_no_matplotlib(tool, work, runs, costs):
+    """Without matplotlib (a module of that name that fails to import,
+    first on PYTHONPATH): the text tables all the same, no plot, one line
+    naming python3-matplotlib, exit 3; never a traceback."""
+    fake = os.path.join(work, "no-matplotlib")
+    out = os.path.join(work, "no-plots")
+    os.makedirs(fake, exist_ok=True)
+    with open(os.path.join(fake, "matplotlib.py"), "w") as f:
+        f.write('raise ModuleNotFoundError("No module named \'matplotlib\'", '
+                'name="matplotlib")\n')
+    env = dict(os.environ, PYTHONPATH=fake)
+    run = subprocess.run([tool, "-o", out, runs[0]] + costs[:1], capture_output=True,
+                         text=True, env=env)
+    check(run.returncode == 3, "no matplotlib: exit 3", (run.returncode, run.stderr))
+    check(f"latscope-report: 1 run, 1 cost row, files in {out}" in run.stdout if costs else
+          f"latscope-report: 1 run, files in {out}" in run.stdout,
+          "one run is '1 run', not '1 runs'", run.stdout)
+    check("Traceback" not in run.stderr and "install python3-matplotlib" in run.stderr,
+          "no matplotlib: one line naming python3-matplotlib, no traceback", run.stderr)
+    tables = ["table.txt", "table.md", "worst.txt", "worst.md", "trust.txt", "trust.md"]
+    tables += ["cost.txt", "cost.md"] if costs else []
+    have = sorted(os.listdir(out)) if os.path.isdir(out) else []
+    check(all(t in have for t in tables) and not [n for n in have if n.endswith((".png", ".svg"))],
+          "no matplotlib: every text table written, no plot", have)
+
+
 def main():
     tool, work, paths = sys.argv[1], sys.argv[2], sys.argv[3:]
     # A latency run's file has no "kind"; the cost suite's says "cost".
@@ -1733,6 +1777,8 @@ def main():
         check_files(tool, work, runs)
     if costs:
         check_cost(tool, work, runs, costs)
+    if runs:
+        check_no_matplotlib(tool, work, runs, costs)
     return summary("report")
 
 

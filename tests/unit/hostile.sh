@@ -57,6 +57,19 @@ case_() {
 	fi
 }
 
+# -p under 100, a cyclictest user's priority: a period all the same, and a
+# note on stderr before the run (here refused after it: the plot file exists).
+"$cli" -q -p 99 -T 1 -g "$out/exists.plot" >"$out/stdout" 2>"$out/stderr"
+if grep -qxF "latscope: -p 99: -p is the period in us; the priority is -P" "$out/stderr" &&
+	! "$cli" -q -p 100 -T 1 -g "$out/exists.plot" 2>&1 | grep -q "priority is -P"; then
+	passed=$((passed + 1))
+	echo "ok - latscope -p 99: a note that -p is the period, none at -p 100"
+else
+	failed=$((failed + 1))
+	echo "not ok - latscope -p 99: a note that -p is the period, none at -p 100:"
+	head -c 2000 "$out/stderr" | sed 's/^/#   /'
+fi
+
 # Numbers: huge, negative, garbage, empty, out of range.
 case_ 2 "'0' for -p/--period" -p 0
 case_ 2 "'-5' for -p/--period" -p -5
@@ -185,6 +198,32 @@ mkdir "$out/adir"
 case_ 3 "$out/adir is a directory: give a file name in it" --json "$out/adir"
 # Everything else is fine: the missing device is what stops it.
 [ -e /dev/latscope ] || case_ 3 "no /dev/latscope" -T 1
+# --cost finds it missing before its plain pass, said once (no
+# "latscope: latscope:"); the exporter with -T, having measured nothing,
+# ends with 3, not 0.
+if [ ! -e /dev/latscope ]; then
+	"$cli" --cost --cost-only queens-1 --cost-scale 1 --cost-repeat 1 >"$out/stdout" 2>"$out/stderr"
+	got=$?
+	if [ "$got" = 3 ] && [ ! -s "$out/stdout" ] && [ "$(cat "$out/stderr")" = \
+		"latscope: no /dev/latscope: load the driver first (modprobe latscope, or insmod latscope.ko)" ]; then
+		passed=$((passed + 1))
+		echo "ok - latscope --cost without the driver: exit 3 before any workload, said once"
+	else
+		failed=$((failed + 1))
+		echo "not ok - latscope --cost without the driver: exit $got (want 3), stdout $(wc -c <"$out/stdout") bytes (want 0):"
+		head -c 2000 "$out/stderr" | sed 's/^/#   /'
+	fi
+	"$cli" --textfile="$out/t.prom" -T 2 >"$out/stdout" 2>"$out/stderr"
+	got=$?
+	if [ "$got" = 3 ] && [ "$(tail -n 1 "$out/stderr")" = "latscope: -T is over and nothing was measured" ]; then
+		passed=$((passed + 1))
+		echo "ok - latscope --textfile=F -T 2 without the driver: exit 3, nothing was measured"
+	else
+		failed=$((failed + 1))
+		echo "not ok - latscope --textfile=F -T 2 without the driver: exit $got (want 3):"
+		head -c 2000 "$out/stderr" | sed 's/^/#   /'
+	fi
+fi
 # A node left behind with no driver: a char major of the ranges kept for
 # local use that no driver has here, so open() finds nothing behind it.
 if [ "$(id -u)" = 0 ] && [ ! -e /dev/latscope ]; then

@@ -19,9 +19,9 @@ void test_options(void)
 	      !CPU_COUNT(&p.cpus), "latmus defaults", "period %u prio %d", p.period_us,
 	      p.priority);
 
-	check(parse("-i -p 250 -P 80 -c 3 -T 2m -H 500 -A 40 -q -l 10 -g out.plot", &p, err) ==
+	check(parse("-k -p 250 -P 80 -c 3 -T 2m -H 500 -A 40 -q -l 10 -g out.plot", &p, err) ==
 	      LS_PARSE_RUN, "short options", "%s", err);
-	check(p.context == LATSCOPE_CTX_IRQ && p.period_us == 250 && p.priority == 80 &&
+	check(p.context == LATSCOPE_CTX_KERNEL && p.period_us == 250 && p.priority == 80 &&
 	      CPU_ISSET(3, &p.cpus) && CPU_COUNT(&p.cpus) == 1 && p.timeout_s == 120 &&
 	      p.hist_cells == 500 && p.abort_us == 40 && p.verbosity == 0 && p.lines == 10 &&
 	      !strcmp(p.plot_path, "out.plot"), "short options set their fields", " ");
@@ -114,8 +114,29 @@ void test_options(void)
 	check(parse("--help", &p, err) == LS_PARSE_HELP && !p.help_topic, "--help", " ");
 	check(parse("--help=monitor", &p, err) == LS_PARSE_HELP &&
 	      !strcmp(p.help_topic, "monitor"), "--help=monitor", "%s", err);
-	check(parse("--help=bogus", &p, err) == LS_PARSE_ERROR && strstr(err, "the pages are"),
-	      "--help=bogus", "%s", err);
+	check(parse("--help=bogus", &p, err) == LS_PARSE_ERROR && strstr(err, "the pages are") &&
+	      strstr(err, "serve, setup, report and all"), "--help=bogus: every page", "%s", err);
+	check(parse("--help gpio", &p, err) == LS_PARSE_ERROR &&
+	      strstr(err, "unexpected argument 'gpio' after --help: a mode's page is --help=gpio"),
+	      "--help gpio: refused, naming --help=gpio", "%s", err);
+	check(parse("-i -P 80", &p, err) == LS_PARSE_ERROR &&
+	      strstr(err, "-P 80 with -i: the timer interrupt handler answers"),
+	      "-i -P: refused, nothing uses the priority", "%s", err);
+	check(parse("-i", &p, err) == LS_PARSE_RUN, "-i without -P", "%s", err);
+	/* What a mode would silently ignore is refused. */
+	check(parse("--check-setup -H 500", &p, err) == LS_PARSE_ERROR &&
+	      strstr(err, "--check-setup reads the board"), "--check-setup -H: refused", "%s", err);
+	check(parse("--check-setup --why -b 5", &p, err) == LS_PARSE_ERROR,
+	      "--check-setup --why -b: refused", "%s", err);
+	check(parse("--cost -H 500", &p, err) == LS_PARSE_ERROR && strstr(err, "--cost measures"),
+	      "--cost -H: refused", "%s", err);
+	check(parse("--cost --why", &p, err) == LS_PARSE_ERROR, "--cost --why: refused", "%s",
+	      err);
+	check(parse("--monitor --pulse-out a,1 --ack-in a,2 -p 500", &p, err) == LS_PARSE_ERROR &&
+	      strstr(err, "each client's request sets the period"),
+	      "--monitor -p: refused, the clients set it", "%s", err);
+	check(parse("--monitor --calibrate --pulse-out a,1 --ack-in a,2 -p 500 -T 5", &p, err) ==
+	      LS_PARSE_RUN, "--monitor --calibrate -p: taken", "%s", err);
 	check(parse("--version", &p, err) == LS_PARSE_VERSION, "--version", " ");
 }
 

@@ -22,9 +22,22 @@ void ls_params_init(struct ls_params *p);
 enum ls_parse ls_parse_args(int argc, char **argv, struct ls_params *p,
 			    char *err, size_t errlen);
 int ls_parse_duration(const char *s, unsigned long long *secs);
+/* The parser's option @name: true, its letter in *@letter (0: none); false if none such. */
+bool ls_option_letter(const char *name, char *letter);
 
-/* help.c: --help's pages, by mode. */
+/* pages.c: one row per mode's --help page. */
+struct ls_help_page {
+	const char *name;	/* --help=NAME */
+	const char *summary;	/* its line on the first page */
+	const char *intro;	/* the prose before its options */
+	const char *outro;	/* and after them: examples */
+};
+
+const struct ls_help_page *ls_help_page(size_t i);	/* NULL past the last */
 bool ls_help_topic(const char *topic);
+void ls_help_pages(char *buf, size_t len);
+
+/* help.c: --help's pages printed, their options' rows from its table. */
 void ls_usage(FILE *f, const struct ls_params *p);
 
 #endif /* LATSCOPE_CLI_H */

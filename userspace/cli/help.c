@@ -1,260 +1,223 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * latscope CLI: --help, by mode. The first page has the timer contexts
- * and the options every run takes, then one line per mode; each mode's
- * page (--help=gpio, gpiod, latmon, monitor, cost, serve, report) is
- * complete for it, and --help=all is every page. --help after a mode's options shows that
- * mode's page (latscope --monitor --help).
+ * latscope CLI: --help, by mode, generated from two tables. rows[] has
+ * one line per option a page shows: its page, its long name as the
+ * parser's table has it (options.c, which gives the letter), its value
+ * and its description; pages.c has one row per mode: its name, its line
+ * on the first page, and the prose before and after its options. The
+ * first page has the timer contexts and the options every run takes,
+ * then one line per mode; each mode's page is complete for it, and
+ * --help=all is every page. --help after a mode's options shows that
+ * mode's page (latscope --monitor --help). Every option row is aligned
+ * at one column (DESC_COL), none is wider than 79; tests/docs/run.sh
+ * checks both and that every row names an option of the parser.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "cli/cli.h"
 
-static const char main_page[] =
-"usage: latscope [options]\n"
-"Measures how late this system answers timer or GPIO events, latmus style.\n"
-"\n"
-"Who answers (one of them):\n"
-"  -i --irq                 measure in the timer interrupt handler\n"
-"  -k --kernel              measure in a SCHED_FIFO kernel thread\n"
-"  -u --user                measure in a SCHED_FIFO user thread [default]\n"
-"\n"
-"Every run:\n"
-"  -p --period=<us>         sampling period, 10 to 1000000 [=1000]\n"
-"  -P --priority=<prio>     responder SCHED_FIFO priority, 1 to 99 [=90]\n"
-"  -c --cpu=<n>             measure on CPU n [=first isolated, else last online]\n"
-"     --cpus=<list>|all     measure on several CPUs at once, e.g. 1,3-5\n"
-"     --threads=<n>        n responders dealt over the CPUs in turn, each its\n"
-"                          own session (M:N when n exceeds them) [=one per CPU]\n"
-"     --stress=<preset>    run a load during the run, off the measured CPUs:\n"
-"                          none, grinder, neighbour or classic (man latscope)\n"
-"     --stress-cmd=<cmd>   run 'sh -c <cmd>' as the load instead\n"
-"  -T --timeout=<t>[smhd]   stop after <t> (warm-up not counted) [=until Ctrl-C];\n"
-"     --duration=<t>       the same as -T\n"
-"  -A --maxlat-abort=<us>   stop if a latency exceeds <us>, exit 102\n"
-"  -b --breaktrace=<us>     stop ftrace at the first latency above <us>, exit 104\n"
-"                          (cyclictest's -b; not latmus's -b, --background,\n"
-"                          nor rtla's bucket size); the recorder keeps that\n"
-"                          sample's account (WHY| ... crossed -b)\n"
-"     --why[=<n>]          explain the <n> worst samples per CPU: what ran on\n"
-"                          the CPU from each one's ideal time to its answer,\n"
-"                          recorded in the driver (WHY| lines) [off; =8]\n"
-"     --no-why             no recorder (the default)\n"
-"  -H --histogram=<cells>   histogram cells of 1 us, 1 to 65536 [=200]; past\n"
-"                          them a log tail of 1/16 precision (see PCT below)\n"
-"  -g --plot=<file>         write the histogram for gnuplot ('-': stdout)\n"
-"     --json=<file>         write the whole result as JSON ('-': stdout)\n"
-"     --force               overwrite an existing plot or JSON file\n"
-"     --checkpoint=<time>   rewrite the -g and --json files every <time> during\n"
-"                          the run (minutes, or 30s, 5m, 2h)\n"
-"     --thermal-zone=<n>|none  whose temperature to read each second (HOT|)\n"
-"                          [=the CPU's or SoC's zone, else the first]\n"
-"     --check-setup        measure nothing: say for each factor of this board's\n"
-"                          setup (kernel, CPUs, IRQs, threads) whether it costs\n"
-"                          latency, and the fix (SET| lines); exit 6 if any does\n"
-"     --apply-setup        for the run, set the measured CPUs' governor to\n"
-"                          performance, move IRQs off them, stop RT throttling;\n"
-"                          set back at its end (with --check-setup: until Ctrl-C)\n"
-"     --restore-setup      set back what a killed --apply-setup run left changed\n"
-"  -l --lines=<n>           repeat the RTH header every <n> lines, 0: once [=21]\n"
-"  -q --quiet               print the summary only\n"
-"  -v --verbose[=<level>]   more output (split, percentiles per CPU) [=2]\n"
-"     --help[=<mode>]      this text, or a mode's page; --help=all: every page\n"
-"     --version            the program's version\n"
-"\n"
-"Modes, each with its page:\n"
-"  --help=gpio      GPIO events instead of the timer: -I, -O, --pulse-out, --gpio-dt\n"
-"  --help=gpiod     the application's answer on libgpiod, no driver: --gpiod\n"
-"  --help=latmon    timed by a latmon monitor on another board: -z, -Z\n"
-"  --help=monitor   be the latmon monitor of another board: --monitor\n"
-"  --help=cost      what being measured costs other work: --cost\n"
-"  --help=serve     measure without end for Prometheus: --serve, --textfile\n"
-"  --help=report    compare runs: latscope-report\n"
-"\n"
-"PCT| gives the 99 to 99.9999th percentiles in us: N is the upper edge of a\n"
-"1 us cell; <=N(-P%) a value past the cells, in the log tail: at most N, at\n"
-"least P % less (P is 5.9 at most); <=N only the maximum bounds it (a driver\n"
-"without the tail).\n"
-"\n"
-"SET| sums up the setup verdict (--check-setup). EVT| (runs of 600 s or more,\n"
-"with latscope-evt and python3-scipy): an extreme-value bound of the worst\n"
-"case at 95 % confidence, or why the run's maxima allow none.\n"
-"\n"
-"Exit status: 0 success, 1 device failure during the run or a file that could\n"
-"not be written (it is then printed on stdout), 2 usage error,\n"
-"3 setup failure (no /dev/latscope, permission, CPU, ABI, output file),\n"
-"4 latmon monitor not reached (host not found, refused, no answer in 5 s),\n"
-"5 latmon monitor lost during the run (silent 5 s, closed, bad frame, not\n"
-"ended 5 s after the stop),\n"
-"6 --check-setup found a factor that costs latency,\n"
-"102 -A threshold crossed, 103 inconsistent results, 104 -b threshold crossed.\n";
+/* Where descriptions start, 0-based: column 27. */
+#define DESC_COL	26
 
-static const char gpio_page[] =
-"latscope GPIO mode: the driver answers edges on a GPIO line instead of the\n"
-"timer; -k or -u says which of its threads answers [=-u]. The options of\n"
-"every run (latscope --help) apply.\n"
-"\n"
-"  -I --gpio-in=<chip>,<n>[,<edge>]  pulse-in line, edge rising-edge,\n"
-"                          falling-edge or both-edges [=rising-edge]\n"
-"  -O --gpio-out=<chip>,<n> ack-out line, one answer per event\n"
-"     --ack=pulse|toggle   how an answer shows on ack-out: pulse (idle high,\n"
-"                          low then high, as latmus) or one toggle\n"
-"                          [=pulse with a latmon host, else toggle]\n"
-"     --pulse-out=<chip>,<n>  loopback: the line pulsed at each period, wired to -I;\n"
-"                          with --ack-in, the one-board monitor's\n"
-"     --gpio-dt[=<edge>]   the lines of the device tree's latscope node\n"
-"                          (loopback if it has pulse-out-gpios); edge as -I\n"
-"                          [=the node's latscope,edge, else rising-edge]\n"
-"     --irq-prio=<prio>    run the thread that delivers the pulse-in\n"
-"                          interrupt, if any, at SCHED_FIFO <prio> for the run\n"
-"\n"
-"  latscope -k -I gpiochip0,24 -O gpiochip0,25 --pulse-out gpiochip0,23 -T 1m\n"
-"      loopback on one board: pulse-out wired to pulse-in (man latscope)\n";
-
-static const char gpiod_page[] =
-"latscope --gpiod: an application's SCHED_FIFO thread answers the edges on\n"
-"the GPIO character device (libgpiod), no driver; latmus's inband-gpio test.\n"
-"The options of every run (latscope --help) and -I, -O (--help=gpio) apply.\n"
-"\n"
-"     --gpiod              answer in the application's thread; the default with\n"
-"                          -z and with --ack-in (one board)\n"
-"     --ack-in=<chip>,<n>[,<edge>]  with --pulse-out: one board, the driver's\n"
-"                          monitor pulses --pulse-out and times this board's\n"
-"                          -O on this line [=falling-edge]\n"
-"     --pulse-out=<chip>,<n>  the one-board monitor's pulse line, wired to -I\n"
-"     --irq-prio=<prio>    run irq/N-latscope-pulse, the thread that delivers\n"
-"                          the pulse-in interrupt, at SCHED_FIFO <prio>\n"
-"\n"
-"  latscope --gpiod -I gpiochip0,24 -O gpiochip0,25 --pulse-out gpiochip0,23\n"
-"           --ack-in gpiochip0,22 -T 1m\n"
-"      one board: the driver's monitor times the application's answer\n";
-
-static const char latmon_page[] =
-"latscope -z: latmus's remote GPIO test. A latmon monitor on another board\n"
-"(Zephyr's latmon, or latscope --monitor) pulses this board's -I at the\n"
-"period, times the answer on -O, and sends its figures, which become the\n"
-"run's. Answered by --gpiod unless -k or -u says otherwise.\n"
-"\n"
-"  -z --inband-gpio=<host>  the monitor at <host>; 'broadcast': the first\n"
-"                          monitor that announces itself; '-': none, only\n"
-"                          this board's figures\n"
-"  -Z --oob-gpio=<host>     as -z: no out-of-band stage here, measured in-band\n"
-"     --latmon-port=<port>  the monitor's TCP port [=2306]\n"
-"  -I, -O, --ack           as in --help=gpio; --ack is pulse by default here\n"
-"\n"
-"Exit 4: the monitor was not reached; 5: it was lost during the run.\n"
-"\n"
-"  latscope -z 192.168.1.20 -I gpiochip0,24 -O gpiochip0,25 -T 10m\n";
-
-static const char monitor_page[] =
-"latscope --monitor: be the latmon monitor of another board. Serves latmon\n"
-"clients (latmus, latscope -z) on TCP, one at a time: pulses --pulse-out\n"
-"at the period each asks for and times the answer on --ack-in in hard irq.\n"
-"Its TCP port starts a run on request from any host that reaches it: keep\n"
-"it on a test network, or admit the boards under test with --allow.\n"
-"\n"
-"     --monitor            serve latmon clients\n"
-"     --pulse-out=<chip>,<n>  the line to the other board's pulse-in\n"
-"     --ack-in=<chip>,<n>[,<edge>]  the line from the other board's ack-out,\n"
-"                          and the edge timed [=falling-edge]\n"
-"     --pulse-edge=rising-edge|falling-edge  the edge each pulse starts with\n"
-"                          [=rising-edge]\n"
-"     --latmon-port=<port>  the TCP port [=2306]\n"
-"     --listen=<ipv4>      serve on this address only [=any]\n"
-"     --allow=<addr>[/<prefix>][,...]  serve only clients in these IPv4\n"
-"                          networks [=any host]\n"
-"     --max-run=<t>[smhd]  end a client's run after <t> if it has not\n"
-"                          stopped it, and close the client [=no bound]\n"
-"     --announce-to=<ipv4>|none  where the address goes by UDP every 5 s\n"
-"                          while idle [=255.255.255.255]\n"
-"     --calibrate          --pulse-out wired to --ack-in: time the fixture\n"
-"                          itself for -T, no network\n"
-"     --subtract=<us>      take the fixture's delay (whole us) off what\n"
-"                          clients get, records and histogram\n"
-"\n"
-"  latscope --monitor --pulse-out gpiochip0,23 --ack-in gpiochip0,22\n";
-
-static const char cost_page[] =
-"latscope --cost: the price of being measured. Runs fixed amounts of work,\n"
-"each timed --cost-repeat times, plainly, then as many times again while a\n"
-"latscope run measures at the period (-p) on one CPU (-c) in the context\n"
-"asked (-i, -k, -u); prints the mean, spread and change of each, COST|.\n"
-"Workloads: queens-1, queens-all (N-queens counted, one thread, one per\n"
-"CPU), hackbench, switch and fork (stress-ng), fsync (4 KiB writes, each\n"
-"synced), iperf3 (loopback); a missing tool skips its workload.\n"
-"\n"
-"     --cost               run the suite instead of a measurement\n"
-"     --cost-repeat=<n>    runs of each workload, each way, 1 to 100 [=5]\n"
-"     --cost-scale=<pct>   the work of each run, percent of the default [=100]\n"
-"     --cost-only=<list>   these workloads only, e.g. queens-1,fsync\n"
-"     --cost-dir=<dir>     where fsync writes [=.]\n"
-"     --json=<file>        the suite as JSON; the measuring run's own JSON\n"
-"                          goes beside it, <file>-latency.json\n"
-"     --stress=<preset>    a third pass while this load runs, nothing measured\n"
-"\n"
-"  latscope --cost -c 3 --json rt-cost.json       (on each kernel)\n";
-
-static const char serve_page[] =
-"latscope as a Prometheus exporter: measures without end on the CPUs and in\n"
-"the context the options of every run give (timer, GPIO, --gpiod), and shows\n"
-"the figures at GET /metrics (OpenMetrics when the scraper asks for it) or in\n"
-"a file for node_exporter's textfile collector. With --monitor, the series\n"
-"are the round trips of its clients' runs. A run that fails (no driver, a\n"
-"CPU offline, the device released for rmmod) shows latscope_measuring 0 and\n"
-"is started again every 2 s; counters only grow within one process. SIGTERM\n"
-"or Ctrl-C ends it; -T ends the measuring, then --serve serves the last\n"
-"figures until stopped. -g and --json write each run's results when it ends.\n"
-"Not with --checkpoint, -A, -b, --cost, --check-setup, --apply-setup,\n"
-"--calibrate or a latmon host.\n"
-"\n"
-"     --serve[=[<addr>:]<port>]  serve HTTP there; an IPv6 address in\n"
-"                          brackets, [::1]:19380 [=every address, port 19380]\n"
-"     --textfile=<file>    write the metrics to <file> (e.g. in node_exporter's\n"
-"                          --collector.textfile.directory), whole, by rename\n"
-"     --textfile-every=<t>[smh]  how often [=15s]\n"
-"     --window=<s>         latscope_latency_window_max_seconds covers the last\n"
-"                          <s> seconds, 1 to 3600 [=60]\n"
-"     --buckets=<list>     the histogram's bucket bounds in us, increasing,\n"
-"                          at most 32 [=1,2,5,10,...,100000]\n"
-"\n"
-"  latscope --serve=127.0.0.1:19380 -k --cpus 1-3\n"
-"  latscope --serve --monitor --pulse-out gpiochip0,25 --ack-in gpiochip0,24\n"
-"  latscope --textfile=/var/lib/prometheus/node-exporter/latscope.prom -u\n";
-
-static const char report_page[] =
-"latscope-report: tables and plots that compare latscope runs, from their\n"
-"JSON files (latscope --json).\n"
-"\n"
-"  latscope-report [-o DIR] [--label LABEL]... RUN.json...\n"
-"\n"
-"  latscope -u --stress classic -T 10m --json rt.json      (on each kernel)\n"
-"  latscope-report -o cmp --label mainline --label rt main.json rt.json\n"
-"\n"
-"See latscope-report --help and man latscope-report.\n";
-
-static const struct {
+/*
+ * One line of a page: @name the long option (NULL: @value is a label of
+ * its own, e.g. "-I, -O, --ack"), @value what follows it ("=<us>"),
+ * @text the description, its lines split by '\n'.
+ */
+struct help_row {
+	const char *page;
 	const char *name;
+	const char *value;
 	const char *text;
-} pages[] = {
-	{ "gpio", gpio_page },
-	{ "gpiod", gpiod_page },
-	{ "latmon", latmon_page },
-	{ "monitor", monitor_page },
-	{ "cost", cost_page },
-	{ "serve", serve_page },
-	{ "report", report_page },
 };
 
-bool ls_help_topic(const char *topic)
+static const struct help_row rows[] = {
+	/* The first page: who answers. */
+	{ "who", "irq", "", "the timer interrupt handler" },
+	{ "who", "kernel", "", "a SCHED_FIFO kernel thread" },
+	{ "who", "user", "", "a SCHED_FIFO user thread [default]" },
+	/* The first page: every run. */
+	{ "run", "period", "=<us>", "sampling period, 10 to 1000000 [=1000]" },
+	{ "run", "priority", "=<prio>", "responder SCHED_FIFO priority, 1 to 99 [=90]" },
+	{ "run", "cpu", "=<n>", "measure on CPU n [=first isolated, else last online]" },
+	{ "run", "cpus", "=<list>|all", "several CPUs at once, e.g. 1,3-5: one responder each" },
+	{ "run", "threads", "=<n>", "n responders dealt over the CPUs [=one per CPU]" },
+	{ "run", "timeout", "=<t>[smhd]", "stop after <t> [=Ctrl-C]; also --duration=<t>" },
+	{ "run", "maxlat-abort", "=<us>", "stop if a latency exceeds <us>, exit 102" },
+	{ "run", "breaktrace", "=<us>", "stop ftrace above <us> (cyclictest's -b), exit 104" },
+	{ "run", "why", "[=<n>]", "explain the <n> worst samples per CPU (WHY|) [=8];\n"
+				 "--no-why: no recorder [the default]" },
+	{ "run", "histogram", "=<cells>", "1 us cells, 1 to 65536 [=200], then a log tail" },
+	{ "run", "plot", "=<file>", "write latmus's histogram file ('-': stdout)" },
+	{ "run", "json", "=<file>", "write the whole result as JSON ('-': stdout)" },
+	{ "run", "force", "", "overwrite an existing plot or JSON file" },
+	{ "run", "checkpoint", "=<time>", "rewrite -g and --json every <time> (minutes, 30s)" },
+	{ "run", "stress", "=<preset>", "a load off the measured CPUs: none, grinder,\n"
+					"neighbour, classic; --stress-cmd=<cmd>: your own" },
+	{ "run", "thermal-zone", "=<n>", "the zone HOT| reads, or none [=the CPU's or SoC's]" },
+	{ "run", "lines", "=<n>", "repeat the RTH header every <n> lines, 0: once [=21]" },
+	{ "run", "quiet", "", "print the summary only" },
+	{ "run", "verbose", "[=<level>]", "more output (split, percentiles per CPU) [=2]" },
+	{ "run", "help", "[=<mode>]", "this text, or a mode's page; --help=all: every page" },
+	{ "run", "version", "", "the program's version" },
+
+	{ "gpio", "gpio-in", "=<chip>,<n>[,<edge>]",
+	  "pulse-in line, edge rising-edge, falling-edge or\nboth-edges [=rising-edge]" },
+	{ "gpio", "gpio-out", "=<chip>,<n>", "ack-out line, one answer per event" },
+	{ "gpio", "ack", "=pulse|toggle", "how an answer shows on ack-out: pulse (idle high,\n"
+					  "low then high, as latmus) or one toggle\n"
+					  "[=pulse with a latmon host, else toggle]" },
+	{ "gpio", "pulse-out", "=<chip>,<n>", "loopback: the line pulsed at each period, wired to\n"
+					      "-I; with --ack-in, the one-board monitor's" },
+	{ "gpio", "gpio-dt", "[=<edge>]", "the lines of the device tree's latscope node\n"
+					  "(loopback if it has pulse-out-gpios); edge as -I\n"
+					  "[=the node's latscope,edge, else rising-edge]" },
+	{ "gpio", "irq-prio", "=<prio>", "run the thread that delivers the pulse-in\n"
+					 "interrupt, if any, at SCHED_FIFO <prio> for the run" },
+
+	{ "gpiod", "gpiod", "", "answer in the application's thread; the default\n"
+				"with -z and with --ack-in (one board)" },
+	{ "gpiod", "ack-in", "=<chip>,<n>[,<edge>]",
+	  "with --pulse-out: one board, the driver's monitor\n"
+	  "pulses --pulse-out and times this board's -O on\nthis line [=falling-edge]" },
+	{ "gpiod", "pulse-out", "=<chip>,<n>", "the one-board monitor's pulse line, wired to -I" },
+	{ "gpiod", "irq-prio", "=<prio>", "run irq/N-latscope-pulse, the thread that delivers\n"
+					  "the pulse-in interrupt, at SCHED_FIFO <prio>" },
+
+	{ "latmon", "inband-gpio", "=<host>", "the monitor at <host>; 'broadcast': the first\n"
+					      "monitor that announces itself; '-': none, only\n"
+					      "this board's figures" },
+	{ "latmon", "oob-gpio", "=<host>", "as -z: no out-of-band stage here, measured in-band" },
+	{ "latmon", "latmon-port", "=<port>", "the monitor's TCP port [=2306]" },
+	{ "latmon", NULL, "-I, -O, --ack", "as in --help=gpio; --ack is pulse by default here" },
+
+	{ "monitor", "monitor", "", "serve latmon clients" },
+	{ "monitor", "pulse-out", "=<chip>,<n>", "the line to the other board's pulse-in" },
+	{ "monitor", "ack-in", "=<chip>,<n>[,<edge>]",
+	  "the line from the other board's ack-out, and the\nedge timed [=falling-edge]" },
+	{ "monitor", "pulse-edge", "=rising-edge|falling-edge",
+	  "the edge each pulse starts with [=rising-edge]" },
+	{ "monitor", "latmon-port", "=<port>", "the TCP port [=2306]" },
+	{ "monitor", "listen", "=<ipv4>", "serve on this address only [=any]" },
+	{ "monitor", "allow", "=<addr>[/<prefix>][,...]",
+	  "serve only clients in these IPv4 networks\n[=any host]" },
+	{ "monitor", "max-run", "=<t>[smhd]", "end a client's run after <t> if it has not\n"
+					      "stopped it, and close the client [=no bound]" },
+	{ "monitor", "announce-to", "=<ipv4>|none", "where the address goes by UDP every 5 s while\n"
+						   "idle [=255.255.255.255]" },
+	{ "monitor", "calibrate", "", "--pulse-out wired to --ack-in: time the fixture\n"
+				      "itself for -T, no network" },
+	{ "monitor", "subtract", "=<us>", "take the fixture's delay (whole us) off what\n"
+					  "clients get, records and histogram" },
+
+	{ "cost", "cost", "", "run the suite instead of a measurement" },
+	{ "cost", "cost-repeat", "=<n>", "runs of each workload, each way, 1 to 100 [=5]" },
+	{ "cost", "cost-scale", "=<pct>", "the work of each run, percent of the default [=100]" },
+	{ "cost", "cost-only", "=<list>", "these workloads only, e.g. queens-1,fsync" },
+	{ "cost", "cost-dir", "=<dir>", "where fsync writes [=.]" },
+	{ "cost", "json", "=<file>", "the suite as JSON; the measuring run's own JSON\n"
+				     "goes beside it, <file>-latency.json" },
+	{ "cost", "stress", "=<preset>", "a third pass while this load runs, nothing measured" },
+
+	{ "serve", "serve", "[=[<addr>:]<port>]", "serve HTTP there; an IPv6 address in brackets,\n"
+						  "[::1]:19380 [=every address, port 19380]" },
+	{ "serve", "textfile", "=<file>", "write the metrics to <file> (e.g. in node_exporter's\n"
+					  "--collector.textfile.directory), whole, by rename" },
+	{ "serve", "textfile-every", "=<t>[smh]", "how often [=15s]" },
+	{ "serve", "window", "=<s>", "latscope_latency_window_max_seconds covers the last\n"
+				     "<s> seconds, 1 to 3600 [=60]" },
+	{ "serve", "buckets", "=<list>", "the histogram's bucket bounds in us, increasing,\n"
+					 "at most 32 [=1,2,5,10,...,100000]" },
+
+	{ "setup", "check-setup", "", "measure nothing: the verdicts; exit 6 if a factor\n"
+				      "costs latency" },
+	{ "setup", "apply-setup", "", "for the run, set the measured CPUs' governor to\n"
+				      "performance, move IRQs off them, stop RT\n"
+				      "throttling; set back at its end (with\n"
+				      "--check-setup: held until Ctrl-C)" },
+	{ "setup", "restore-setup", "", "set back what a killed --apply-setup run left\n"
+					"changed (the undo journal in /run/latscope)" },
+};
+
+static const char main_head[] =
+"usage: latscope [options]: how late this system answers timer or GPIO events\n"
+"\n"
+"Who answers (one of them):\n";
+
+static const char main_tail[] =
+"Exit status: 0 ok, 1 device failed or a file not written, 2 usage error,\n"
+"3 setup (device, permission, CPU, file), 4 latmon monitor not reached, 5 lost,\n"
+"6 --check-setup: a factor costs latency, 102 -A, 103 weird results, 104 -b.\n";
+
+/* Prints @text's lines, each from column DESC_COL + 1. */
+static void text_at_column(FILE *f, const char *text, int used)
+{
+	while (*text) {
+		size_t n = strcspn(text, "\n");
+
+		fprintf(f, "%*s%.*s\n", used < DESC_COL ? DESC_COL - used : 0, "", (int)n, text);
+		text += n + (text[n] == '\n');
+		used = 0;
+	}
+}
+
+/* @page's option rows: "  -p --period=<us>" then the text at DESC_COL; how many. */
+static int page_rows(FILE *f, const char *page)
+{
+	int n = 0;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(rows); i++) {
+		const struct help_row *r = &rows[i];
+		char label[80];
+		char letter = 0;
+		int used;
+
+		if (strcmp(r->page, page))
+			continue;
+		n++;
+		if (!r->name)
+			snprintf(label, sizeof(label), "  %s", r->value);
+		else if (ls_option_letter(r->name, &letter) && letter)
+			snprintf(label, sizeof(label), "  -%c --%s%s", letter, r->name, r->value);
+		else
+			snprintf(label, sizeof(label), "     --%s%s", r->name, r->value);
+		used = fprintf(f, "%s", label);
+		if (used >= DESC_COL - 1) {	/* no room for two spaces: its own line */
+			fputc('\n', f);
+			used = 0;
+		}
+		text_at_column(f, r->text, used);
+	}
+	return n;
+}
+
+static void main_page(FILE *f)
 {
 	size_t i;
 
-	if (!strcmp(topic, "all"))
-		return true;
-	for (i = 0; i < ARRAY_SIZE(pages); i++)
-		if (!strcmp(topic, pages[i].name))
-			return true;
-	return false;
+	fputs(main_head, f);
+	page_rows(f, "who");
+	fputs("\nEvery run:\n", f);
+	page_rows(f, "run");
+	fputs("\nModes, each with its page:\n", f);
+	for (i = 0; ls_help_page(i); i++) {
+		int used = fprintf(f, "  --help=%s", ls_help_page(i)->name);
+
+		text_at_column(f, ls_help_page(i)->summary, used);
+	}
+	fputc('\n', f);
+	fputs(main_tail, f);
+}
+
+static void mode_page(FILE *f, const struct ls_help_page *page)
+{
+	fputs(page->intro, f);
+	fputc('\n', f);
+	if (page_rows(f, page->name))
+		fputc('\n', f);
+	fputs(page->outro, f);
 }
 
 /* The page --help shows after a mode's options, when it names none. */
@@ -266,6 +229,8 @@ static const char *page_of(const struct ls_params *p)
 		return "cost";
 	if (p->serve || p->textfile)
 		return "serve";
+	if (p->check_setup || p->apply_setup || p->restore_setup)
+		return "setup";
 	if (p->context == LS_CTX_GPIOD && p->context_given)
 		return "gpiod";
 	if (p->latmon_host[0] || p->inband)
@@ -282,12 +247,12 @@ void ls_usage(FILE *f, const struct ls_params *p)
 	size_t i;
 
 	if (!topic || all)
-		fputs(main_page, f);
-	for (i = 0; i < ARRAY_SIZE(pages); i++) {
-		if (!all && !(topic && !strcmp(topic, pages[i].name)))
+		main_page(f);
+	for (i = 0; ls_help_page(i); i++) {
+		if (!all && !(topic && !strcmp(topic, ls_help_page(i)->name)))
 			continue;
 		if (all)
 			fputc('\n', f);
-		fputs(pages[i].text, f);
+		mode_page(f, ls_help_page(i));
 	}
 }

@@ -76,6 +76,12 @@ static int run_cost(const struct ls_params *p, const struct ls_sysinfo *sys,
 		fprintf(stderr, "latscope: out of memory\n");
 		return LS_EXIT_RUNTIME;
 	}
+	/* Its measuring run needs the driver: known now, not after the plain pass. */
+	if (ls_device_check(p, err, sizeof(err))) {
+		fprintf(stderr, "latscope: %s\n", err);
+		free(r);
+		return LS_EXIT_SETUP;
+	}
 	r->params = p;
 	r->sys = sys;
 	r->heat = heat;
@@ -184,92 +190,35 @@ static int setup_for_run(const struct ls_params *p, const struct ls_sysinfo *sys
 	return setup_verdict(p, root, &cpus, s, undo);
 }
 
-int main(int argc, char **argv)
+/* What each mode's entry point gets. */
+struct mode_env {
+	const struct ls_params *p;
+	const struct ls_sysinfo *sys;
+	struct ls_heat_src *heat;	/* NULL: a monitor serving clients reads none */
+	const char *root;		/* LATSCOPE_ROOT: the fake root of the tests, or NULL */
+};
+
+/* A measurement on this board: the sessions, the summary, the files. */
+static int measure(const struct mode_env *e)
 {
-	struct ls_heat_src heat;
+	const struct ls_params *p = e->p;
 	/* Each second: kept for the files with its heat, then printed and checked. */
 	const struct ls_sink sinks[] = {
-		{ .second = ls_timeline_second }, { .second = ls_heat_second, .priv = &heat },
+		{ .second = ls_timeline_second }, { .second = ls_heat_second, .priv = e->heat },
 		{ .second = ls_console_second },
 	};
 	struct ls_latmon_conn conn;
 	const struct ls_link latmon = { &ls_latmon_client_ops, &conn };
 	struct ls_plug plug = { .sinks = sinks, .nr_sinks = ARRAY_SIZE(sinks) };
-	const char *sysfs = getenv("LATSCOPE_SYSFS");
-	const char *root = getenv("LATSCOPE_ROOT");
+	struct ls_report report = { .params = p, .sys = e->sys, .heat = e->heat };
 	struct ls_setup_undo undo = { 0 };
 	struct ls_setup *setup = NULL;
 	sigset_t signals, old_signals;
-	struct ls_report report = { 0 };
-	const struct ls_source *src;
-	struct ls_sysinfo sys;
-	struct ls_params p;
 	char err[512] = "";
 	int ret;
 
-	/*
-	 * A closed stdout is an EPIPE where it is written, an end like any
-	 * other: --apply-setup's changes are then set back.
-	 */
-	signal(SIGPIPE, SIG_IGN);
-	ls_params_init(&p);
-	switch (ls_parse_args(argc, argv, &p, err, sizeof(err))) {
-	case LS_PARSE_HELP:
-		ls_usage(stdout, &p);
-		return LS_EXIT_OK;
-	case LS_PARSE_VERSION:
-		printf("latscope %s (ABI %u)\n", LS_VERSION, LATSCOPE_ABI_VERSION);
-		return LS_EXIT_OK;
-	case LS_PARSE_ERROR:
-		fprintf(stderr, "latscope: %s (see latscope --help)\n", err);
-		return LS_EXIT_USAGE;
-	case LS_PARSE_RUN:
-		break;
-	}
-	/* What a latscope killed with --apply-setup left changed goes back first. */
-	if (ls_setup_restore_left(root, p.restore_setup, err, sizeof(err))) {
-		fprintf(stderr, "latscope: %s\n", err);
-		if (p.restore_setup)
-			return LS_EXIT_SETUP;
-		err[0] = '\0';
-	}
-	if (p.restore_setup)
-		return LS_EXIT_OK;
-	if (ls_check_output(p.plot_path, p.force, err, sizeof(err)) ||
-	    ls_check_output(p.json_path, p.force, err, sizeof(err))) {
-		fprintf(stderr, "latscope: %s\n", err);
-		return LS_EXIT_SETUP;
-	}
-
-	ls_sysinfo_read(&sys, ls_first_cpu(&p.cpus, 0));
-	report.params = &p;
-	report.sys = &sys;
-
-	/* A run reads heat and clock each second; a monitor serving clients does not. */
-	if (!(p.monitor && !p.calibrate)) {
-		if (ls_heat_find(&heat, sysfs ? sysfs : "/sys", first_measured_cpu(&p, &sys),
-				 p.thermal_zone, err, sizeof(err))) {
-			fprintf(stderr, "latscope: %s\n", err);
-			return LS_EXIT_SETUP;
-		}
-		report.heat = &heat;
-	}
-	if (p.check_setup)
-		return check_setup(&p, &sys, root);
-	if (p.cost)
-		return run_cost(&p, &sys, &heat);
-	src = ls_source_of(&p);
-	if (src->prepare && src->prepare(&p, err, sizeof(err))) {
-		fprintf(stderr, "latscope: %s\n", err);
-		return LS_EXIT_SETUP;
-	}
-	if (p.serve || p.textfile)
-		return ls_serve(&p, &sys);
-	if (p.monitor && !p.calibrate)
-		return ls_monitor_serve(&p, &sys, NULL);
-
 	/* -z HOST: the run's figures are a latmon monitor's. */
-	if (p.latmon_host[0])
+	if (p->latmon_host[0])
 		plug.link = &latmon;
 	/*
 	 * What --apply-setup changes is set back however the run ends; a
@@ -277,10 +226,10 @@ int main(int argc, char **argv)
 	 */
 	ls_block_signals(&signals, &old_signals);
 	setup = calloc(1, sizeof(*setup));
-	ret = setup ? setup_for_run(&p, &sys, root, setup, &undo) : LS_EXIT_OK;
+	ret = setup ? setup_for_run(p, e->sys, e->root, setup, &undo) : LS_EXIT_OK;
 	report.setup = setup;
 	if (ret == LS_EXIT_OK)
-		ret = ls_run(&p, &report, &plug, err, sizeof(err));
+		ret = ls_run(p, &report, &plug, err, sizeof(err));
 	ls_setup_restore(&undo);
 	if (ret == LS_EXIT_SETUP || ret == LS_EXIT_MONITOR) {
 		if (err[0])
@@ -308,4 +257,139 @@ int main(int argc, char **argv)
 	ls_report_free(&report);
 	free(setup);
 	return ret;
+}
+
+static bool is_check_setup(const struct ls_params *p)
+{
+	return p->check_setup;
+}
+
+static int mode_check_setup(const struct mode_env *e)
+{
+	return check_setup(e->p, e->sys, e->root);
+}
+
+static bool is_cost(const struct ls_params *p)
+{
+	return p->cost;
+}
+
+static int mode_cost(const struct mode_env *e)
+{
+	return run_cost(e->p, e->sys, e->heat);
+}
+
+static bool is_exporter(const struct ls_params *p)
+{
+	return p->serve || p->textfile;
+}
+
+static int mode_exporter(const struct mode_env *e)
+{
+	return ls_serve(e->p, e->sys);
+}
+
+static bool is_monitor(const struct ls_params *p)
+{
+	return p->monitor && !p->calibrate;
+}
+
+static int mode_monitor(const struct mode_env *e)
+{
+	return ls_monitor_serve(e->p, e->sys, NULL);
+}
+
+static bool is_measurement(const struct ls_params *p)
+{
+	(void)p;
+	return true;
+}
+
+/*
+ * The modes, in the order they are tried: the first whose @is holds
+ * runs. @prepare: the event source prepares first (finds its GPIO chip or
+ * device tree node). A new mode is a row, its page a row of pages.c.
+ */
+static const struct {
+	const char *name;
+	bool (*is)(const struct ls_params *p);
+	bool prepare;
+	int (*run)(const struct mode_env *e);
+} modes[] = {
+	{ "check-setup", is_check_setup, false, mode_check_setup },
+	{ "cost", is_cost, false, mode_cost },
+	{ "exporter", is_exporter, true, mode_exporter },
+	{ "monitor", is_monitor, true, mode_monitor },
+	{ "measurement", is_measurement, true, measure },
+};
+
+int main(int argc, char **argv)
+{
+	const char *sysfs = getenv("LATSCOPE_SYSFS");
+	struct mode_env env = { .root = getenv("LATSCOPE_ROOT") };
+	const struct ls_source *src;
+	struct ls_heat_src heat;
+	struct ls_sysinfo sys;
+	struct ls_params p;
+	char err[512] = "";
+	size_t m;
+
+	/*
+	 * A closed stdout is an EPIPE where it is written, an end like any
+	 * other: --apply-setup's changes are then set back.
+	 */
+	signal(SIGPIPE, SIG_IGN);
+	ls_params_init(&p);
+	switch (ls_parse_args(argc, argv, &p, err, sizeof(err))) {
+	case LS_PARSE_HELP:
+		ls_usage(stdout, &p);
+		return LS_EXIT_OK;
+	case LS_PARSE_VERSION:
+		printf("latscope %s (ABI %u)\n", LS_VERSION, LATSCOPE_ABI_VERSION);
+		return LS_EXIT_OK;
+	case LS_PARSE_ERROR:
+		fprintf(stderr, "latscope: %s (see latscope --help)\n", err);
+		return LS_EXIT_USAGE;
+	case LS_PARSE_RUN:
+		break;
+	}
+	/* cyclictest's and rtla's habit: their -p 99 is a priority, here a 99 us period. */
+	if (p.period_us < 100)
+		fprintf(stderr, "latscope: -p %u: -p is the period in us; the priority is -P\n",
+			p.period_us);
+	/* What a latscope killed with --apply-setup left changed goes back first. */
+	if (ls_setup_restore_left(env.root, p.restore_setup, err, sizeof(err))) {
+		fprintf(stderr, "latscope: %s\n", err);
+		if (p.restore_setup)
+			return LS_EXIT_SETUP;
+		err[0] = '\0';
+	}
+	if (p.restore_setup)
+		return LS_EXIT_OK;
+	if (ls_check_output(p.plot_path, p.force, err, sizeof(err)) ||
+	    ls_check_output(p.json_path, p.force, err, sizeof(err))) {
+		fprintf(stderr, "latscope: %s\n", err);
+		return LS_EXIT_SETUP;
+	}
+
+	ls_sysinfo_read(&sys, ls_first_cpu(&p.cpus, 0));
+	env.p = &p;
+	env.sys = &sys;
+	/* A run reads heat and clock each second; a monitor serving clients does not. */
+	if (!(p.monitor && !p.calibrate)) {
+		if (ls_heat_find(&heat, sysfs ? sysfs : "/sys", first_measured_cpu(&p, &sys),
+				 p.thermal_zone, err, sizeof(err))) {
+			fprintf(stderr, "latscope: %s\n", err);
+			return LS_EXIT_SETUP;
+		}
+		env.heat = &heat;
+	}
+	for (m = 0; !modes[m].is(&p); m++)
+		;	/* the last row, a measurement, always holds */
+	src = ls_source_of(&p);
+	if (modes[m].prepare && src->prepare && src->prepare(&p, err, sizeof(err))) {
+		fprintf(stderr, "latscope: %s\n", err);
+		return LS_EXIT_SETUP;
+	}
+	return modes[m].run(&env);
 }

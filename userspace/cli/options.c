@@ -24,14 +24,14 @@ void ls_params_init(struct ls_params *p)
 	memset(p, 0, sizeof(*p));
 	p->context = LATSCOPE_CTX_USER;
 	p->source = LATSCOPE_SRC_TIMER;
-	p->period_us = 1000;
+	p->period_us = LS_DEFAULT_PERIOD_US;
 	p->priority = 90;
 	p->hist_cells = LATSCOPE_DEFAULT_HIST_CELLS;
 	p->why = LS_WHY_DEFAULT;
 	p->gpio_edge = LATSCOPE_EDGE_RISING;
 	p->pulse_edge = LATSCOPE_EDGE_RISING;
 	p->verbosity = 1;
-	p->lines = 21;
+	p->lines = LS_DEFAULT_LINES;
 	p->thermal_zone = LS_ZONE_AUTO;
 	p->cost_repeat = 5;
 	p->cost_scale = 100;
@@ -176,6 +176,18 @@ static int cpus_value(struct opt_call *call)
 	if (ls_parse_cpu_list(call->arg, &p->cpus))
 		return BAD_VALUE;
 	p->cpus_all = false;
+	return 0;
+}
+
+/* -P: remembered as given, so that a context without a thread (-i) can refuse it. */
+static int priority_value(struct opt_call *call)
+{
+	unsigned long long v;
+
+	if (ls_parse_uint(call->arg, call->opt->min, call->opt->max, &v))
+		return BAD_VALUE;
+	call->p->priority = (int)v;
+	call->p->priority_given = true;
 	return 0;
 }
 
@@ -468,8 +480,8 @@ static const struct opt opts[] = {
 	{ "period", 'p', required_argument,
 	  NUMBER(period_us, LATSCOPE_MIN_PERIOD_NS / 1000, LATSCOPE_MAX_PERIOD_NS / 1000),
 	  .hint = "microseconds, %llu to %llu" },
-	{ "priority", 'P', required_argument, NUMBER(priority, 1, LATSCOPE_MAX_PRIORITY),
-	  .hint = "%llu to %llu" },
+	{ "priority", 'P', required_argument, HANDLER(priority_value), .min = 1,
+	  .max = LATSCOPE_MAX_PRIORITY, .hint = "%llu to %llu" },
 	{ "cpu", 'c', required_argument, HANDLER(cpu_value), .min = 0, .max = CPU_SETSIZE - 1,
 	  .hint = "a CPU number" },
 	{ "timeout", 'T', required_argument, HANDLER(timeout_value),
@@ -636,6 +648,18 @@ static int apply(const struct opt *o, const char *arg, struct ls_params *p, char
 	return 0;
 }
 
+bool ls_option_letter(const char *name, char *letter)
+{
+	size_t i;
+
+	for (i = 0; i < NR_OPTS; i++)
+		if (!strcmp(opts[i].name, name)) {
+			*letter = opts[i].letter;
+			return true;
+		}
+	return false;
+}
+
 /* "-p/--period", or "--json": how messages name an option. */
 struct opt_label {
 	char s[48];
@@ -680,7 +704,6 @@ static const struct {
 	{ .given = "-N", .hint = "figures are microseconds with three decimals, down to the ns" },
 	{ .given = "--interval", .hint = "the period is -p, in microseconds" },
 	{ .given = "--loops", .hint = "a run is as long as -T says, not a number of loops" },
-	{ .given = "--threads", .hint = "several CPUs are --cpus" },
 	{ .given = "--mlockall", .hint = "memory is always locked" },
 };
 
@@ -810,7 +833,10 @@ static int check_together(struct ls_params *p, char *err, size_t errlen)
 	}
 	if (p->check_setup && (p->cost || p->monitor || p->latmon_host[0] || p->plot_path ||
 			       p->json_path || p->timeout_s || p->checkpoint_s || p->stress ||
-			       p->stress_cmd)) {
+			       p->stress_cmd || p->abort_us || p->breaktrace_us || p->why ||
+			       p->period_us != LS_DEFAULT_PERIOD_US ||
+			       p->hist_cells != LATSCOPE_DEFAULT_HIST_CELLS ||
+			       p->lines != LS_DEFAULT_LINES)) {
 		ls_fail(err, errlen, "--check-setup reads the board for a run's CPUs and priority and measures nothing: -c/--cpus, -P, -i/-k/-u/--gpiod and --apply-setup only");
 		return -1;
 	}
@@ -821,7 +847,9 @@ static int check_together(struct ls_params *p, char *err, size_t errlen)
 	if (p->cost && (p->source != LATSCOPE_SRC_TIMER || p->context == LS_CTX_GPIOD ||
 			p->latmon_host[0] || p->monitor || p->timeout_s || p->plot_path ||
 			p->checkpoint_s || p->cpus_all ||
-			CPU_COUNT(&p->cpus) > 1 || p->abort_us || p->breaktrace_us)) {
+			CPU_COUNT(&p->cpus) > 1 || p->abort_us || p->breaktrace_us || p->why ||
+			p->hist_cells != LATSCOPE_DEFAULT_HIST_CELLS ||
+			p->lines != LS_DEFAULT_LINES)) {
 		ls_fail(err, errlen, "--cost measures with the timer on one CPU while its workloads run, until they end: -i/-k/-u, -c, -p, -P, --json, --stress and --cost-* only");
 		return -1;
 	}
@@ -834,6 +862,11 @@ static int check_together(struct ls_params *p, char *err, size_t errlen)
 		return -1;
 	}
 	default_context(p);
+	if (p->priority_given && p->context == LATSCOPE_CTX_IRQ && !p->monitor) {
+		ls_fail(err, errlen, "-P %d with -i: the timer interrupt handler answers, no thread has a priority; -P is for -k, -u and --gpiod",
+			p->priority);
+		return -1;
+	}
 	src = ls_source_of(p);
 	if (src->check && src->check(p, err, errlen))
 		return -1;
@@ -898,8 +931,23 @@ enum ls_parse ls_parse_args(int argc, char **argv, struct ls_params *p,
 		}
 		if (o->kind == OPT_ENDS && o->value == LS_PARSE_HELP && optarg &&
 		    !ls_help_topic(optarg)) {
-			ls_fail(err, errlen, "--help=%.40s: the pages are gpio, gpiod, latmon, monitor, cost, report and all",
-				optarg);
+			char names[160];
+
+			ls_help_pages(names, sizeof(names));
+			ls_fail(err, errlen, "--help=%.40s: the pages are %s", optarg, names);
+			return LS_PARSE_ERROR;
+		}
+		if (o->kind == OPT_ENDS && optind < argc) {
+			char names[160] = "";
+
+			if (o->value == LS_PARSE_HELP && !ls_help_topic(argv[optind]))
+				ls_help_pages(names, sizeof(names));
+			ls_fail(err, errlen, "unexpected argument '%.40s' after --%s%s%.40s%s%s",
+				argv[optind], o->name,
+				o->value == LS_PARSE_HELP ? ": a mode's page is --help=" : "",
+				o->value == LS_PARSE_HELP && !names[0] ? argv[optind] : "",
+				o->value == LS_PARSE_HELP && names[0] ? "<page>; the pages are " : "",
+				names);
 			return LS_PARSE_ERROR;
 		}
 		if (o->kind == OPT_ENDS) {

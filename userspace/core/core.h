@@ -26,6 +26,9 @@
  */
 #define LS_WHY_RECORDS		8
 #define LS_WHY_DEFAULT		0
+/* latmus's defaults: -p and -l as ls_params_init() sets them. */
+#define LS_DEFAULT_PERIOD_US	1000
+#define LS_DEFAULT_LINES	21
 
 /*
  * The extreme-value estimate (run/evt.c, latscope-evt) of runs of at
@@ -138,6 +141,7 @@ struct ls_params {
 	const char *cost_dir;		/* --cost-dir: fsync's file, NULL: . */
 	unsigned int period_us;
 	int priority;
+	bool priority_given;	/* -P on the command line: refused where nothing uses it */
 	cpu_set_t cpus;			/* measured CPUs; empty: default */
 	bool cpus_all;
 	const char *cpus_opt;		/* -c or --cpus: which one set @cpus */
@@ -451,7 +455,7 @@ struct ls_report {
 	char gpiod_lib[32];		/* --gpiod's library: "libgpiod 2.3" */
 	const struct ls_setup *setup;	/* the setup verdict at the start, or NULL */
 	char *evt_json;			/* latscope-evt's estimate: a JSON object, or NULL */
-	char evt_line[256];		/* its EVT| line, "": none */
+	char evt_line[1024];		/* its EVT| line, "": none (latscope_evt.LINE_MAX) */
 	int exit_code;
 	bool checkpoint;		/* written while the run goes on */
 };

@@ -246,6 +246,11 @@ static int monitor_check(const struct ls_params *p, char *err, size_t errlen)
 		ls_fail(err, errlen, "--monitor pulses from one CPU: give one with -c");
 		return -1;
 	}
+	if (!p->calibrate && (p->period_us != LS_DEFAULT_PERIOD_US ||
+			      p->hist_cells != LATSCOPE_DEFAULT_HIST_CELLS)) {
+		ls_fail(err, errlen, "-p and -H with --monitor: each client's request sets the period and the cells; they are for --calibrate");
+		return -1;
+	}
 	if (p->subtract_us && p->calibrate) {
 		ls_fail(err, errlen, "--subtract %u with --calibrate: the fixture is what --calibrate measures",
 			p->subtract_us);

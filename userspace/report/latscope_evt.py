@@ -516,12 +516,17 @@ def estimate(doc, confidence=0.95, with_convergence=True, min_blocks=MIN_BLOCKS)
     return res
 
 
+# The longest EVT| line latscope keeps (core/core.h's evt_line, less its NUL).
+LINE_MAX = 1023
+
+
 def line(result):
-    """The one-line CLI form, "EVT| ...", at most 160 characters."""
+    """The one-line CLI form, "EVT| ...": a refusal's reason whole (latscope
+    keeps LINE_MAX characters of it, more than any reason here takes)."""
     if result["status"] != "ok":
         reason = result["reason"] or result["status"]
         text = "EVT| " + (reason if reason.startswith("no bound") else "no bound: " + reason)
-        return text if len(text) <= 160 else text[:157] + "..."
+        return text if len(text) <= LINE_MAX else text[:LINE_MAX - 3] + "..."
     by = {(b["per"], b["p"]): b["upper_us"] for b in result["bounds"]}
     stable = {True: "bound stable", False: "bound still moving",
               None: "stability unknown"}[result["stable"]]

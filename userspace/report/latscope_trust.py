@@ -6,6 +6,8 @@ latency, and how to fix them), and the extreme-value estimate of its
 worst case (latscope_evt: the tests, the bounds, whether the maximum has
 stopped moving, how much longer to run), or why there is none."""
 
+import re
+
 VERDICT_ORDER = {"costs latency": 0, "unknown": 1, "ok": 2}
 
 
@@ -78,7 +80,9 @@ def evt_section(run, part):
     title = f'{run["label"]}: worst-case estimate ({part["path"]})'
     status = e.get("status", "?")
     if status != "ok":
-        notes = [f'no bound ({status}): {e.get("reason", "")}']
+        # The reason may say "no bound: ..." itself: said once.
+        reason = re.sub(r"^no bound:\s*", "", e.get("reason") or "")
+        notes = [f'no bound ({status}): {reason}']
         for t in e.get("tests", []):
             notes.append(f'{t["name"]}: p = {t["p"]:.3g}, {"passed" if t["pass"] else "FAILED"} '
                          f'({t["what"]})')

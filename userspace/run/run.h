@@ -124,6 +124,13 @@ struct run {
 };
 
 /* run.c and report.c */
+/*
+ * ls_device_check() - /dev/latscope there, answering, of this CLI's ABI
+ * for @p's source: 0, or -1 with the message (session_driver.c). For a
+ * front-end that would otherwise find out late (--cost, after its plain
+ * pass).
+ */
+int ls_device_check(const struct ls_params *p, char *err, size_t errlen);
 int ls_run(const struct ls_params *p, struct ls_report *r, const struct ls_plug *plug,
 	   char *err, size_t errlen);
 void ls_report_free(struct ls_report *r);

@@ -57,6 +57,56 @@ static void fail_released(char *err, size_t errlen)
 		"/dev/latscope is released (for rmmod): it opens again once the module is reloaded, or after 'echo 0 > /sys/class/misc/latscope/release'");
 }
 
+/*
+ * /dev/latscope opened and asked GET_INFO (into @info), its ABI checked
+ * for @src: the descriptor, or -1 with the message of what is wrong (not
+ * loaded, a stale node, released, no permission, another ABI).
+ */
+static int open_device(const struct ls_source *src, struct latscope_info *info, char *err,
+		       size_t errlen)
+{
+	int fd = open(DEVICE, O_RDWR | O_CLOEXEC);
+
+	if (fd < 0) {
+		if (errno == ENOENT)
+			ls_fail(err, errlen, "no %s: load the driver first (modprobe latscope, or insmod latscope.ko)",
+				DEVICE);
+		else if (errno == ENODEV || errno == ENXIO)
+			ls_fail(err, errlen, "%s is a stale node, no driver behind it: load the driver (modprobe latscope, or insmod latscope.ko)",
+				DEVICE);
+		else if (errno == ESHUTDOWN)
+			fail_released(err, errlen);
+		else if (errno == EACCES || errno == EPERM)
+			ls_fail(err, errlen, "no permission to open %s: run as root, or grant a group access (see README)",
+				DEVICE);
+		else
+			ls_fail(err, errlen, "cannot open %s: %s", DEVICE, strerror(errno));
+		return -1;
+	}
+	if (ioctl(fd, LATSCOPE_IOC_GET_INFO, info)) {
+		ls_fail(err, errlen, "%s does not answer GET_INFO (%s): is it the latscope driver?",
+			DEVICE, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	if (ls_check_driver(info, src, err, errlen)) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+int ls_device_check(const struct ls_params *p, char *err, size_t errlen)
+{
+	struct latscope_info info;
+	int fd = open_device(ls_source_of(p), &info, err, errlen);
+
+	if (fd < 0)
+		return -1;
+	close(fd);
+	return 0;
+}
+
 static int driver_open(struct cpu_run *c, char *err, size_t errlen)
 {
 	const struct ls_params *p = c->p;
@@ -74,29 +124,8 @@ static int driver_open(struct cpu_run *c, char *err, size_t errlen)
 		.trace_threshold_ns = (__u64)p->breaktrace_us * 1000,
 	};
 
-	c->fd = open(DEVICE, O_RDWR | O_CLOEXEC);
-	if (c->fd < 0) {
-		if (errno == ENOENT)
-			ls_fail(err, errlen, "no %s: load the driver first (modprobe latscope, or insmod latscope.ko)",
-				DEVICE);
-		else if (errno == ENODEV || errno == ENXIO)
-			ls_fail(err, errlen, "%s is a stale node, no driver behind it: load the driver (modprobe latscope, or insmod latscope.ko)",
-				DEVICE);
-		else if (errno == ESHUTDOWN)
-			fail_released(err, errlen);
-		else if (errno == EACCES || errno == EPERM)
-			ls_fail(err, errlen, "no permission to open %s: run as root, or grant a group access (see README)",
-				DEVICE);
-		else
-			ls_fail(err, errlen, "cannot open %s: %s", DEVICE, strerror(errno));
-		return -1;
-	}
-	if (ioctl(c->fd, LATSCOPE_IOC_GET_INFO, &info)) {
-		ls_fail(err, errlen, "%s does not answer GET_INFO (%s): is it the latscope driver?",
-			DEVICE, strerror(errno));
-		return -1;
-	}
-	if (ls_check_driver(&info, src, err, errlen))
+	c->fd = open_device(src, &info, err, errlen);
+	if (c->fd < 0)
 		return -1;
 	/* A driver older than the recorder refuses the field: it explains nothing. */
 	if (info.result_size >= LATSCOPE_RESULT_SIZE_VER2)

@@ -129,11 +129,11 @@ static int wait_or_signal(const sigset_t *signals, unsigned int secs, __u64 end_
 
 /*
  * One run after another until a signal or -T's end: 1 if -T ended it,
- * 0 if a signal did. Each run's results (-g, --json) are written when it
- * ends.
+ * 0 if a signal did; *@started tells whether any run got to measure.
+ * Each run's results (-g, --json) are written when it ends.
  */
 static int measure(struct ls_exporter *ex, const struct ls_params *p,
-		   const struct ls_sysinfo *sys, const sigset_t *signals)
+		   const struct ls_sysinfo *sys, const sigset_t *signals, bool *started)
 {
 	/* The timeline for -g and --json, then the exporter's figures. */
 	const struct ls_sink sinks[] = {
@@ -162,6 +162,8 @@ static int measure(struct ls_exporter *ex, const struct ls_params *p,
 		ret = ls_run(&rp, &r, &plug, err, sizeof(err));
 		/* Collected after the stop unless it never started. */
 		ls_exporter_run_ended(ex, ret == LS_EXIT_SETUP ? NULL : &r);
+		if (ret != LS_EXIT_SETUP)
+			*started = true;
 		if (ret != LS_EXIT_SETUP && (p->plot_path || p->json_path))
 			ls_write_files(&r, false);
 		ls_report_free(&r);
@@ -231,7 +233,8 @@ static void hold(const sigset_t *signals)
  * figures (latscope_measuring 0) until a signal, a text file alone ends.
  *
  * Return: an exit code: LS_EXIT_OK after a signal (or -T), LS_EXIT_SETUP
- * if the HTTP server or the text file could not start.
+ * if the HTTP server or the text file could not start, or if -T ended
+ * with no run ever started (no driver, a CPU offline all along).
  */
 int ls_serve(const struct ls_params *p, const struct ls_sysinfo *sys)
 {
@@ -241,6 +244,7 @@ int ls_serve(const struct ls_params *p, const struct ls_sysinfo *sys)
 	sigset_t signals, old_signals;
 	struct ls_serve_addr addr;
 	char err[512] = "";
+	bool started = false;
 	cpu_set_t others;
 	int ret = LS_EXIT_OK;
 
@@ -264,12 +268,19 @@ int ls_serve(const struct ls_params *p, const struct ls_sysinfo *sys)
 		if (!text)
 			ret = LS_EXIT_SETUP;
 	}
-	if (ret != LS_EXIT_OK)
+	if (ret != LS_EXIT_OK) {
 		fprintf(stderr, "latscope: %s\n", err);
-	else if (p->monitor)
+	} else if (p->monitor) {
 		ret = watch_monitor(ex, p, sys);
-	else if (measure(ex, p, sys, &signals) && http)
-		hold(&signals);
+	} else if (measure(ex, p, sys, &signals, &started)) {
+		/* -T is over. No run ever started: say so, and not with 0. */
+		if (!started) {
+			fprintf(stderr, "latscope: -T is over and nothing was measured\n");
+			ret = LS_EXIT_SETUP;
+		} else if (http) {
+			hold(&signals);
+		}
+	}
 	ls_textfile_stop(text);
 	ls_http_stop(http);
 	ls_unblock_signals(&signals, &old_signals);
