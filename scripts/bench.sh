@@ -14,8 +14,11 @@
 #   OUTDIR: where the runs' files and table.md go (default: a directory
 #   under the cache, printed)
 # LATSCOPE_BENCH_ROUNDS (10), LATSCOPE_BENCH_SECONDS (20),
-# LATSCOPE_BENCH_KERNELS ("amd64 rt-amd64": flavours of 6.12); then the
-# KUnit per-sample figure of this tree (LATSCOPE_BENCH_KUNIT=0: not).
+# LATSCOPE_BENCH_KERNELS ("amd64 rt-amd64": flavours of 6.12),
+# LATSCOPE_BENCH_TCG (single: both virtual CPUs on one host thread, as
+# the test VMs run, so that work on CPU0 costs CPU1 too; multi: one
+# each); then the KUnit per-sample figure of this tree
+# (LATSCOPE_BENCH_KUNIT=0: not).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=scripts/lib.sh
@@ -26,13 +29,18 @@ out=${2:-$(latscope_cache)/bench/$(date +%Y%m%d-%H%M%S)}
 rounds=${LATSCOPE_BENCH_ROUNDS:-10}
 secs=${LATSCOPE_BENCH_SECONDS:-20}
 kernels=${LATSCOPE_BENCH_KERNELS:-amd64 rt-amd64}
+tcg=${LATSCOPE_BENCH_TCG:-single}
+case $tcg in
+single | multi) ;;
+*) echo "bench: LATSCOPE_BENCH_TCG is single or multi, not '$tcg'" >&2; exit 2 ;;
+esac
 case $rounds$secs in
 *[!0-9]*) echo "bench: LATSCOPE_BENCH_ROUNDS and _SECONDS are whole numbers ('$rounds', '$secs')" >&2; exit 2 ;;
 esac
 old=
 trap 'rm -rf ${old:+"$old"}' EXIT
 if [ -n "$rev" ]; then
-	sha=$(git -C "$top" rev-parse --verify --short "$rev^{commit}") || {
+	sha=$(git -C "$top" rev-parse --verify --short "$rev^{commit}" 2>/dev/null) || {
 		echo "bench: '$rev' is not a git revision here" >&2
 		exit 2
 	}
@@ -47,7 +55,7 @@ if [ -n "$rev" ]; then
 	export LATSCOPE_VM_OLD_DRIVER=$old/driver LATSCOPE_VM_OLD_CLI=$old/latscope-old
 fi
 mkdir -p "$out"
-echo "# bench: HEAD $(git -C "$top" rev-parse --short HEAD)${sha:+ against $rev ($sha)}, $rounds rounds of $secs s, into $out"
+echo "# bench: HEAD $(git -C "$top" rev-parse --short HEAD)${sha:+ against $rev ($sha)}, $rounds rounds of $secs s, TCG $tcg-threaded, into $out"
 dirs=()
 for flavour in $kernels; do
 	dir=$out/6.12-$flavour
@@ -55,6 +63,7 @@ for flavour in $kernels; do
 	mkdir -p "$dir"
 	status=0
 	LATSCOPE_VM_FILES=$dir LATSCOPE_WHY_ROUNDS=$rounds LATSCOPE_COMPARE_SECONDS=$secs \
+		LATSCOPE_VM_TCG_THREAD=$tcg \
 		"$top/scripts/vm.sh" 6.12 "$flavour" bench >"$dir/vm.log" 2>&1 || status=$?
 	grep -E '^(ok|not ok|#|vm:)' "$dir/vm.log" || true
 	if [ $status != 0 ]; then
