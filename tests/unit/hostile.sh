@@ -37,6 +37,19 @@ chmod 555 "$out/ro"
 touch "$out/exists.plot"
 offline=$(($(getconf _NPROCESSORS_CONF) + 7))
 
+# tally STATUS OK FAILED: one check counted, its line printed (STATUS 0:
+# "ok - OK", else "not ok - FAILED" and the run's stderr).
+tally() {
+	if [ "$1" = 0 ]; then
+		passed=$((passed + 1))
+		echo "ok - $2"
+	else
+		failed=$((failed + 1))
+		echo "not ok - $3"
+		head -c 2000 "$out/stderr" | sed 's/^/#   /'
+	fi
+}
+
 # case RC PATTERN ARG...: the exit status, and a fixed string stderr's one
 # line must hold.
 case_() {
@@ -47,28 +60,18 @@ case_() {
 	"$cli" -q "$@" >"$out/stdout" 2>"$out/stderr"
 	got=$?
 	lines=$(wc -l <"$out/stderr")
-	if [ "$got" = "$rc" ] && [ "$lines" = 1 ] && grep -qF -- "$pattern" "$out/stderr"; then
-		passed=$((passed + 1))
-		echo "ok - $name: exit $rc, '$pattern'"
-	else
-		failed=$((failed + 1))
-		echo "not ok - $name: exit $got (want $rc), $lines stderr lines (want 1) with '$pattern':"
-		head -c 2000 "$out/stderr" | sed 's/^/#   /'
-	fi
+	[ "$got" = "$rc" ] && [ "$lines" = 1 ] && grep -qF -- "$pattern" "$out/stderr"
+	tally $? "$name: exit $rc, '$pattern'" \
+		"$name: exit $got (want $rc), $lines stderr lines (want 1) with '$pattern':"
 }
 
 # -p under 100, a cyclictest user's priority: a period all the same, and a
 # note on stderr before the run (here refused after it: the plot file exists).
 "$cli" -q -p 99 -T 1 -g "$out/exists.plot" >"$out/stdout" 2>"$out/stderr"
-if grep -qxF "latscope: -p 99: -p is the period in us; the priority is -P" "$out/stderr" &&
-	! "$cli" -q -p 100 -T 1 -g "$out/exists.plot" 2>&1 | grep -q "priority is -P"; then
-	passed=$((passed + 1))
-	echo "ok - latscope -p 99: a note that -p is the period, none at -p 100"
-else
-	failed=$((failed + 1))
-	echo "not ok - latscope -p 99: a note that -p is the period, none at -p 100:"
-	head -c 2000 "$out/stderr" | sed 's/^/#   /'
-fi
+grep -qxF "latscope: -p 99: -p is the period in us; the priority is -P" "$out/stderr" &&
+	! "$cli" -q -p 100 -T 1 -g "$out/exists.plot" 2>&1 | grep -q "priority is -P"
+tally $? "latscope -p 99: a note that -p is the period, none at -p 100" \
+	"latscope -p 99: a note that -p is the period, none at -p 100:"
 
 # Numbers: huge, negative, garbage, empty, out of range.
 case_ 2 "'0' for -p/--period" -p 0
@@ -204,25 +207,15 @@ case_ 3 "$out/adir is a directory: give a file name in it" --json "$out/adir"
 if [ ! -e /dev/latscope ]; then
 	"$cli" --cost --cost-only queens-1 --cost-scale 1 --cost-repeat 1 >"$out/stdout" 2>"$out/stderr"
 	got=$?
-	if [ "$got" = 3 ] && [ ! -s "$out/stdout" ] && [ "$(cat "$out/stderr")" = \
-		"latscope: no /dev/latscope: load the driver first (modprobe latscope, or insmod latscope.ko)" ]; then
-		passed=$((passed + 1))
-		echo "ok - latscope --cost without the driver: exit 3 before any workload, said once"
-	else
-		failed=$((failed + 1))
-		echo "not ok - latscope --cost without the driver: exit $got (want 3), stdout $(wc -c <"$out/stdout") bytes (want 0):"
-		head -c 2000 "$out/stderr" | sed 's/^/#   /'
-	fi
+	[ "$got" = 3 ] && [ ! -s "$out/stdout" ] && [ "$(cat "$out/stderr")" = \
+		"latscope: no /dev/latscope: load the driver first (modprobe latscope, or insmod latscope.ko)" ]
+	tally $? "latscope --cost without the driver: exit 3 before any workload, said once" \
+		"latscope --cost without the driver: exit $got (want 3), stdout $(wc -c <"$out/stdout") bytes (want 0):"
 	"$cli" --textfile="$out/t.prom" -T 2 >"$out/stdout" 2>"$out/stderr"
 	got=$?
-	if [ "$got" = 3 ] && [ "$(tail -n 1 "$out/stderr")" = "latscope: -T is over and nothing was measured" ]; then
-		passed=$((passed + 1))
-		echo "ok - latscope --textfile=F -T 2 without the driver: exit 3, nothing was measured"
-	else
-		failed=$((failed + 1))
-		echo "not ok - latscope --textfile=F -T 2 without the driver: exit $got (want 3):"
-		head -c 2000 "$out/stderr" | sed 's/^/#   /'
-	fi
+	[ "$got" = 3 ] && [ "$(tail -n 1 "$out/stderr")" = "latscope: -T is over and nothing was measured" ]
+	tally $? "latscope --textfile=F -T 2 without the driver: exit 3, nothing was measured" \
+		"latscope --textfile=F -T 2 without the driver: exit $got (want 3):"
 fi
 # A node left behind with no driver: a char major of the ranges kept for
 # local use that no driver has here, so open() finds nothing behind it.
