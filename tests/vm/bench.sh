@@ -20,15 +20,6 @@ rc=0
 variants="new ct"
 [ -f /latscope-old.ko ] && [ -x /bin/latscope-old ] && variants="new old ct"
 
-loaded=new
-# Loads the module @1 (new: /latscope.ko, old: /latscope-old.ko).
-use_module() {
-	[ "$loaded" = "$1" ] && return 0
-	rmmod latscope || return 1
-	if [ "$1" = old ]; then insmod /latscope-old.ko; else insmod /latscope.ko; fi || return 1
-	loaded=$1
-}
-
 # The variants, the first @1 of them moved to the end.
 rotate() { # count
 	# shellcheck disable=SC2086 # the variants, a word each

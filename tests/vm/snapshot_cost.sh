@@ -18,12 +18,6 @@ rc=0
 mods=new
 [ -f /latscope-old.ko ] && mods="new old"
 
-# Loads the module @1 (new: /latscope.ko, old: /latscope-old.ko).
-use_module() {
-	rmmod latscope || return 1
-	if [ "$1" = old ]; then insmod /latscope-old.ko; else insmod /latscope.ko; fi
-}
-
 r=1
 while [ $r -le "$rounds" ]; do
 	if [ $((r % 2)) = 1 ]; then order="off on"; else order="on off"; fi
