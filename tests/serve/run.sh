@@ -108,6 +108,48 @@ if [[ $(getconf _NPROCESSORS_ONLN) -ge 2 ]]; then
 	fi
 fi
 
+# A request too big for a connection's memory, sent slowly: the exporter
+# answers 414 and closes, and lingers (serve/linger.c) so that all of it
+# is taken and the answer read; a plain close killed the sending (EPIPE).
+out=$(python3 "$top/tests/serve/big_request.py" slow "$port" 2>&1)
+case $out in
+"sent all"$'\n'"HTTP/1."?" 414"*) ok "a 20 kB URL sent slowly: all of it taken, then its 414" ;;
+*) nok "a 20 kB URL sent slowly: all of it taken, then its 414" "$(echo "$out" | tr '\n' ' ')" ;;
+esac
+# A peer's closed connections linger LS_LINGER_PER_PEER (8) at most at
+# once, none past LS_LINGER_MS (2 s, given 1.5 s more): the peer sends 20
+# and holds them open for 6 s, neither reading nor closing.
+lingering() { ss -Htnp state fin-wait-1 state fin-wait-2 "( sport = :$port and dst 127.0.0.2 )" |
+	grep -c "pid=$pid,"; }
+now_ms() { echo $(($(date +%s%N) / 1000000)); }
+python3 "$top/tests/serve/big_request.py" many 127.0.0.2 "$port" 20 6 >"$work/many.out" 2>&1 &
+mpid=$!
+most=0
+sent=
+late=
+while kill -0 "$mpid" 2>/dev/null; do
+	n=$(lingering)
+	[[ $n -gt $most ]] && most=$n
+	if [[ -z $sent ]] && grep -q "^sent" "$work/many.out"; then
+		sent=$(now_ms)
+	elif [[ -n $sent && -z $late && $(($(now_ms) - sent)) -ge 3500 ]]; then
+		late=$n
+	fi
+	sleep 0.1
+done
+wait "$mpid"
+if [[ $most -ge 1 && $most -le $((per_ip + 1)) ]]; then
+	ok "a peer's closed connections: $most lingered at most (limit $per_ip)"
+else
+	nok "a peer's closed connections: 1 to $per_ip lingered at once (one more in passing)" \
+		"$most; $(cat "$work/many.out")"
+fi
+if [[ $late = 0 ]]; then
+	ok "none lingers 3.5 s after the last was sent"
+else
+	nok "none lingers 3.5 s after the last was sent" "${late:-not sampled}; $(cat "$work/many.out")"
+fi
+
 # attack NAME FLOOD-ARGS...: the peer runs (its connections held by the
 # exporter sampled every 0.1 s while it does), the honest scraper beside it.
 attack() {

@@ -56,6 +56,7 @@ struct ls_http_conn {
 	struct ls_http_conn *prev, *next;
 	int fd;
 	bool queued;
+	bool cut;			/* shut down by its deadline: no lingering */
 	__u64 deadline_ns;
 };
 
@@ -68,6 +69,7 @@ struct ls_http {
 	int stop_fd;			/* an eventfd: written to stop the loop */
 	/* Connections waiting for an answer, earliest deadline first: the loop's thread only. */
 	struct ls_http_conn *head, *tail;
+	struct ls_linger *linger;	/* the closed ones, still read (linger.c) */
 };
 
 /* @c off the waiting list. */
@@ -102,6 +104,24 @@ static void conn_queue(struct ls_http *h, struct ls_http_conn *c)
 	c->queued = true;
 }
 
+/*
+ * A connection the library closes (its socket still open, its answer
+ * sent): it lingers unless its deadline cut it, so that a peer still
+ * sending reads the answer (linger.c).
+ */
+static void conn_closed(struct ls_http *h, struct MHD_Connection *conn, struct ls_http_conn *c)
+{
+	const union MHD_ConnectionInfo *info;
+
+	if (!c->cut && c->fd >= 0) {
+		info = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+		if (info && info->client_addr)
+			ls_linger_add(h->linger, c->fd, info->client_addr, ls_now_ns());
+	}
+	conn_unqueue(h, c);
+	free(c);
+}
+
 /* A connection starts (its deadline runs) or is closed (forgotten). */
 static void conn_notify(void *cls, struct MHD_Connection *conn, void **ctx,
 			enum MHD_ConnectionNotificationCode what)
@@ -111,12 +131,9 @@ static void conn_notify(void *cls, struct MHD_Connection *conn, void **ctx,
 	struct ls_http_conn *c;
 
 	if (what == MHD_CONNECTION_NOTIFY_CLOSED) {
-		c = *ctx;
-		if (c) {
-			conn_unqueue(h, c);
-			free(c);
-			*ctx = NULL;
-		}
+		if (*ctx)
+			conn_closed(h, conn, *ctx);
+		*ctx = NULL;
 		return;
 	}
 	info = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
@@ -159,6 +176,7 @@ static int cut_late(struct ls_http *h)
 	while ((c = h->head) && c->deadline_ns <= now) {
 		if (c->fd >= 0)
 			shutdown(c->fd, SHUT_RDWR);
+		c->cut = true;
 		conn_unqueue(h, c);
 	}
 	if (!c)
@@ -252,16 +270,25 @@ static enum MHD_Result answer(void *cls, struct MHD_Connection *conn, const char
 	return say(conn, MHD_HTTP_NOT_FOUND, "not found: the metrics are at /metrics\n", NULL);
 }
 
+/* The sooner of two waits in milliseconds, -1 for none. */
+static int sooner(int a, int b)
+{
+	if (a < 0)
+		return b;
+	return b < 0 || a < b ? a : b;
+}
+
 /*
- * The loop: wait for the library's sockets (its epoll set), its timeout,
- * the next deadline or the stop; then let it work and cut the late.
+ * The loop: wait for the library's sockets (its epoll set), the lingering
+ * ones, its timeout, the next deadline or the stop; then let it work, cut
+ * the late and drain the lingering.
  */
 static void *serve_loop(void *arg)
 {
 	struct ls_http *h = arg;
 	const union MHD_DaemonInfo *info = MHD_get_daemon_info(h->daemon,
 							       MHD_DAEMON_INFO_EPOLL_FD);
-	struct epoll_event ev = { .events = EPOLLIN }, got[2];
+	struct epoll_event ev = { .events = EPOLLIN }, got[3];
 	int ep = epoll_create1(EPOLL_CLOEXEC), wait_ms = -1;
 	MHD_UNSIGNED_LONG_LONG lib_ms;
 
@@ -270,6 +297,9 @@ static void *serve_loop(void *arg)
 		goto fail;
 	ev.data.fd = h->stop_fd;
 	if (epoll_ctl(ep, EPOLL_CTL_ADD, h->stop_fd, &ev))
+		goto fail;
+	ev.data.fd = ls_linger_fd(h->linger);
+	if (epoll_ctl(ep, EPOLL_CTL_ADD, ev.data.fd, &ev))
 		goto fail;
 	for (;;) {
 		int i, n;
@@ -284,7 +314,7 @@ static void *serve_loop(void *arg)
 			if (got[i].data.fd == h->stop_fd)
 				goto out;
 		MHD_run(h->daemon);
-		wait_ms = cut_late(h);
+		wait_ms = sooner(cut_late(h), ls_linger_run(h->linger, ls_now_ns()));
 	}
 fail:
 	/* Only a lack of memory or descriptors gets here: said, and the run goes on. */
@@ -296,17 +326,21 @@ out:
 	return NULL;
 }
 
-/* Connections at once: LS_HTTP_CONNECTIONS, or what the descriptor limit leaves. */
+/*
+ * Connections at once: LS_HTTP_CONNECTIONS, or what the descriptor limit
+ * leaves beside the spare and the lingering sockets.
+ */
 static unsigned int connection_limit(void)
 {
+	const rlim_t spare = LS_HTTP_FD_SPARE + LS_LINGER_MAX;
 	struct rlimit rl;
 
 	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur == RLIM_INFINITY ||
-	    rl.rlim_cur >= LS_HTTP_CONNECTIONS + LS_HTTP_FD_SPARE)
+	    rl.rlim_cur >= LS_HTTP_CONNECTIONS + spare)
 		return LS_HTTP_CONNECTIONS;
-	if (rl.rlim_cur < LS_HTTP_PER_IP + LS_HTTP_FD_SPARE)
+	if (rl.rlim_cur < LS_HTTP_PER_IP + spare)
 		return LS_HTTP_PER_IP;
-	return (unsigned int)(rl.rlim_cur - LS_HTTP_FD_SPARE);
+	return (unsigned int)(rl.rlim_cur - spare);
 }
 
 /*
@@ -369,6 +403,11 @@ struct ls_http *ls_http_start(struct ls_exporter *ex, const struct ls_serve_addr
 		ls_fail(err, errlen, "--serve %s: no eventfd: %s", a->text, strerror(errno));
 		goto fail;
 	}
+	h->linger = ls_linger_open();
+	if (!h->linger) {
+		ls_fail(err, errlen, "--serve %s: no epoll set: %s", a->text, strerror(errno));
+		goto fail;
+	}
 	errno = 0;
 	h->daemon = start_daemon(h, a);
 	if (!h->daemon) {
@@ -384,6 +423,7 @@ struct ls_http *ls_http_start(struct ls_exporter *ex, const struct ls_serve_addr
 	}
 	return h;
 fail:
+	ls_linger_close(h->linger);
 	if (h->stop_fd >= 0)
 		close(h->stop_fd);
 	free(h->view);
@@ -402,6 +442,7 @@ void ls_http_stop(struct ls_http *h)
 	pthread_join(h->thread, NULL);
 	/* Closes the connections left: conn_notify() frees each. */
 	MHD_stop_daemon(h->daemon);
+	ls_linger_close(h->linger);
 	close(h->stop_fd);
 	free(h->view);
 	free(h);

@@ -88,6 +88,25 @@ struct ls_http *ls_http_start(struct ls_exporter *ex, const struct ls_serve_addr
 			      const cpu_set_t *cpus, char *err, size_t errlen);
 void ls_http_stop(struct ls_http *h);
 
+/*
+ * linger.c: a socket the server closes lingers (its input read and thrown
+ * away) so that the peer reads the answer before any reset. Limits: the
+ * sockets at once, from one address, how long, how much input.
+ */
+#define LS_LINGER_MAX		32
+#define LS_LINGER_PER_PEER	8
+#define LS_LINGER_MS		2000
+#define LS_LINGER_BYTES		(64 * 1024)
+
+struct ls_linger;
+
+struct ls_linger *ls_linger_open(void);
+int ls_linger_fd(const struct ls_linger *l);
+bool ls_linger_add(struct ls_linger *l, int fd, const struct sockaddr *peer, __u64 now_ns);
+int ls_linger_run(struct ls_linger *l, __u64 now_ns);
+unsigned int ls_linger_count(const struct ls_linger *l);
+void ls_linger_close(struct ls_linger *l);
+
 /* textfile.c: the same figures in a .prom file, rewritten whole every N seconds. */
 struct ls_textfile;
 
