@@ -2,11 +2,15 @@
 """The ratios of scripts/bench.sh's runs: for each kernel and latscope
 build (new: this tree, old: the other), latscope/cyclictest of the
 average, the 99th percentile and the maximum in each interleaved round,
-their medians and ranges, and new/old the same way; a Markdown table on
-stdout.
+their medians and ranges, and new/old the same way; then where a cost
+lies: the bare PULSE loop against the same loop on clock_nanosleep (the
+driver's path), the CLI against the bare loop (the CLI's), and the
+clock_nanosleep loop against cyclictest (the tools' own ways); a
+Markdown table on stdout.
 
 Usage: bench.py [--old=TEXT] DIR... (each a kernel's bench-new-R.json,
-bench-old-R.json, bench-ct-R.txt; the directory's name is the kernel's).
+bench-old-R.json, bench-ct-R.txt, bench-pulse-R.txt, bench-sleep-R.txt;
+the directory's name is the kernel's).
 A 99th percentile is its cell's middle: 1 us cells for cyclictest, the
 CLI's percentile range for latscope (1 us up to its histogram's end,
 wider in the tail past it).
@@ -17,7 +21,11 @@ import re
 import statistics
 import sys
 
-NAME = re.compile(r"bench-(new|old)-(\d+)\.json$|bench-ct-(\d+)\.txt$")
+NAME = re.compile(r"bench-(new|old)-(\d+)\.json$|bench-(ct|pulse|sleep)-(\d+)\.txt$")
+# The comparisons, in the table's order: (figure, over this one, named).
+PAIRS = (("new", "ct", "cyclictest"), ("old", "ct", "cyclictest"), ("new", "old", "old"),
+         ("pulse", "sleep", "sleep loop"), ("new", "pulse", "pulse loop"),
+         ("sleep", "ct", "cyclictest"))
 SUMMARY = re.compile(r"^# (Min|Avg|Max) Latencies: *(\d+)")
 OVERFLOWS = re.compile(r"^# Histogram Overflows: *(\d+)")
 
@@ -74,7 +82,7 @@ def runs(directory):
         if m.group(1):
             out.setdefault(int(m.group(2)), {})[m.group(1)] = latscope_figures(path)
         else:
-            out.setdefault(int(m.group(3)), {})["ct"] = cyclictest_figures(path)
+            out.setdefault(int(m.group(4)), {})[m.group(3)] = cyclictest_figures(path)
     return out
 
 
@@ -100,22 +108,23 @@ def table(dirs, old):
     for directory in dirs:
         kernel = os.path.basename(os.path.normpath(directory))
         byround = runs(directory)
-        for num, den in (("new", "ct"), ("old", "ct"), ("new", "old")):
+        for num, den, against in PAIRS:
             rounds = [r for r in byround.values() if num in r and den in r]
             if not rounds:
                 continue
             mins = [r[num]["min"] for r in rounds]
             avg = statistics.median(r[num]["avg"] for r in rounds)
-            against = {"ct": "cyclictest", "old": "old"}[den]
             lines.append(f"| {kernel} | {num} | {against} | {len(rounds)} | {avg:.1f} | "
                          f"{spread(ratios(rounds, num, den, 'avg'))} | "
                          f"{spread(ratios(rounds, num, den, 'p99'))} | "
                          f"{spread(ratios(rounds, num, den, 'max'))} | "
                          f"{min(mins):.1f}-{max(mins):.1f} |")
     lines.append("")
-    lines.append("Ratios: median (range) over the rounds of latscope's figure over "
+    lines.append("Ratios: median (range) over the rounds of the build's figure over "
                  "the other's in the same round; new is this tree" +
-                 (f", old is {old}" if old else "") + ". Emulated (QEMU TCG): a "
+                 (f", old is {old}" if old else "") + "; pulse is the smallest "
+                 "responder on this tree's PULSE, sleep the same loop on "
+                 "clock_nanosleep (tests/vm/bench_loop.c). Emulated (QEMU TCG): a "
                  "comparison in one boot, not a board's latency.")
     return lines
 

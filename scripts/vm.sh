@@ -157,8 +157,10 @@ add_test_programs() {
 	cp "$top/tests/vm/why_cost.sh" "$root/why_cost.sh"
 	cp "$top/tests/vm/snapshot_cost.sh" "$root/snapshot_cost.sh"
 	cp "$top/tests/vm/bench.sh" "$root/bench.sh"
-	gcc -std=c11 -static -O2 -Wall -Wextra -Werror -I"$top/driver/include/uapi" \
-		"$top/tests/vm/hook_cost.c" -o "$root/hook_cost"
+	for prog in hook_cost bench_loop; do
+		gcc -std=c11 -static -O2 -Wall -Wextra -Werror -I"$top/driver/include/uapi" \
+			"$top/tests/vm/$prog.c" -o "$root/$prog"
+	done
 	# The recorder's test (Debian 12's 6.12, mainline and rt, within the
 	# time budget): the noise module, built against the same headers, and
 	# rtla where the kernel has timerlat.
@@ -287,8 +289,8 @@ limit=720
 [ "$mode" = gpio ] && limit=1320
 # snapshot-cost runs two modules' rounds, then the hook costs' (48 runs).
 [ "$mode" = snapshot-cost ] && limit=1320
-# bench: three variants a round, each for LATSCOPE_COMPARE_SECONDS.
-[ "$mode" = bench ] && limit=$((${LATSCOPE_WHY_ROUNDS:-4} * 3 * (${LATSCOPE_COMPARE_SECONDS:-60} + 15) + 300))
+# bench: five variants a round, each for LATSCOPE_COMPARE_SECONDS.
+[ "$mode" = bench ] && limit=$((${LATSCOPE_WHY_ROUNDS:-4} * 5 * (${LATSCOPE_COMPARE_SECONDS:-60} + 15) + 300))
 boot() {
 	timeout $((limit + ${LATSCOPE_FUZZ_SECONDS:-60} + ${LATSCOPE_COMPARE_SECONDS:-60} + ${LATSCOPE_SOAK_SECONDS:-60})) \
 		qemu-system-x86_64 -accel "$accel" -cpu qemu64,+rdrand -smp 2 -m 1024 \

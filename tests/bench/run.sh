@@ -2,7 +2,8 @@
 # scripts/bench.py on hand-made runs: the ratios it prints are those of
 # the figures written here (cyclictest's 99th percentile from its cells,
 # latscope's from its percentile range), rounds without a partner are
-# left out, and a cyclictest file without its summary is refused.
+# left out, the bare loops (tests/vm/bench_loop.c) get their rows, and a
+# cyclictest file without its summary is refused.
 # Ends with "bench: N passed, N failed".
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -38,6 +39,9 @@ for r in 1 2 3; do
 	cyclictest_txt "$d/bench-ct-$r.txt" 00020 00040 "000020 000099" "000040 000001"
 	latscope_json "$d/bench-new-$r.json" $((20 + r * 2)) 40 41 80 12
 	latscope_json "$d/bench-old-$r.json" 20 20 21 40 11
+	# The loops: pulse 22, sleep 20 (p99 20.5 both), in every round but 4.
+	cyclictest_txt "$d/bench-pulse-$r.txt" 00022 00044 "000020 000100"
+	cyclictest_txt "$d/bench-sleep-$r.txt" 00020 00040 "000020 000100"
 done
 # A round the old build did not finish: left out of its rows.
 cyclictest_txt "$d/bench-ct-4.txt" 00020 00040 "000020 000100"
@@ -56,6 +60,13 @@ has "old against cyclictest: 3 rounds" "$tmp/table.md" \
 has "new against old: 3 rounds" "$tmp/table.md" \
 	"| 6.12-amd64 | new | old | 3 | 24.0 | 1.20 (1.10-1.30) | 1.98 (1.98-1.98) | 2.00 (2.00-2.00) |"
 has "the old build named" "$tmp/table.md" "old is c5c696b"
+# pulse/sleep 22/20 every round; new/pulse (22, 24, 26)/22; sleep/ct 1.
+has "the driver's path: pulse loop against sleep loop" "$tmp/table.md" \
+	"| 6.12-amd64 | pulse | sleep loop | 3 | 22.0 | 1.10 (1.10-1.10) | 1.00 (1.00-1.00) | 1.10 (1.10-1.10) | 10.0-10.0 |"
+has "the CLI's part: new against the pulse loop" "$tmp/table.md" \
+	"| 6.12-amd64 | new | pulse loop | 3 | 24.0 | 1.09 (1.00-1.18) | 1.98 (1.98-1.98) | 1.82 (1.82-1.82) |"
+has "the tools' own ways: sleep loop against cyclictest" "$tmp/table.md" \
+	"| 6.12-amd64 | sleep | cyclictest | 3 | 20.0 | 1.00 (1.00-1.00) |"
 
 echo "# Avg Latencies: 00020" >"$d/bench-ct-5.txt"
 python3 "$top/scripts/bench.py" "$d" >"$tmp/bad.out" 2>&1

@@ -9,16 +9,20 @@
 #        REV), when the image has them
 #   ct   cyclictest -m -p 90 -i 1000 -a 1 -t 1, its histogram in 1 us
 #        cells up to 60 ms
+#   pulse /bench_loop pulse: the smallest responder on /latscope.ko's
+#        PULSE, without the CLI (tests/vm/bench_loop.c)
+#   sleep /bench_loop sleep: the same loop on clock_nanosleep, the path
+#        cyclictest takes
 # Each run's result goes to the host as bench-VARIANT-ROUND.json (the
-# CLI's JSON) or bench-ct-ROUND.txt (cyclictest's summary and the cells
-# that are not empty).
+# CLI's JSON) or bench-VARIANT-ROUND.txt (ct, pulse, sleep: cyclictest's
+# summary and the cells that are not empty).
 # shellcheck source=tests/vm/lib.sh
 . /vm_lib.sh
 secs=${1:-20}
 rounds=${2:-10}
 rc=0
-variants="new ct"
-[ -f /latscope-old.ko ] && [ -x /bin/latscope-old ] && variants="new old ct"
+variants="new ct pulse sleep"
+[ -f /latscope-old.ko ] && [ -x /bin/latscope-old ] && variants="new old ct pulse sleep"
 
 # The variants, the first @1 of them moved to the end.
 rotate() { # count
@@ -57,6 +61,13 @@ while [ $r -le "$rounds" ]; do
 			# The summary and the cells with samples in them.
 			awk '/^#/ || ($1 ~ /^[0-9]+$/ && $2 > 0)' ct.out >"$f"
 			sed -n "s|^# Avg Latencies: *0*\([0-9]*\).*|# round $r ct: avg \1 us|p" "$f"
+			;;
+		pulse | sleep)
+			[ "$v" = pulse ] && { use_module new || { echo "not ok - insmod new"; rc=1; break 2; }; }
+			f=bench-$v-$r.txt
+			/bench_loop "$v" "$secs" >"$f" 2>loop.err ||
+				{ echo "not ok - $f: exit $?: $(cat loop.err)"; rc=1; continue; }
+			sed -n "s|^# Avg Latencies: *0*\([0-9]*\).*|# round $r $v: avg \1 us|p" "$f"
 			;;
 		esac
 		dump "$f" "$f"
