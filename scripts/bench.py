@@ -16,6 +16,7 @@ CLI's percentile range for latscope (1 us up to its histogram's end,
 wider in the tail past it).
 """
 import json
+import math
 import os
 import re
 import statistics
@@ -86,12 +87,30 @@ def runs(directory):
     return out
 
 
+def median_interval(values):
+    """The distribution-free 95 % interval of the median of @values (sorted):
+    the k-th smallest to the k-th largest, k the largest with
+    P(Binomial(n, 1/2) < k) <= 2.5 %; None for fewer than 6 values."""
+    n = len(values)
+    below, k = 0.0, 0
+    while k < n and below + math.comb(n, k) / 2 ** n <= 0.025:
+        below += math.comb(n, k) / 2 ** n
+        k += 1
+    if k == 0:
+        return None
+    return values[k - 1], values[n - k]
+
+
 def spread(values):
-    """'median (min-max)' of ratios, or '-' for none."""
-    values = [v for v in values if v is not None]
+    """'median [its 95 % interval] (min-max)' of ratios, the interval
+    left out for fewer than 6 rounds; '-' for none."""
+    values = sorted(v for v in values if v is not None)
     if not values:
         return "-"
-    return f"{statistics.median(values):.2f} ({min(values):.2f}-{max(values):.2f})"
+    ci = median_interval(values)
+    inside = f" [{ci[0]:.2f}-{ci[1]:.2f}]" if ci else ""
+    return (f"{statistics.median(values):.2f}{inside} "
+            f"({values[0]:.2f}-{values[-1]:.2f})")
 
 
 def ratios(rounds, num, den, key):
@@ -120,7 +139,8 @@ def table(dirs, old):
                          f"{spread(ratios(rounds, num, den, 'max'))} | "
                          f"{min(mins):.1f}-{max(mins):.1f} |")
     lines.append("")
-    lines.append("Ratios: median (range) over the rounds of the build's figure over "
+    lines.append("Ratios: median [its 95 % interval, from 6 rounds] (range) over the "
+                 "rounds of the build's figure over "
                  "the other's in the same round; new is this tree" +
                  (f", old is {old}" if old else "") + "; pulse is the smallest "
                  "responder on this tree's PULSE, sleep the same loop on "
