@@ -189,16 +189,6 @@ int ls_linger_run(struct ls_linger *l, __u64 now_ns)
 	return (int)((next - now_ns + 999999) / 1000000);
 }
 
-/* How many sockets linger: for the tests. */
-unsigned int ls_linger_count(const struct ls_linger *l)
-{
-	unsigned int i, n = 0;
-
-	for (i = 0; i < LS_LINGER_MAX; i++)
-		n += l->sock[i].fd >= 0;
-	return n;
-}
-
 /* Closes every socket still lingering, and the set. */
 void ls_linger_close(struct ls_linger *l)
 {

@@ -104,7 +104,6 @@ struct ls_linger *ls_linger_open(void);
 int ls_linger_fd(const struct ls_linger *l);
 bool ls_linger_add(struct ls_linger *l, int fd, const struct sockaddr *peer, __u64 now_ns);
 int ls_linger_run(struct ls_linger *l, __u64 now_ns);
-unsigned int ls_linger_count(const struct ls_linger *l);
 void ls_linger_close(struct ls_linger *l);
 
 /* textfile.c: the same figures in a .prom file, rewritten whole every N seconds. */
