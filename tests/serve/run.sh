@@ -66,9 +66,12 @@ with urllib.request.urlopen(sys.argv[1], timeout=2) as r, open(sys.argv[2], "wb"
     f.write(r.read())
 PY
 }
-# The exporter's connections from the peer, as ss sees them: those it
-# accepted (a socket of its own), not those waiting in its backlog.
-held() { ss -Htnp state established "( sport = :$port and dst 127.0.0.2 )" | grep -c "pid=$pid,"; }
+# The exporter's sockets to the peer in the TCP states given (ss's
+# "state S" words), as ss sees them: those it holds (a socket of its own),
+# not those waiting in its backlog.
+peer_sockets() { ss -Htnp "$@" "( sport = :$port and dst 127.0.0.2 )" | grep -c "pid=$pid,"; }
+# Its connections from the peer it accepted.
+held() { peer_sockets state established; }
 nfds() { find "/proc/$pid/fd" -mindepth 1 -maxdepth 1 | wc -l; }
 
 # The exporter on a free port: one taken by another program is skipped.
@@ -119,8 +122,7 @@ esac
 # A peer's closed connections linger LS_LINGER_PER_PEER (8) at most at
 # once, none past LS_LINGER_MS (2 s, given 1.5 s more): the peer sends 20
 # and holds them open for 6 s, neither reading nor closing.
-lingering() { ss -Htnp state fin-wait-1 state fin-wait-2 "( sport = :$port and dst 127.0.0.2 )" |
-	grep -c "pid=$pid,"; }
+lingering() { peer_sockets state fin-wait-1 state fin-wait-2; }
 now_ms() { echo $(($(date +%s%N) / 1000000)); }
 python3 "$top/tests/serve/big_request.py" many 127.0.0.2 "$port" 20 6 >"$work/many.out" 2>&1 &
 mpid=$!
