@@ -13,11 +13,15 @@ has() { # name, file, pattern
 	if grep -q "$3" "$2"; then ok "$1"; else nok "$1" "no '$3' in $(cat "$2")"; fi
 }
 dump() { echo "LATSCOPE-FILE-BEGIN $1"; cat "$2"; echo "LATSCOPE-FILE-END"; }
-# Reloads latscope as the module @1: new, /latscope.ko; old, /latscope-old.ko
-# (LATSCOPE_VM_OLD_DRIVER): the comparisons of two builds in one boot.
+# Makes latscope the module @1: new, /latscope.ko (loaded at boot); old,
+# /latscope-old.ko (LATSCOPE_VM_OLD_DRIVER): the comparisons of two builds
+# in one boot. A module already loaded stays, where it is in memory.
+vm_module=new
 use_module() {
+	[ "$vm_module" = "$1" ] && return 0
 	rmmod latscope || return 1
-	if [ "$1" = old ]; then insmod /latscope-old.ko; else insmod /latscope.ko; fi
+	if [ "$1" = old ]; then insmod /latscope-old.ko; else insmod /latscope.ko; fi || return 1
+	vm_module=$1
 }
 # Runs COMMAND every 0.1 s until it succeeds, for SECONDS at most: a
 # condition, not a guess at how long a loaded host takes. Returns 1 if it
