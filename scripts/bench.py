@@ -6,11 +6,14 @@ their medians and ranges, and new/old the same way; then where a cost
 lies: the bare PULSE loop against the same loop on clock_nanosleep (the
 driver's path), the CLI against the bare loop (the CLI's), and the
 clock_nanosleep loop against cyclictest (the tools' own ways); a
-Markdown table on stdout.
+Markdown table on stdout. Directories named KERNEL-bootN are boots of
+one kernel: after the table, each comparison's median in every boot and
+whether the boots agree (a difference only when every boot's 95 %
+interval lies on the same side of 1).
 
 Usage: bench.py [--old=TEXT] DIR... (each a kernel's bench-new-R.json,
 bench-old-R.json, bench-ct-R.txt, bench-pulse-R.txt, bench-sleep-R.txt;
-the directory's name is the kernel's).
+the directory's name is the kernel's, KERNEL-bootN a boot of it).
 A 99th percentile is its cell's middle: 1 us cells for cyclictest, the
 CLI's percentile range for latscope (1 us up to its histogram's end,
 wider in the tail past it).
@@ -22,6 +25,7 @@ import re
 import statistics
 import sys
 
+BOOT = re.compile(r"^(.*)-boot(\d+)$")
 NAME = re.compile(r"bench-(new|old)-(\d+)\.json$|bench-(ct|pulse|sleep)-(\d+)\.txt$")
 # The comparisons, in the table's order: (figure, over this one, named).
 PAIRS = (("new", "ct", "cyclictest"), ("old", "ct", "cyclictest"), ("new", "old", "old"),
@@ -118,15 +122,61 @@ def ratios(rounds, num, den, key):
             if r[num][key] is not None and r[den][key]]
 
 
+def verdict(intervals):
+    """Whether the boots agree that a ratio differs from 1, from each
+    boot's 95 % interval of the median (None: too few rounds)."""
+    if any(ci is None for ci in intervals):
+        return "too few rounds for an interval"
+    if all(lo > 1 for lo, _ in intervals):
+        return "above 1 in every boot"
+    if all(hi < 1 for _, hi in intervals):
+        return "below 1 in every boot"
+    above = sum(lo > 1 for lo, _ in intervals)
+    below = sum(hi < 1 for _, hi in intervals)
+    if above and below:
+        return "the boots disagree: no difference at this precision"
+    if above or below:
+        return (f"{'above' if above else 'below'} 1 in {above or below} of "
+                f"{len(intervals)} boots: no difference at this precision")
+    return "no difference at this precision"
+
+
+def across_boots(byboot):
+    """The lines that put each comparison's boots side by side;
+    @byboot: {kernel: [(boot, {round: {variant: figures}})]}."""
+    lines = ["", "| kernel | build | against | boots | avg ratio, each boot's median "
+             "[95 %] | verdict |", "|---|---|---|---|---|---|"]
+    for kernel, boots in byboot.items():
+        for num, den, against in PAIRS:
+            per, cis = [], []
+            for boot, byround in sorted(boots):
+                rounds = [r for r in byround.values() if num in r and den in r]
+                values = sorted(ratios(rounds, num, den, "avg"))
+                if not values:
+                    continue
+                ci = median_interval(values)
+                cis.append(ci)
+                per.append(f"{boot}: {statistics.median(values):.2f}" +
+                           (f" [{ci[0]:.2f}-{ci[1]:.2f}]" if ci else ""))
+            if len(per) >= 2:
+                lines.append(f"| {kernel} | {num} | {against} | {len(per)} | "
+                             f"{'; '.join(per)} | {verdict(cis)} |")
+    return lines if len(lines) > 3 else []
+
+
 def table(dirs, old):
     """The table's lines: every file is read before one is printed."""
     lines = []
+    byboot = {}
     lines.append("| kernel | build | against | rounds | avg (us, median) | avg ratio "
                  "| p99 ratio | max ratio | min (us, range) |")
     lines.append("|---|---|---|---|---|---|---|---|---|")
     for directory in dirs:
         kernel = os.path.basename(os.path.normpath(directory))
         byround = runs(directory)
+        m = BOOT.match(kernel)
+        if m:
+            byboot.setdefault(m.group(1), []).append((int(m.group(2)), byround))
         for num, den, against in PAIRS:
             rounds = [r for r in byround.values() if num in r and den in r]
             if not rounds:
@@ -146,7 +196,7 @@ def table(dirs, old):
                  "responder on this tree's PULSE, sleep the same loop on "
                  "clock_nanosleep (tests/vm/bench_loop.c). Emulated (QEMU TCG): a "
                  "comparison in one boot, not a board's latency.")
-    return lines
+    return lines + across_boots(byboot)
 
 
 def main(argv):

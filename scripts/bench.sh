@@ -15,6 +15,8 @@
 #   under the cache, printed)
 # LATSCOPE_BENCH_ROUNDS (10), LATSCOPE_BENCH_SECONDS (20),
 # LATSCOPE_BENCH_KERNELS ("amd64 rt-amd64": flavours of 6.12),
+# LATSCOPE_BENCH_BOOTS (1: how many times each kernel is booted, its
+# runs in 6.12-FLAVOUR-bootN, and bench.py says whether the boots agree),
 # LATSCOPE_BENCH_TCG (single: both virtual CPUs on one host thread, as
 # the test VMs run, so that work on CPU0 costs CPU1 too; multi: one
 # each); then the KUnit per-sample figure of this tree
@@ -29,14 +31,16 @@ out=${2:-$(latscope_cache)/bench/$(date +%Y%m%d-%H%M%S)}
 rounds=${LATSCOPE_BENCH_ROUNDS:-10}
 secs=${LATSCOPE_BENCH_SECONDS:-20}
 kernels=${LATSCOPE_BENCH_KERNELS:-amd64 rt-amd64}
+boots=${LATSCOPE_BENCH_BOOTS:-1}
 tcg=${LATSCOPE_BENCH_TCG:-single}
 case $tcg in
 single | multi) ;;
 *) echo "bench: LATSCOPE_BENCH_TCG is single or multi, not '$tcg'" >&2; exit 2 ;;
 esac
-case $rounds$secs in
-*[!0-9]*) echo "bench: LATSCOPE_BENCH_ROUNDS and _SECONDS are whole numbers ('$rounds', '$secs')" >&2; exit 2 ;;
+case $rounds$secs$boots in
+*[!0-9]*) echo "bench: LATSCOPE_BENCH_ROUNDS, _SECONDS and _BOOTS are whole numbers ('$rounds', '$secs', '$boots')" >&2; exit 2 ;;
 esac
+[ "$boots" -ge 1 ] || { echo "bench: LATSCOPE_BENCH_BOOTS is 1 or more, not '$boots'" >&2; exit 2; }
 old=
 trap 'rm -rf ${old:+"$old"}' EXIT
 if [ -n "$rev" ]; then
@@ -55,22 +59,25 @@ if [ -n "$rev" ]; then
 	export LATSCOPE_VM_OLD_DRIVER=$old/driver LATSCOPE_VM_OLD_CLI=$old/latscope-old
 fi
 mkdir -p "$out"
-echo "# bench: HEAD $(git -C "$top" rev-parse --short HEAD)${sha:+ against $rev ($sha)}, $rounds rounds of $secs s, TCG $tcg-threaded, into $out"
+echo "# bench: HEAD $(git -C "$top" rev-parse --short HEAD)${sha:+ against $rev ($sha)}, $rounds rounds of $secs s, $boots boot(s) a kernel, TCG $tcg-threaded, into $out"
 dirs=()
 for flavour in $kernels; do
-	dir=$out/6.12-$flavour
-	rm -rf "$dir"
-	mkdir -p "$dir"
-	status=0
-	LATSCOPE_VM_FILES=$dir LATSCOPE_WHY_ROUNDS=$rounds LATSCOPE_COMPARE_SECONDS=$secs \
-		LATSCOPE_VM_TCG_THREAD=$tcg \
-		"$top/scripts/vm.sh" 6.12 "$flavour" bench >"$dir/vm.log" 2>&1 || status=$?
-	grep -E '^(ok|not ok|#|vm:)' "$dir/vm.log" || true
-	if [ $status != 0 ]; then
-		echo "bench: the 6.12 $flavour VM failed (exit $status), its log: $dir/vm.log" >&2
-		exit 1
-	fi
-	dirs+=("$dir")
+	for boot in $(seq "$boots"); do
+		dir=$out/6.12-$flavour
+		[ "$boots" = 1 ] || dir=$dir-boot$boot
+		rm -rf "$dir"
+		mkdir -p "$dir"
+		status=0
+		LATSCOPE_VM_FILES=$dir LATSCOPE_WHY_ROUNDS=$rounds LATSCOPE_COMPARE_SECONDS=$secs \
+			LATSCOPE_VM_TCG_THREAD=$tcg \
+			"$top/scripts/vm.sh" 6.12 "$flavour" bench >"$dir/vm.log" 2>&1 || status=$?
+		grep -E '^(ok|not ok|#|vm:)' "$dir/vm.log" || true
+		if [ $status != 0 ]; then
+			echo "bench: the 6.12 $flavour VM failed (exit $status), its log: $dir/vm.log" >&2
+			exit 1
+		fi
+		dirs+=("$dir")
+	done
 done
 python3 "$top/scripts/bench.py" ${sha:+"--old=$rev ($sha)"} "${dirs[@]}" | tee "$out/table.md"
 # Beside it, the driver's own per-sample figure (KUnit, TCG), this tree's.

@@ -3,8 +3,9 @@
 # the figures written here (cyclictest's 99th percentile from its cells,
 # latscope's from its percentile range), rounds without a partner are
 # left out, the bare loops (tests/vm/bench_loop.c) get their rows, a
-# median from 6 rounds its 95 % interval, and a cyclictest file without
-# its summary is refused.
+# median from 6 rounds its 95 % interval, boots of one kernel are put
+# side by side with a verdict, and a cyclictest file without its summary
+# is refused.
 # Ends with "bench: N passed, N failed".
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -80,6 +81,31 @@ done
 python3 "$top/scripts/bench.py" "$d10" >"$tmp/ten.md" 2>&1
 has "10 rounds: the median and its 95 % interval" "$tmp/ten.md" \
 	"| 6.1-amd64 | new | cyclictest | 10 | 14.5 | 1.45 [1.10-1.80] (1.00-1.90) |"
+
+# Boots of one kernel (KERNEL-bootN) side by side: new/ct 1.2 in every
+# round of boots 1 and 2, 0.9 to 1.4 in boot 3; pulse/sleep 1.1 in boot 1
+# and 0.9 in boot 2.
+for b in 1 2 3; do
+	mkdir -p "$tmp/boots/6.6-rt-boot$b"
+	for r in 1 2 3 4 5 6; do
+		cyclictest_txt "$tmp/boots/6.6-rt-boot$b/bench-ct-$r.txt" 00010 00040 "000010 000100"
+		avg=12
+		[ $b = 3 ] && avg=$((8 + r))
+		latscope_json "$tmp/boots/6.6-rt-boot$b/bench-new-$r.json" $avg 10 11 40 5
+		[ $b = 3 ] && continue
+		cyclictest_txt "$tmp/boots/6.6-rt-boot$b/bench-sleep-$r.txt" 00010 00040 "000010 000100"
+		cyclictest_txt "$tmp/boots/6.6-rt-boot$b/bench-pulse-$r.txt" $(((b == 1) ? 11 : 9)) 00040 "000010 000100"
+	done
+done
+python3 "$top/scripts/bench.py" "$tmp/boots/6.6-rt-boot1" "$tmp/boots/6.6-rt-boot2" >"$tmp/boots.md" 2>&1
+has "two boots that agree: above 1 in every boot" "$tmp/boots.md" \
+	"| 6.6-rt | new | cyclictest | 2 | 1: 1.20 [1.20-1.20]; 2: 1.20 [1.20-1.20] | above 1 in every boot |"
+has "two boots on either side of 1: they disagree" "$tmp/boots.md" \
+	"| 6.6-rt | pulse | sleep loop | 2 | 1: 1.10 [1.10-1.10]; 2: 0.90 [0.90-0.90] | the boots disagree: no difference at this precision |"
+python3 "$top/scripts/bench.py" "$tmp"/boots/6.6-rt-boot* >"$tmp/boots3.md" 2>&1
+has "a third boot whose interval spans 1: no difference" "$tmp/boots3.md" \
+	"| 6.6-rt | new | cyclictest | 3 | 1: 1.20 [1.20-1.20]; 2: 1.20 [1.20-1.20]; 3: 1.15 [0.90-1.40] | above 1 in 2 of 3 boots: no difference at this precision |"
+if grep -q "| boots |" "$tmp/ten.md"; then nok "one boot a kernel: no boots table" "$(cat "$tmp/ten.md")"; else ok "one boot a kernel: no boots table"; fi
 
 echo "# Avg Latencies: 00020" >"$d/bench-ct-5.txt"
 python3 "$top/scripts/bench.py" "$d" >"$tmp/bad.out" 2>&1
