@@ -109,7 +109,7 @@ case_ 2 "'1e400' is not a bound" --serve --buckets 1e400
 case_ 2 "more than 32 bounds" --serve --buckets "$(seq -s, 1 40)"
 case_ 2 "--buckets 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa...': 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa...' is not" --serve --buckets "$long"
 case_ 2 "'2h' for --textfile-every" --textfile x.prom --textfile-every 2h
-case_ 2 "belong to --serve or --textfile" --window 5
+case_ 2 "belongs to --serve or --textfile" --window 5
 case_ 2 "not - (stdout)" --serve --json -
 case_ 2 "not with --cost" --textfile x.prom -A 100
 case_ 3 "--textfile $out/nope/x.prom: cannot write it" --textfile "$out/nope/x.prom" -T 1
@@ -148,14 +148,14 @@ case_ 2 "expected <gpiochip>,<offset>" -z - -I '' -O gpiochip0,2
 case_ 2 "give a latmon host" -z "$long" -I gpiochip0,1 -O gpiochip0,2
 case_ 2 "give a latmon host" -z $'a\tb' -I gpiochip0,1 -O gpiochip0,2
 case_ 2 "'99999'" --latmon-port 99999 -z h -I gpiochip0,1 -O gpiochip0,2
-case_ 2 "--latmon-port 2307: give the monitor's host" --latmon-port 2307
+case_ 2 "--latmon-port belongs to a latmon host (-z or -Z) or --monitor" --latmon-port 2307
 case_ 2 "--ack sideways" --ack sideways -I gpiochip0,1 -O gpiochip0,2
 case_ 2 "give pulse or toggle" --ack "$long" -I gpiochip0,1 -O gpiochip0,2
 case_ 2 "give rising-edge or falling-edge" --monitor --pulse-edge "$long"
 case_ 2 "at most 999" -z h -H 65536 -I gpiochip0,1 -O gpiochip0,2
 case_ 2 "--monitor needs --pulse-out" --monitor
 case_ 2 "each line must be a different one" --monitor --pulse-out gpiochip0,1 --ack-in gpiochip0,1
-case_ 2 "belong to --monitor" --calibrate
+case_ 2 "belongs to --monitor" --calibrate
 case_ 2 "--listen 999.1.1.1" --monitor --listen 999.1.1.1 --pulse-out gpiochip0,1 --ack-in gpiochip0,2
 case_ 2 "give a dotted IPv4 address, or none" --monitor --announce-to "$long" --pulse-out gpiochip0,1 --ack-in gpiochip0,2
 case_ 2 "--pulse-edge both-edges" --monitor --pulse-edge both-edges --pulse-out gpiochip0,1 --ack-in gpiochip0,2

@@ -191,9 +191,9 @@ void test_gpio_options(void)
 		{ "--latmon-port 0 -z h -I a,1 -O a,2", "'0'" },
 		{ "--latmon-port 65536 -z h -I a,1 -O a,2", "'65536'" },
 		{ "--ack up -I a,1 -O a,2", "pulse or toggle" },
-		{ "--subtract 5", "belong to --monitor" },
-		{ "--allow 10.0.0.0/8", "belong to --monitor" },
-		{ "--max-run 1h", "belong to --monitor" },
+		{ "--subtract 5", "belongs to --monitor" },
+		{ "--allow 10.0.0.0/8", "belongs to --monitor" },
+		{ "--max-run 1h", "belongs to --monitor" },
 		{ "--monitor --pulse-out a,1 --ack-in a,2 -T 10", "--max-run bounds each client's run" },
 		{ "--monitor --pulse-out a,1 --ack-in a,2 --max-run 0", "'0'" },
 		{ "--monitor --pulse-out a,1 --ack-in a,2 --max-run 2x", "'2x'" },
@@ -288,6 +288,45 @@ void test_gpiod_options(void)
 		check(r == LS_PARSE_ERROR && strstr(err, bad[i].named), bad[i].line,
 		      "result %d, message '%s' should name %s", r, err, bad[i].named);
 	}
+}
+
+/*
+ * An option that only modes' --help pages show (rows.c) is refused in a
+ * run of none of them, naming the modes and their pages, whatever its
+ * value; in a run of one of them it is taken.
+ */
+void test_mode_options(void)
+{
+	struct ls_params p;
+	char err[256];
+
+	static const struct { const char *line, *named; } bad[] = {
+		{ "--cost-repeat 5", "--cost-repeat belongs to --cost (latscope --help=cost)" },
+		{ "--pulse-edge rising-edge", "--pulse-edge belongs to --monitor (latscope --help=monitor)" },
+		{ "--buckets 1,2", "--buckets belongs to --serve or --textfile (latscope --help=serve)" },
+		{ "--ack-in a,1", "--ack-in belongs to --gpiod or --monitor (latscope --help=gpiod, --help=monitor)" },
+		{ "--latmon-port 2307", "--latmon-port belongs to a latmon host (-z or -Z) or --monitor" },
+		{ "--irq-prio 50", "--irq-prio belongs to GPIO mode (-I, -O or --gpio-dt) or --gpiod" },
+		{ "-k -I a,1 -O a,2 --pulse-out a,3 --ack-in a,4", "--ack-in belongs to --gpiod" },
+		{ "--serve --subtract 5", "--subtract belongs to --monitor" },
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		enum ls_parse r = parse(bad[i].line, &p, err);
+
+		check(r == LS_PARSE_ERROR && strstr(err, bad[i].named), bad[i].line,
+		      "result %d, message '%s' should name %s", r, err, bad[i].named);
+	}
+	static const char *const good[] = {
+		"--serve -I a,1 -O a,2 --irq-prio 50",
+		"--serve --window 30 --buckets 1,2,5",
+		"--textfile x.prom --textfile-every 5",
+		"--serve --monitor --pulse-out a,1 --ack-in a,2 --pulse-edge falling-edge --latmon-port 2400",
+		"--gpiod -I a,1 -O a,2 --pulse-out a,3 --ack-in a,4 --irq-prio 80",
+		"-z 10.0.0.2 --latmon-port 2400 -I a,1 -O a,2",
+		"--cost --cost-repeat 3 --cost-scale 50 --cost-dir /tmp",
+	};
+	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++)
+		check(parse(good[i], &p, err) == LS_PARSE_RUN, good[i], "refused: %s", err);
 }
 
 void test_durations(void)

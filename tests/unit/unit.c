@@ -76,6 +76,7 @@ int main(int argc, char **argv)
 	test_options();
 	test_gpio_options();
 	test_gpiod_options();
+	test_mode_options();
 	test_gpiod_compat();
 	test_acc();
 	test_sources();

@@ -74,6 +74,7 @@ void test_signals_after_run(void);
 void test_options(void);
 void test_gpio_options(void);
 void test_gpiod_options(void);
+void test_mode_options(void);
 void test_durations(void);
 
 #endif /* LATSCOPE_UNIT_H */

@@ -31,11 +31,29 @@ struct ls_help_page {
 	const char *summary;	/* its line on the first page */
 	const char *intro;	/* the prose before its options */
 	const char *outro;	/* and after them: examples */
+	const char *asked;	/* how a run asks for the mode: "--cost" */
+	/* Whether a run of @p is of the mode; NULL: none is (report). */
+	bool (*holds)(const struct ls_params *p);
 };
 
 const struct ls_help_page *ls_help_page(size_t i);	/* NULL past the last */
+const struct ls_help_page *ls_help_page_named(const char *name);
 bool ls_help_topic(const char *topic);
 void ls_help_pages(char *buf, size_t len);
+
+/*
+ * rows.c: one row per line of an option on a --help page: @page, @name
+ * the long option (NULL: @value is a label of its own, "-I, -O, --ack"),
+ * @value what follows it ("=<us>"), @text its lines split by '\n'.
+ */
+struct ls_help_row {
+	const char *page;
+	const char *name;
+	const char *value;
+	const char *text;
+};
+
+const struct ls_help_row *ls_help_row(size_t i);	/* NULL past the last */
 
 /* help.c: --help's pages printed, their options' rows from its table. */
 void ls_usage(FILE *f, const struct ls_params *p);

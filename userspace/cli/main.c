@@ -348,7 +348,9 @@ int main(int argc, char **argv)
 		printf("latscope %s (ABI %u)\n", LS_VERSION, LATSCOPE_ABI_VERSION);
 		return LS_EXIT_OK;
 	case LS_PARSE_ERROR:
-		fprintf(stderr, "latscope: %s (see latscope --help)\n", err);
+		/* A message that names its page already has its pointer. */
+		fprintf(stderr, "latscope: %s%s\n", err,
+			strstr(err, "--help=") ? "" : " (see latscope --help)");
 		return LS_EXIT_USAGE;
 	case LS_PARSE_RUN:
 		break;

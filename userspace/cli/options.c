@@ -793,18 +793,13 @@ static void default_context(struct ls_params *p)
 		p->context = LS_CTX_GPIOD;
 }
 
-/* The exporter's options: with --serve or --textfile, and what they leave out. */
+/* The exporter's options: what --serve and --textfile leave out. */
 static int check_exporter(struct ls_params *p, char *err, size_t errlen)
 {
 	struct ls_prom_bounds b;
 
-	if (!p->serve && !p->textfile) {
-		if (p->textfile_s || p->window_s || p->buckets) {
-			ls_fail(err, errlen, "--textfile-every, --window and --buckets belong to --serve or --textfile");
-			return -1;
-		}
+	if (!p->serve && !p->textfile)
 		return 0;
-	}
 	if (p->cost || p->check_setup || p->apply_setup || p->calibrate || p->latmon_host[0] ||
 	    p->checkpoint_s || p->abort_us || p->breaktrace_us) {
 		ls_fail(err, errlen, "--serve and --textfile measure until stopped and show the figures to Prometheus: not with --cost, --check-setup, --apply-setup, --calibrate, a latmon host (-z/-Z HOST), --checkpoint, -A or -b");
@@ -822,15 +817,54 @@ static int check_exporter(struct ls_params *p, char *err, size_t errlen)
 	return 0;
 }
 
+/* "--ack-in belongs to --gpiod or --monitor (latscope --help=gpiod, --help=monitor)" */
+static void not_its_mode(const char *name, const struct ls_help_page **owners, size_t n,
+			 char *err, size_t errlen)
+{
+	ls_fail(err, errlen, "--%s belongs to %s%s%s%s%s (latscope --help=%s%s%s%s%s)", name,
+		owners[0]->asked, n > 1 ? " or " : "", n > 1 ? owners[1]->asked : "",
+		n > 2 ? " or " : "", n > 2 ? owners[2]->asked : "",
+		owners[0]->name, n > 1 ? ", --help=" : "", n > 1 ? owners[1]->name : "",
+		n > 2 ? ", --help=" : "", n > 2 ? owners[2]->name : "");
+}
+
+/*
+ * An option whose --help rows are all on modes' pages (rows.c) belongs to
+ * those modes: in a run of none of them it would be ignored, so it is
+ * refused, naming them. @given: which of opts[] the command line has.
+ */
+static int check_modes(const struct ls_params *p, const bool *given, char *err,
+		       size_t errlen)
+{
+	const struct ls_help_page *owners[3], *page;
+	const struct ls_help_row *row;
+	size_t i, r, n;
+	bool holds;
+
+	for (i = 0; i < NR_OPTS; i++) {
+		holds = !given[i];
+		for (r = 0, n = 0; !holds && (row = ls_help_row(r)); r++) {
+			if (!row->name || strcmp(row->name, opts[i].name))
+				continue;
+			page = ls_help_page_named(row->page);
+			/* Not a mode's page: the first page's, an option of every run. */
+			holds = !page || !page->holds || page->holds(p);
+			if (!holds && n < ARRAY_SIZE(owners))
+				owners[n++] = page;
+		}
+		if (!holds && n) {
+			not_its_mode(opts[i].name, owners, n, err, errlen);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 /* What the options ask of each other, once all are read: the source's rules first. */
-static int check_together(struct ls_params *p, char *err, size_t errlen)
+static int check_together(struct ls_params *p, const bool *given, char *err, size_t errlen)
 {
 	const struct ls_source *src;
 
-	if (!p->cost && (p->cost_repeat != 5 || p->cost_scale != 100 || p->cost_dir)) {
-		ls_fail(err, errlen, "--cost-repeat, --cost-scale and --cost-dir belong to --cost");
-		return -1;
-	}
 	if (p->check_setup && (p->cost || p->monitor || p->latmon_host[0] || p->plot_path ||
 			       p->json_path || p->timeout_s || p->checkpoint_s || p->stress ||
 			       p->stress_cmd || p->abort_us || p->breaktrace_us || p->why ||
@@ -862,6 +896,8 @@ static int check_together(struct ls_params *p, char *err, size_t errlen)
 		return -1;
 	}
 	default_context(p);
+	if (check_modes(p, given, err, errlen))
+		return -1;
 	if (p->priority_given && p->context == LATSCOPE_CTX_IRQ && !p->monitor) {
 		ls_fail(err, errlen, "-P %d with -i: the timer interrupt handler answers, no thread has a priority; -P is for -k, -u and --gpiod",
 			p->priority);
@@ -880,27 +916,13 @@ static int check_together(struct ls_params *p, char *err, size_t errlen)
 			p->stress);
 		return -1;
 	}
-	if (!p->monitor && (p->calibrate || p->listen_addr[0] || p->announce_to[0] ||
-			    p->pulse_edge != LATSCOPE_EDGE_RISING || p->subtract_us ||
-			    p->allow.n || p->max_run_s)) {
-		ls_fail(err, errlen, "--calibrate, --subtract, --pulse-edge, --listen, --announce-to, --allow and --max-run belong to --monitor");
-		return -1;
-	}
 	if (p->monitor && !p->calibrate && p->timeout_s) {
 		ls_fail(err, errlen, "-T with --monitor: a monitor serves until Ctrl-C; --max-run bounds each client's run");
-		return -1;
-	}
-	if (!p->monitor && p->ack_in.given && p->context != LS_CTX_GPIOD) {
-		ls_fail(err, errlen, "--ack-in belongs to --monitor, or to the one-board mode of --gpiod");
 		return -1;
 	}
 	if (p->latmon_port && !p->latmon_host[0] && !p->monitor) {
 		ls_fail(err, errlen, "--latmon-port %u: give the monitor's host with -z or -Z",
 			p->latmon_port);
-		return -1;
-	}
-	if (p->irq_thread_prio && p->source != LATSCOPE_SRC_GPIO) {
-		ls_fail(err, errlen, "--irq-prio applies to GPIO mode (-I, -O or --gpio-dt)");
 		return -1;
 	}
 	if (p->plot_path && p->json_path && !strcmp(p->plot_path, "-") &&
@@ -916,6 +938,7 @@ enum ls_parse ls_parse_args(int argc, char **argv, struct ls_params *p,
 {
 	char shorts[3 * NR_OPTS + 2];
 	struct option longs[NR_OPTS + 1];
+	bool given[NR_OPTS] = { false };
 	const struct opt *o;
 	int c, ret;
 
@@ -929,6 +952,7 @@ enum ls_parse ls_parse_args(int argc, char **argv, struct ls_params *p,
 			bad_option(argv[optind - 1], shorts, err, errlen);
 			return LS_PARSE_ERROR;
 		}
+		given[o - opts] = true;
 		if (o->kind == OPT_ENDS && o->value == LS_PARSE_HELP && optarg &&
 		    !ls_help_topic(optarg)) {
 			char names[160];
@@ -972,5 +996,5 @@ enum ls_parse ls_parse_args(int argc, char **argv, struct ls_params *p,
 		ls_fail(err, errlen, "--restore-setup sets back what a latscope that died with --apply-setup left changed, and nothing else: give it alone");
 		return LS_PARSE_ERROR;
 	}
-	return check_together(p, err, errlen) ? LS_PARSE_ERROR : LS_PARSE_RUN;
+	return check_together(p, given, err, errlen) ? LS_PARSE_ERROR : LS_PARSE_RUN;
 }

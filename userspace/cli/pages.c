@@ -10,10 +10,45 @@
 
 #include "cli/cli.h"
 
+static bool in_gpio(const struct ls_params *p)
+{
+	return p->source == LATSCOPE_SRC_GPIO;
+}
+
+static bool in_gpiod(const struct ls_params *p)
+{
+	return p->context == LS_CTX_GPIOD;
+}
+
+static bool in_latmon(const struct ls_params *p)
+{
+	return p->inband || p->oob_note;
+}
+
+static bool in_monitor(const struct ls_params *p)
+{
+	return p->monitor;
+}
+
+static bool in_cost(const struct ls_params *p)
+{
+	return p->cost;
+}
+
+static bool in_serve(const struct ls_params *p)
+{
+	return p->serve || p->textfile;
+}
+
+static bool in_setup(const struct ls_params *p)
+{
+	return p->check_setup || p->apply_setup || p->restore_setup;
+}
+
 /*
  * One row per mode: its page's name, its line on the first page, and the
- * prose before and after its options. A new mode is a row here, and its
- * options' rows above.
+ * prose before and after its options, how a run asks for it and whether
+ * one did. A new mode is a row here, and its options' rows in rows.c.
  */
 static const struct ls_help_page pages[] = {
 	{ "gpio", "GPIO events instead of the timer: -I, -O",
@@ -22,14 +57,16 @@ static const struct ls_help_page pages[] = {
 "every run (latscope --help) apply.\n",
 "Lines as the Raspberry Pi overlays set them (docs/guide/gpio.md):\n"
 "  latscope -k -I gpiochip0,24 -O gpiochip0,23 --pulse-out gpiochip0,25 -T 1m\n"
-"      loopback on one board: pulse-out wired to pulse-in (man latscope)\n" },
+"      loopback on one board: pulse-out wired to pulse-in (man latscope)\n",
+	  "GPIO mode (-I, -O or --gpio-dt)", in_gpio },
 	{ "gpiod", "the application's answer on libgpiod: --gpiod",
 "latscope --gpiod: an application's SCHED_FIFO thread answers the edges on\n"
 "the GPIO character device (libgpiod), no driver; latmus's inband-gpio test.\n"
 "The options of every run (latscope --help) and -I, -O (--help=gpio) apply.\n",
 "  latscope --gpiod -I gpiochip0,24 -O gpiochip0,23 --pulse-out gpiochip0,25 \\\n"
 "      --ack-in gpiochip0,22 -T 1m\n"
-"      one board: the driver's monitor times the application's answer\n" },
+"      one board: the driver's monitor times the application's answer\n",
+	  "--gpiod", in_gpiod },
 	{ "latmon", "timed by a latmon monitor on another board: -z",
 "latscope -z: latmus's remote GPIO test. A latmon monitor on another board\n"
 "(Zephyr's latmon, or latscope --monitor) pulses this board's -I at the\n"
@@ -37,7 +74,8 @@ static const struct ls_help_page pages[] = {
 "run's. Answered by --gpiod unless -k or -u says otherwise.\n",
 "Exit 4: the monitor was not reached; 5: it was lost during the run.\n"
 "\n"
-"  latscope -z 192.168.1.20 -I gpiochip0,24 -O gpiochip0,23 -T 10m\n" },
+"  latscope -z 192.168.1.20 -I gpiochip0,24 -O gpiochip0,23 -T 10m\n",
+	  "a latmon host (-z or -Z)", in_latmon },
 	{ "monitor", "be the latmon monitor of another board: --monitor",
 "latscope --monitor: be the latmon monitor of another board. Serves latmon\n"
 "clients (latmus, latscope -z) on TCP, one at a time: pulses --pulse-out\n"
@@ -45,7 +83,8 @@ static const struct ls_help_page pages[] = {
 "Its TCP port starts a run on request from any host that reaches it: keep\n"
 "it on a test network, or admit the boards under test with --allow.\n",
 "Lines as the latscope-monitor overlay sets them (docs/guide/gpio.md):\n"
-"  latscope --monitor --pulse-out gpiochip0,25 --ack-in gpiochip0,24\n" },
+"  latscope --monitor --pulse-out gpiochip0,25 --ack-in gpiochip0,24\n",
+	  "--monitor", in_monitor },
 	{ "cost", "what being measured costs other work: --cost",
 "latscope --cost: the price of being measured. Runs fixed amounts of work,\n"
 "each timed --cost-repeat times, plainly, then as many times again while a\n"
@@ -54,7 +93,8 @@ static const struct ls_help_page pages[] = {
 "Workloads: queens-1, queens-all (N-queens counted, one thread, one per\n"
 "CPU), hackbench, switch and fork (stress-ng), fsync (4 KiB writes, each\n"
 "synced), iperf3 (loopback); a missing tool skips its workload.\n",
-"  latscope --cost -c 3 --json rt-cost.json       (on each kernel)\n" },
+"  latscope --cost -c 3 --json rt-cost.json       (on each kernel)\n",
+	  "--cost", in_cost },
 	{ "serve", "measure without end for Prometheus: --serve",
 "latscope as a Prometheus exporter: measures without end on the CPUs and in\n"
 "the context the options of every run give (timer, GPIO, --gpiod), and shows\n"
@@ -69,7 +109,8 @@ static const struct ls_help_page pages[] = {
 "--calibrate or a latmon host.\n",
 "  latscope --serve=127.0.0.1:19380 -k --cpus 1-3\n"
 "  latscope --serve --monitor --pulse-out gpiochip0,25 --ack-in gpiochip0,24\n"
-"  latscope --textfile=/var/lib/prometheus/node-exporter/latscope.prom -u\n" },
+"  latscope --textfile=/var/lib/prometheus/node-exporter/latscope.prom -u\n",
+	  "--serve or --textfile", in_serve },
 	{ "setup", "is this board set up to be measured: --check-setup",
 "latscope --check-setup: is this board set up to be measured? Reads the\n"
 "setup for the run the options describe (-c/--cpus, -P, -i/-k/-u/--gpiod)\n"
@@ -77,7 +118,8 @@ static const struct ls_help_page pages[] = {
 "verdict, what this board has and the fix. It changes nothing. Every run's\n"
 "summary, plot file and JSON carry the same verdicts.\n",
 "  latscope --check-setup -c 3 -P 90\n"
-"  latscope --apply-setup -k -c 3 -T 10m\n" },
+"  latscope --apply-setup -k -c 3 -T 10m\n",
+	  "--check-setup or --apply-setup", in_setup },
 	{ "report", "compare runs: latscope-report",
 "latscope-report: tables and plots that compare latscope runs, from their\n"
 "JSON files (latscope --json).\n"
@@ -86,7 +128,8 @@ static const struct ls_help_page pages[] = {
 "  latscope -u --stress classic -T 10m --json rt.json      (on each kernel)\n"
 "  latscope-report -o cmp --label mainline --label rt main.json rt.json\n"
 "\n"
-"See latscope-report --help and man latscope-report.\n" },
+"See latscope-report --help and man latscope-report.\n",
+	  NULL, NULL },
 };
 
 const struct ls_help_page *ls_help_page(size_t i)
@@ -94,16 +137,19 @@ const struct ls_help_page *ls_help_page(size_t i)
 	return i < ARRAY_SIZE(pages) ? &pages[i] : NULL;
 }
 
-bool ls_help_topic(const char *topic)
+const struct ls_help_page *ls_help_page_named(const char *name)
 {
 	size_t i;
 
-	if (!strcmp(topic, "all"))
-		return true;
 	for (i = 0; i < ARRAY_SIZE(pages); i++)
-		if (!strcmp(topic, pages[i].name))
-			return true;
-	return false;
+		if (!strcmp(name, pages[i].name))
+			return &pages[i];
+	return NULL;
+}
+
+bool ls_help_topic(const char *topic)
+{
+	return !strcmp(topic, "all") || ls_help_page_named(topic);
 }
 
 /* "gpio, gpiod, ..., report and all": every page, for --help=bogus. */
