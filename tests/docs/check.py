@@ -310,6 +310,18 @@ def main():
     result(not misaligned, f"--help pages: descriptions at column {DESC_COL + 1}",
            "\n".join(misaligned))
 
+    # ---- every kind of line the CLI prints has its OUTPUT entry ----
+    kinds = set()
+    for c in glob.glob(os.path.join(top, "userspace/**/*.c"), recursive=True):
+        kinds |= set(re.findall(r'"([A-Z]{3,4}|---)\|', read(c)))
+    output = man.split(".SH OUTPUT", 1)[-1].split("\n.SH ", 1)[0]
+    listed = set()
+    for line in re.findall(r"^\.BR? .*$", output, re.M):
+        listed |= set(re.findall(r"([A-Z]{3,4}|---)\|", line))
+    result(len(kinds) >= 10 and not (kinds - listed),
+           "latscope.1: an OUTPUT entry for every kind of line the CLI prints",
+           f"printed {sorted(kinds)}; no entry: {sorted(kinds - listed)}")
+
     # ---- links and anchors ----
     broken = []
     for md in markdown_files(top):

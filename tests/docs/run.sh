@@ -2,7 +2,8 @@
 # The front door held (issue 45): README and `latscope --help` within
 # their budgets, the --help pages aligned and named where they are
 # listed (the man page, bash completion), their option rows and the man
-# page's entries the very options of cli/options.c's table, every
+# page's entries the very options of cli/options.c's table, an entry in
+# the man page's OUTPUT for every kind of line the CLI prints, every
 # relative link and #anchor of the documents found, docs/design/cli.md
 # naming every userspace file, layers.md's figures as
 # scripts/layers.py prints them, every `latscope ...` example of README,
