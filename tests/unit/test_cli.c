@@ -309,6 +309,8 @@ void test_mode_options(void)
 		{ "--irq-prio 50", "--irq-prio belongs to GPIO mode (-I, -O or --gpio-dt) or --gpiod" },
 		{ "-k -I a,1 -O a,2 --pulse-out a,3 --ack-in a,4", "--ack-in belongs to --gpiod" },
 		{ "--serve --subtract 5", "--subtract belongs to --monitor" },
+		{ "--force", "--force lets -g or --json overwrite an existing file" },
+		{ "--cost --force", "--force lets -g or --json" },
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		enum ls_parse r = parse(bad[i].line, &p, err);
@@ -324,6 +326,8 @@ void test_mode_options(void)
 		"--gpiod -I a,1 -O a,2 --pulse-out a,3 --ack-in a,4 --irq-prio 80",
 		"-z 10.0.0.2 --latmon-port 2400 -I a,1 -O a,2",
 		"--cost --cost-repeat 3 --cost-scale 50 --cost-dir /tmp",
+		"--force --json x",
+		"--cost --force --json x",
 	};
 	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++)
 		check(parse(good[i], &p, err) == LS_PARSE_RUN, good[i], "refused: %s", err);

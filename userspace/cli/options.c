@@ -911,6 +911,10 @@ static int check_together(struct ls_params *p, const bool *given, char *err, siz
 		ls_fail(err, errlen, "--checkpoint rewrites the -g or --json file during the run: give one of them a file name");
 		return -1;
 	}
+	if (p->force && !p->plot_path && !p->json_path) {
+		ls_fail(err, errlen, "--force lets -g or --json overwrite an existing file: give one of them");
+		return -1;
+	}
 	if (p->stress && p->stress_cmd) {
 		ls_fail(err, errlen, "--stress %s and --stress-cmd: give one load, not both",
 			p->stress);
