@@ -489,9 +489,13 @@ def main():
 
     # ---- README's exit statuses ----
     codes = re.findall(r"LS_EXIT_\w+\s*= (\d+)", read(os.path.join(top, "userspace/core/core.h")))
-    table_codes = set(re.findall(r"^\| (\d+) \|", read(readme), re.M))
-    missing = [c for c in codes if c not in table_codes]
-    result(codes and not missing, "README.md: every exit status in its table", missing)
+    for doc in ("README.md", "docs/guide/reading-the-output.md"):
+        table_codes = set(re.findall(r"^\| (\d+) \|", read(os.path.join(top, doc)), re.M))
+        missing = [c for c in codes if c not in table_codes]
+        result(codes and not missing, f"{doc}: every exit status in its table", missing)
+    status = man.split('.SH "EXIT STATUS"', 1)[-1].split("\n.SH ", 1)[0]
+    missing = [c for c in codes if not re.search(rf"^\.B {c}$", status, re.M)]
+    result(codes and not missing, "latscope.1: every exit status in EXIT STATUS", missing)
 
     print(f"docs: {passed} passed, {failed} failed")
     return 1 if failed else 0

@@ -57,7 +57,9 @@ static const struct ls_help_page pages[] = {
 "every run (latscope --help) apply.\n",
 "Lines as the Raspberry Pi overlays set them (docs/guide/gpio.md):\n"
 "  latscope -k -I gpiochip0,24 -O gpiochip0,23 --pulse-out gpiochip0,25 -T 1m\n"
-"      loopback on one board: pulse-out wired to pulse-in (man latscope)\n",
+"      loopback on one board: pulse-out wired to pulse-in (man latscope)\n"
+"  latscope -k --gpio-dt -T 1m\n"
+"      the same, the overlay loaded: it holds the lines for the driver\n",
 	  "GPIO mode (-I, -O or --gpio-dt)", in_gpio },
 	{ "gpiod", "the application's answer on libgpiod: --gpiod",
 "latscope --gpiod: an application's SCHED_FIFO thread answers the edges on\n"
@@ -83,7 +85,8 @@ static const struct ls_help_page pages[] = {
 "Its TCP port starts a run on request from any host that reaches it: keep\n"
 "it on a test network, or admit the boards under test with --allow.\n",
 "Lines as the latscope-monitor overlay sets them (docs/guide/gpio.md):\n"
-"  latscope --monitor --pulse-out gpiochip0,25 --ack-in gpiochip0,24\n",
+"  latscope --monitor --pulse-out gpiochip0,25 --ack-in gpiochip0,24\n"
+"  latscope --monitor --gpio-dt          (the overlay loaded)\n",
 	  "--monitor", in_monitor },
 	{ "cost", "what being measured costs other work: --cost",
 "latscope --cost: the price of being measured. Runs fixed amounts of work,\n"

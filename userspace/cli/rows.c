@@ -79,6 +79,8 @@ static const struct ls_help_row rows[] = {
 	{ "monitor", "pulse-out", "=<chip>,<n>", "the line to the other board's pulse-in" },
 	{ "monitor", "ack-in", "=<chip>,<n>[,<edge>]",
 	  "the line from the other board's ack-out, and the\nedge timed [=falling-edge]" },
+	{ "monitor", "gpio-dt", "", "the lines of the device tree's latscope node in\n"
+				   "the monitor role (the latscope-monitor overlay)" },
 	{ "monitor", "pulse-edge", "=rising-edge|falling-edge",
 	  "the edge each pulse starts with [=rising-edge]" },
 	{ "monitor", "latmon-port", "=<port>", "the TCP port [=2306]" },
