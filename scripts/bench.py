@@ -5,17 +5,19 @@ average, the 99th percentile and the maximum in each interleaved round,
 their medians and ranges, and new/old the same way; then where a cost
 lies: the bare PULSE loop against the same loop on clock_nanosleep (the
 driver's path), the CLI against the bare loop (the CLI's), and the
-clock_nanosleep loop against cyclictest (the tools' own ways); a
-Markdown table on stdout. Directories named KERNEL-bootN are boots of
+clock_nanosleep loop against cyclictest (the tools' own ways); and the
+kernel (kern) and irq contexts against rtla timerlat's thread and irq
+latencies in the same round; a Markdown table on stdout. Directories named KERNEL-bootN are boots of
 one kernel: after the table, each comparison's median in every boot and
 whether the boots agree (a difference only when every boot's 95 %
 interval lies on the same side of 1).
 
 Usage: bench.py [--old=TEXT] DIR... (each a kernel's bench-new-R.json,
-bench-old-R.json, bench-ct-R.txt, bench-pulse-R.txt, bench-sleep-R.txt;
+bench-old-R.json, bench-kern-R.json, bench-irq-R.json, bench-ct-R.txt,
+bench-pulse-R.txt, bench-sleep-R.txt, bench-rtla-R.txt;
 the directory's name is the kernel's, KERNEL-bootN a boot of it).
-A 99th percentile is its cell's middle: 1 us cells for cyclictest, the
-CLI's percentile range for latscope (1 us up to its histogram's end,
+A 99th percentile is its cell's middle: 1 us cells for cyclictest and
+rtla, the CLI's percentile range for latscope (1 us up to its histogram's end,
 wider in the tail past it).
 """
 import json
@@ -26,11 +28,13 @@ import statistics
 import sys
 
 BOOT = re.compile(r"^(.*)-boot(\d+)$")
-NAME = re.compile(r"bench-(new|old)-(\d+)\.json$|bench-(ct|pulse|sleep)-(\d+)\.txt$")
+NAME = re.compile(r"bench-(new|old|kern|irq)-(\d+)\.json$|bench-(ct|pulse|sleep)-(\d+)\.txt$"
+                  r"|bench-rtla-(\d+)\.txt$")
 # The comparisons, in the table's order: (figure, over this one, named).
 PAIRS = (("new", "ct", "cyclictest"), ("old", "ct", "cyclictest"), ("new", "old", "old"),
          ("pulse", "sleep", "sleep loop"), ("new", "pulse", "pulse loop"),
-         ("sleep", "ct", "cyclictest"))
+         ("sleep", "ct", "cyclictest"), ("kern", "rtla-thr", "rtla timerlat thread"),
+         ("irq", "rtla-irq", "rtla timerlat irq"))
 SUMMARY = re.compile(r"^# (Min|Avg|Max) Latencies: *(\d+)")
 OVERFLOWS = re.compile(r"^# Histogram Overflows: *(\d+)")
 
@@ -76,6 +80,40 @@ def cyclictest_figures(path):
     return out
 
 
+def rtla_figures(path):
+    """{"rtla-irq": figures, "rtla-thr": figures} in us from rtla timerlat
+    hist -n -b 1000 (ns, 1 us cells) on one CPU: the first count, min,
+    avg and max rows (the CPU's; an ALL section repeats them) and the
+    cells; p99 is None if it lies past the histogram (count includes
+    the samples past it)."""
+    rows, cells, nano = {}, [], False
+    with open(path) as f:
+        for line in f:
+            parts = line.split()
+            if line.startswith("# Time unit is nanoseconds"):
+                nano = True
+            elif parts and parts[0] in ("count:", "min:", "avg:", "max:"):
+                if parts[0][:-1] not in rows and len(parts) >= 3:
+                    rows[parts[0][:-1]] = parts[1:3]
+            elif len(parts) == 3 and all(p.isdigit() for p in parts):
+                cells.append([int(p) for p in parts])
+    if not nano or set(rows) != {"count", "min", "avg", "max"} or \
+            any(not v.isdigit() for vals in rows.values() for v in vals):
+        raise ValueError(f"{path}: not rtla timerlat hist -n output with an irq and a "
+                         "thread column and their count, min, avg and max")
+    out = {}
+    for col, name in ((0, "rtla-irq"), (1, "rtla-thr")):
+        figs = {k: int(rows[k][col]) / 1000 for k in ("min", "avg", "max")}
+        count, seen, figs["p99"] = int(rows["count"][col]), 0, None
+        for c in sorted(cells):
+            seen += c[col + 1]
+            if count and seen >= 0.99 * count:
+                figs["p99"] = c[0] / 1000 + 0.5
+                break
+        out[name] = figs
+    return out
+
+
 def runs(directory):
     """{round: {variant: figures}}"""
     out = {}
@@ -86,8 +124,10 @@ def runs(directory):
         path = os.path.join(directory, name)
         if m.group(1):
             out.setdefault(int(m.group(2)), {})[m.group(1)] = latscope_figures(path)
-        else:
+        elif m.group(3):
             out.setdefault(int(m.group(4)), {})[m.group(3)] = cyclictest_figures(path)
+        else:
+            out.setdefault(int(m.group(5)), {}).update(rtla_figures(path))
     return out
 
 
@@ -194,7 +234,9 @@ def table(dirs, old):
                  "the other's in the same round; new is this tree" +
                  (f", old is {old}" if old else "") + "; pulse is the smallest "
                  "responder on this tree's PULSE, sleep the same loop on "
-                 "clock_nanosleep (tests/vm/bench_loop.c). Emulated (QEMU TCG): a "
+                 "clock_nanosleep (tests/vm/bench_loop.c); kern and irq are latscope "
+                 "-k and -i against rtla timerlat's thread and irq latencies. "
+                 "Emulated (QEMU TCG): a "
                  "comparison in one boot, not a board's latency.")
     return lines + across_boots(byboot)
 

@@ -1,6 +1,7 @@
 #!/bin/bash
 # The user context against cyclictest and against another build of
-# latscope, side by side in one boot per kernel (docs/measurements/
+# latscope, the kernel and irq contexts against rtla timerlat, side by
+# side in one boot per kernel (docs/measurements/
 # bench.md): Debian 12's 6.12 mainline and PREEMPT_RT kernels in the test
 # VM (QEMU TCG, 2 CPUs: emulated, not real hardware), each booted once to
 # run ROUNDS interleaved rounds of SECONDS-second runs on CPU1 at a 1 ms
@@ -15,6 +16,8 @@
 #   under the cache, printed)
 # LATSCOPE_BENCH_ROUNDS (10), LATSCOPE_BENCH_SECONDS (20),
 # LATSCOPE_BENCH_KERNELS ("amd64 rt-amd64": flavours of 6.12),
+# LATSCOPE_BENCH_VARIANTS (all: new, old, ct, pulse, sleep, kern, irq,
+# rtla, comma- or space-separated; tests/vm/bench.sh says what each is),
 # LATSCOPE_BENCH_BOOTS (1: how many times each kernel is booted, its
 # runs in 6.12-FLAVOUR-bootN, and bench.py says whether the boots agree),
 # LATSCOPE_BENCH_TCG (single: both virtual CPUs on one host thread, as
@@ -69,7 +72,7 @@ for flavour in $kernels; do
 		mkdir -p "$dir"
 		status=0
 		LATSCOPE_VM_FILES=$dir LATSCOPE_WHY_ROUNDS=$rounds LATSCOPE_COMPARE_SECONDS=$secs \
-			LATSCOPE_VM_TCG_THREAD=$tcg \
+			LATSCOPE_VM_TCG_THREAD=$tcg LATSCOPE_VM_TESTS=${LATSCOPE_BENCH_VARIANTS:-} \
 			"$top/scripts/vm.sh" 6.12 "$flavour" bench >"$dir/vm.log" 2>&1 || status=$?
 		grep -E '^(ok|not ok|#|vm:)' "$dir/vm.log" || true
 		if [ $status != 0 ]; then

@@ -289,8 +289,8 @@ limit=720
 [ "$mode" = gpio ] && limit=1320
 # snapshot-cost runs two modules' rounds, then the hook costs' (48 runs).
 [ "$mode" = snapshot-cost ] && limit=1320
-# bench: five variants a round, each for LATSCOPE_COMPARE_SECONDS.
-[ "$mode" = bench ] && limit=$((${LATSCOPE_WHY_ROUNDS:-4} * 5 * (${LATSCOPE_COMPARE_SECONDS:-60} + 15) + 300))
+# bench: up to eight variants a round, each for LATSCOPE_COMPARE_SECONDS.
+[ "$mode" = bench ] && limit=$((${LATSCOPE_WHY_ROUNDS:-4} * 8 * (${LATSCOPE_COMPARE_SECONDS:-60} + 15) + 300))
 boot() {
 	timeout $((limit + ${LATSCOPE_FUZZ_SECONDS:-60} + ${LATSCOPE_COMPARE_SECONDS:-60} + ${LATSCOPE_SOAK_SECONDS:-60})) \
 		qemu-system-x86_64 -accel "$accel" -cpu qemu64,+rdrand -smp 2 -m 1024 \

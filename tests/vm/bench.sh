@@ -13,16 +13,36 @@
 #        PULSE, without the CLI (tests/vm/bench_loop.c)
 #   sleep /bench_loop sleep: the same loop on clock_nanosleep, the path
 #        cyclictest takes
+#   kern latscope -k, the kernel thread, with /latscope.ko
+#   irq  latscope -i, the timer's interrupt handler
+#   rtla rtla timerlat hist -c 1 -p 1000 -P f:90: its irq and (kernel)
+#        thread latencies, 1 us cells up to 60 ms, where the kernel has
+#        the timerlat tracer and the image rtla
+# VARIANTS (the third argument, comma-separated): only these of them.
 # Each run's result goes to the host as bench-VARIANT-ROUND.json (the
 # CLI's JSON) or bench-VARIANT-ROUND.txt (ct, pulse, sleep: cyclictest's
-# summary and the cells that are not empty).
+# summary and the cells that are not empty; rtla: its histogram).
 # shellcheck source=tests/vm/lib.sh
 . /vm_lib.sh
 secs=${1:-20}
 rounds=${2:-10}
 rc=0
-variants="new ct pulse sleep"
-[ -f /latscope-old.ko ] && [ -x /bin/latscope-old ] && variants="new old ct pulse sleep"
+variants="new ct pulse sleep kern irq"
+[ -f /latscope-old.ko ] && [ -x /bin/latscope-old ] && variants="new old ct pulse sleep kern irq"
+if [ -x /usr/bin/rtla ] && grep -qw timerlat /sys/kernel/tracing/available_tracers 2>/dev/null; then
+	variants="$variants rtla"
+fi
+if [ -n "${3:-}" ]; then
+	only=
+	for v in $(echo "$3" | tr , ' '); do
+		case " $variants " in
+		*" $v "*) only="$only $v" ;;
+		*) echo "# bench: no variant '$v' here (there are: $variants)" ;;
+		esac
+	done
+	variants=${only# }
+	[ -n "$variants" ] || { echo "not ok - bench: none of '$3' can run here"; exit 1; }
+fi
 
 # The variants, the first @1 of them moved to the end.
 rotate() { # count
@@ -61,6 +81,25 @@ while [ $r -le "$rounds" ]; do
 			# The summary and the cells with samples in them.
 			awk '/^#/ || ($1 ~ /^[0-9]+$/ && $2 > 0)' ct.out >"$f"
 			sed -n "s|^# Avg Latencies: *0*\([0-9]*\).*|# round $r ct: avg \1 us|p" "$f"
+			;;
+		kern | irq)
+			use_module new || { echo "not ok - insmod new"; rc=1; break 2; }
+			f=bench-$v-$r.json
+			ctx=-k
+			[ "$v" = irq ] && ctx=-i
+			# shellcheck disable=SC2046 # -P for the kernel thread only
+			latscope $ctx -c 1 -p 1000 $([ "$v" = kern ] && echo -P 90) -T "$secs" -q --json "$f" \
+				>"$v.out" 2>&1 ||
+				{ echo "not ok - $f: exit $?: $(cat "$v.out")"; rc=1; continue; }
+			sed -n '/"total"/,/"avg"/s|.*"avg": \(.*\),|# round '"$r $v"': avg \1 us|p' "$f"
+			;;
+		rtla)
+			f=bench-rtla-$r.txt
+			# In ns, 1 us cells: the averages to the ns, the cells as cyclictest's.
+			rtla timerlat hist -c 1 -p 1000 -d "${secs}s" -P f:90 -n -b 1000 -E 60000 \
+				--no-aa --dma-latency 0 >"$f" 2>rtla.err ||
+				{ echo "not ok - $f: exit $?: $(tail -n 3 rtla.err)"; rc=1; continue; }
+			sed -n "s|^avg: *\([0-9]*\) *\([0-9]*\).*|# round $r rtla: avg irq \1 ns, thread \2 ns|p" "$f" | head -n 1
 			;;
 		pulse | sleep)
 			[ "$v" = pulse ] && { use_module new || { echo "not ok - insmod new"; rc=1; break 2; }; }
