@@ -22,7 +22,9 @@
 # runs in 6.12-FLAVOUR-bootN, and bench.py says whether the boots agree),
 # LATSCOPE_BENCH_TCG (single: both virtual CPUs on one host thread, as
 # the test VMs run, so that work on CPU0 costs CPU1 too; multi: one
-# each); then the KUnit per-sample figure of this tree
+# each; icount: single, the guest's clock counting its instructions, so
+# that a latency is a path's length, deaf to the host's load); then the
+# KUnit per-sample figure of this tree
 # (LATSCOPE_BENCH_KUNIT=0: not).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -37,8 +39,8 @@ kernels=${LATSCOPE_BENCH_KERNELS:-amd64 rt-amd64}
 boots=${LATSCOPE_BENCH_BOOTS:-1}
 tcg=${LATSCOPE_BENCH_TCG:-single}
 case $tcg in
-single | multi) ;;
-*) echo "bench: LATSCOPE_BENCH_TCG is single or multi, not '$tcg'" >&2; exit 2 ;;
+single | multi | icount) ;;
+*) echo "bench: LATSCOPE_BENCH_TCG is single, multi or icount, not '$tcg'" >&2; exit 2 ;;
 esac
 case $rounds$secs$boots in
 *[!0-9]*) echo "bench: LATSCOPE_BENCH_ROUNDS, _SECONDS and _BOOTS are whole numbers ('$rounds', '$secs', '$boots')" >&2; exit 2 ;;
@@ -62,7 +64,7 @@ if [ -n "$rev" ]; then
 	export LATSCOPE_VM_OLD_DRIVER=$old/driver LATSCOPE_VM_OLD_CLI=$old/latscope-old
 fi
 mkdir -p "$out"
-echo "# bench: HEAD $(git -C "$top" rev-parse --short HEAD)${sha:+ against $rev ($sha)}, $rounds rounds of $secs s, $boots boot(s) a kernel, TCG $tcg-threaded, into $out"
+echo "# bench: HEAD $(git -C "$top" rev-parse --short HEAD)${sha:+ against $rev ($sha)}, $rounds rounds of $secs s, $boots boot(s) a kernel, TCG $tcg, into $out"
 dirs=()
 for flavour in $kernels; do
 	for boot in $(seq "$boots"); do

@@ -275,12 +275,21 @@ tests=${LATSCOPE_VM_TESTS:+ lstests=$(echo "$LATSCOPE_VM_TESTS" | tr ' ' ,)}
 if [ "$mode" = test ] && { [ "$series" = 5.10 ] || [ "$series" = sid ]; }; then
 	mode=abi
 fi
+icount=()
 case $mode in
 demo | stress | compare | gpio-compare) accel=tcg ;;
-# bench: as scripts/bench.sh asks (LATSCOPE_VM_TCG_THREAD single or
-# multi): one host thread for both virtual CPUs makes what one does cost
-# the other's time too.
-bench) accel=tcg,thread=${LATSCOPE_VM_TCG_THREAD:-single} ;;
+# bench: as scripts/bench.sh asks (LATSCOPE_VM_TCG_THREAD single, multi
+# or icount): one host thread for both virtual CPUs makes what one does
+# cost the other's time too; icount makes the guest's clock count its
+# instructions (4 ns each; when every CPU idles, the clock jumps to the
+# next timer), so that a latency is the length of the path that ran,
+# whatever else the host does meanwhile.
+bench)
+	case ${LATSCOPE_VM_TCG_THREAD:-single} in
+	icount) accel=tcg,thread=single icount=(-icount shift=2,sleep=off) ;;
+	*) accel=tcg,thread=${LATSCOPE_VM_TCG_THREAD:-single} ;;
+	esac
+	;;
 *) accel=tcg,thread=single ;;
 esac
 # A bound for a hung VM, not a guess at its speed: the GPIO stage runs
@@ -293,7 +302,7 @@ limit=720
 [ "$mode" = bench ] && limit=$((${LATSCOPE_WHY_ROUNDS:-4} * 8 * (${LATSCOPE_COMPARE_SECONDS:-60} + 15) + 300))
 boot() {
 	timeout $((limit + ${LATSCOPE_FUZZ_SECONDS:-60} + ${LATSCOPE_COMPARE_SECONDS:-60} + ${LATSCOPE_SOAK_SECONDS:-60})) \
-		qemu-system-x86_64 -accel "$accel" -cpu qemu64,+rdrand -smp 2 -m 1024 \
+		qemu-system-x86_64 -accel "$accel" "${icount[@]}" -cpu qemu64,+rdrand -smp 2 -m 1024 \
 		-nographic -no-reboot -kernel "$vmlinuz" -initrd "$work/initrd.gz" "${netargs[@]}" \
 		-append "console=ttyS0 panic=-1 quiet random.trust_cpu=on lsmode=$mode lssecs=${LATSCOPE_COMPARE_SECONDS:-60} lscost=${LATSCOPE_COMPARE_COST_SCALE:-10} lsrounds=${LATSCOPE_WHY_ROUNDS:-4} lssoak=${LATSCOPE_SOAK_SECONDS:-60} $fuzz$tests" \
 		>"$log" 2>&1 || true
