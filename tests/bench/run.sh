@@ -71,6 +71,16 @@ has "the CLI's part: new against the pulse loop" "$tmp/table.md" \
 has "the tools' own ways: sleep loop against cyclictest" "$tmp/table.md" \
 	"| 6.12-amd64 | sleep | cyclictest | 3 | 20.0 | 1.00 (1.00-1.00) |"
 
+# A "# avg: X us" line (cyclictest's JSON, bench_loop) is the average.
+dp=$tmp/6.12-precise
+mkdir -p "$dp"
+cyclictest_txt "$dp/bench-ct-1.txt" 00020 00040 "000020 000100"
+echo "# avg: 20.50 us" >>"$dp/bench-ct-1.txt"
+latscope_json "$dp/bench-new-1.json" 20.5 20 21 40 12
+python3 "$top/scripts/bench.py" "$dp" >"$tmp/precise.md" 2>&1
+has "a '# avg:' line is the average, not the summary's whole us" "$tmp/precise.md" \
+	"| 6.12-precise | new | cyclictest | 1 | 20.5 | 1.00 (1.00-1.00) |"
+
 # From 6 rounds the median gets its distribution-free 95 % interval:
 # ratios 1.0 to 1.9 over 10 rounds, the 2nd smallest to the 2nd largest.
 d10=$tmp/6.1-amd64
