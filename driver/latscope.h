@@ -16,7 +16,7 @@
 #include <linux/mutex.h>
 #include <linux/sched.h>
 #include <linux/seqlock.h>
-#include <linux/swait.h>
+#include <linux/rcuwait.h>
 #include <linux/types.h>
 #include <linux/wait.h>
 #include <linux/workqueue.h>
@@ -254,7 +254,7 @@ struct latscope_session {
 	/* Hand-off from the event to the responder. */
 	atomic64_t pending;		/* ideal of the untaken event, or 0 */
 	struct task_struct *kthread;	/* kernel context */
-	struct swait_queue_head resp_wq;	/* user context */
+	struct rcuwait resp_wait;	/* user context: the task in PULSE */
 	atomic_t resp_busy;		/* one PULSE caller at a time */
 	u32 run;			/* STARTs so far, written under @lock */
 	u64 outstanding;		/* ideal the last PULSE returned, PULSE-owned */

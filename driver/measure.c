@@ -177,5 +177,5 @@ void latscope_handoff(struct latscope_session *s, u64 ideal, s64 irq_lat,
 	if (s->kthread)
 		wake_up_process(s->kthread);
 	else
-		swake_up_one(&s->resp_wq);
+		rcuwait_wake_up(&s->resp_wait);
 }

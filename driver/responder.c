@@ -8,7 +8,7 @@
 #include <linux/err.h>
 #include <linux/kthread.h>
 #include <linux/sched.h>
-#include <linux/swait.h>
+#include <linux/rcuwait.h>
 #include <linux/timekeeping.h>
 #include <uapi/linux/sched/types.h>
 
@@ -136,11 +136,15 @@ static bool latscope_pulse_ready(struct latscope_session *s, u32 run, u64 *ideal
 	return *ideal || READ_ONCE(s->state) == LATSCOPE_STOPPED;
 }
 
-/* Takes the next event for the user responder, or tells why there is none. */
+/*
+ * Takes the next event for the user responder, or tells why there is none.
+ * One waiter (@s->resp_busy): an rcuwait, which the event's handler wakes
+ * without a lock, as nanosleep's timer wakes its task.
+ */
 static int latscope_pulse_wait(struct latscope_session *s, u32 run, u64 *ideal)
 {
-	if (swait_event_interruptible_exclusive(s->resp_wq,
-						latscope_pulse_ready(s, run, ideal)))
+	if (rcuwait_wait_event(&s->resp_wait, latscope_pulse_ready(s, run, ideal),
+			       TASK_INTERRUPTIBLE))
 		return -EINTR;
 	if (!*ideal)
 		return -ECANCELED;

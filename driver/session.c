@@ -176,7 +176,7 @@ struct latscope_session *latscope_session_create(struct device *dev)
 	mutex_init(&s->lock);
 	mutex_init(&s->worst_lock);
 	latscope_ring_init(&s->ring);
-	init_swait_queue_head(&s->resp_wq);
+	rcuwait_init(&s->resp_wait);
 	init_waitqueue_head(&s->bulk_wq);
 	init_irq_work(&s->bulk_work, latscope_bulk_wake);
 	s->state = LATSCOPE_IDLE;
@@ -242,7 +242,7 @@ static void latscope_halt(struct latscope_session *s)
 	latscope_measure_flush(s);
 	/* Pairs with the acquire in read(): the last record is visible. */
 	smp_store_release(&s->state, LATSCOPE_STOPPED);
-	swake_up_all(&s->resp_wq);
+	rcuwait_wake_up(&s->resp_wait);
 	wake_up_interruptible_all(&s->bulk_wq);
 }
 
