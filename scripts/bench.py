@@ -105,8 +105,8 @@ def rtla_figures(path):
             elif parts and parts[0] in ("count:", "min:", "avg:", "max:"):
                 if parts[0][:-1] not in rows and len(parts) >= 3:
                     rows[parts[0][:-1]] = parts[1:3]
-            elif len(parts) == 3 and all(p.isdigit() for p in parts):
-                cells.append([int(p) for p in parts])
+            elif len(parts) >= 3 and all(p.isdigit() for p in parts):
+                cells.append([int(p) for p in parts[:3]])
     if not nano or set(rows) != {"count", "min", "avg", "max"} or \
             any(not v.isdigit() for vals in rows.values() for v in vals):
         raise ValueError(f"{path}: not rtla timerlat hist -n output with an irq and a "

@@ -15,9 +15,10 @@
 #        cyclictest takes
 #   kern latscope -k, the kernel thread, with /latscope.ko
 #   irq  latscope -i, the timer's interrupt handler
-#   rtla rtla timerlat hist -c 1 -p 1000 -P f:90: its irq and (kernel)
-#        thread latencies, 1 us cells up to 60 ms, where the kernel has
-#        the timerlat tracer and the image rtla
+#   rtla rtla timerlat hist -k -c 1 -p 1000 -P f:90 --warm-up 1: its irq
+#        and kernel thread latencies, 1 us cells up to 60 ms, where the
+#        kernel has the timerlat tracer (6.12-rt; Debian's mainline 6.12
+#        has none) and the image rtla
 # VARIANTS (the third argument, comma-separated): only these of them.
 # Each run's result goes to the host as bench-VARIANT-ROUND.json (the
 # CLI's JSON) or bench-VARIANT-ROUND.txt (ct, pulse, sleep: cyclictest's
@@ -99,8 +100,11 @@ while [ $r -le "$rounds" ]; do
 		rtla)
 			f=bench-rtla-$r.txt
 			# In ns, 1 us cells: the averages to the ns, the cells as cyclictest's.
-			rtla timerlat hist -c 1 -p 1000 -d "${secs}s" -P f:90 -n -b 1000 -E 60000 \
-				--no-aa --dma-latency 0 >"$f" 2>rtla.err ||
+			# -k: its kernel threads (6.12 uses user threads by
+			# default); --warm-up 1: latscope's warm-up, which leaves
+			# out the tracer's start.
+			rtla timerlat hist -k -c 1 -p 1000 -d "${secs}s" -P f:90 -n -b 1000 -E 60000 \
+				--warm-up 1 --no-aa --dma-latency 0 >"$f" 2>rtla.err ||
 				{ echo "not ok - $f: exit $?: $(tail -n 3 rtla.err)"; rc=1; continue; }
 			sed -n "s|^avg: *\([0-9]*\) *\([0-9]*\).*|# round $r rtla: avg irq \1 ns, thread \2 ns|p" "$f" | head -n 1
 			;;
