@@ -14,17 +14,17 @@
 #   default the newest tag; none if there is no tag
 #   OUTDIR: where the runs' files and table.md go (default: a directory
 #   under the cache, printed)
-# LATSCOPE_BENCH_ROUNDS (10), LATSCOPE_BENCH_SECONDS (20),
+# LATSCOPE_BENCH_ROUNDS (10), LATSCOPE_BENCH_SECONDS (5),
 # LATSCOPE_BENCH_KERNELS ("amd64 rt-amd64": flavours of 6.12),
 # LATSCOPE_BENCH_VARIANTS (all: new, old, ct, pulse, sleep, kern, irq,
 # rtla, comma- or space-separated; tests/vm/bench.sh says what each is),
 # LATSCOPE_BENCH_BOOTS (1: how many times each kernel is booted, its
 # runs in 6.12-FLAVOUR-bootN, and bench.py says whether the boots agree),
-# LATSCOPE_BENCH_TCG (single: both virtual CPUs on one host thread, as
-# the test VMs run, so that work on CPU0 costs CPU1 too; multi: one
-# each; icount: single, the guest's clock counting its instructions, so
-# that a latency is a path's length, deaf to the host's load); then the
-# KUnit per-sample figure of this tree
+# LATSCOPE_BENCH_TCG (icount: both virtual CPUs on one host thread, the
+# guest's clock counting its instructions, so that a latency is a path's
+# length, deaf to the host's load; single: the same without icount, the
+# guest's clock the host's, as the test VMs run; multi: a host thread
+# each); then the KUnit per-sample figure of this tree
 # (LATSCOPE_BENCH_KUNIT=0: not).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -34,10 +34,10 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 rev=${1:-$(git -C "$top" describe --tags --abbrev=0 2>/dev/null || true)}
 out=${2:-$(latscope_cache)/bench/$(date +%Y%m%d-%H%M%S)}
 rounds=${LATSCOPE_BENCH_ROUNDS:-10}
-secs=${LATSCOPE_BENCH_SECONDS:-20}
+secs=${LATSCOPE_BENCH_SECONDS:-5}
 kernels=${LATSCOPE_BENCH_KERNELS:-amd64 rt-amd64}
 boots=${LATSCOPE_BENCH_BOOTS:-1}
-tcg=${LATSCOPE_BENCH_TCG:-single}
+tcg=${LATSCOPE_BENCH_TCG:-icount}
 case $tcg in
 single | multi | icount) ;;
 *) echo "bench: LATSCOPE_BENCH_TCG is single, multi or icount, not '$tcg'" >&2; exit 2 ;;
