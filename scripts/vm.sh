@@ -286,7 +286,11 @@ demo | stress | compare | gpio-compare) accel=tcg ;;
 # whatever else the host does meanwhile.
 bench)
 	case ${LATSCOPE_VM_TCG_THREAD:-single} in
-	icount) accel=tcg,thread=single icount=(-icount shift=2,sleep=off) ;;
+	icount)
+		accel=tcg,thread=single
+		# One QEMU option whose value has commas of its own.
+		icount=(-icount "shift=2,sleep=off")
+		;;
 	*) accel=tcg,thread=${LATSCOPE_VM_TCG_THREAD:-single} ;;
 	esac
 	;;
