@@ -55,19 +55,23 @@ def latscope_figures(path):
 
 
 def cyclictest_figures(path):
-    """{min, avg, p99, max} in us from cyclictest's summary and cells,
-    the average from a "# avg:" line if there is one; p99 is None if it
-    lies past the histogram."""
-    out, cells, over, precise = {}, [], 0, None
+    """{min, avg, p99, max} in us from cyclictest's summary and cells (in
+    ns after a "# unit: ns" line, cyclictest -N: 1 ns cells), the average
+    from a "# avg:" line if there is one; p99 the middle of its 1 us
+    cell, None if it lies past the histogram."""
+    out, cells, over, precise, scale = {}, [], 0, None, 1
     with open(path) as f:
         for line in f:
+            if line.strip() == "# unit: ns":
+                scale = 1000
+                continue
             m = PRECISE_AVG.match(line)
             if m:
                 precise = float(m.group(1))
                 continue
             m = SUMMARY.match(line)
             if m:
-                out[m.group(1).lower()] = float(m.group(2))
+                out[m.group(1).lower()] = float(m.group(2)) / scale
                 continue
             m = OVERFLOWS.match(line)
             if m:
@@ -82,10 +86,12 @@ def cyclictest_figures(path):
         out["avg"] = precise
     count = sum(n for _, n in cells) + over
     seen, out["p99"] = 0, None
-    for us, n in sorted(cells):
+    for cell, n in sorted(cells):
         seen += n
         if seen >= 0.99 * count:
-            out["p99"] = us + 0.5
+            # The middle of its 1 us cell, as the others' (bench_loop's
+            # cells, latscope's percentile ranges): alike, not finer.
+            out["p99"] = cell // scale + 0.5
             break
     return out
 

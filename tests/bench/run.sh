@@ -80,6 +80,25 @@ latscope_json "$dp/bench-new-1.json" 20.5 20 21 40 12
 python3 "$top/scripts/bench.py" "$dp" >"$tmp/precise.md" 2>&1
 has "a '# avg:' line is the average, not the summary's whole us" "$tmp/precise.md" \
 	"| 6.12-precise | new | cyclictest | 1 | 20.5 | 1.00 (1.00-1.00) |"
+rm "$dp/bench-new-1.json"
+
+# cyclictest -N: "# unit: ns" first, the summary and 1 ns cells in ns;
+# 99 of 100 samples by 20400 ns: p99 in the 20 us cell, 20.5 us.
+{
+	echo "# unit: ns"
+	echo "# Min Latencies: 20100"
+	echo "# Avg Latencies: 20410"
+	echo "# Max Latencies: 41000"
+	echo "# Histogram Overflows: 00000"
+	echo "020100 000050"
+	echo "020400 000049"
+	echo "041000 000001"
+	echo "# avg: 20.410 us"
+} >"$dp/bench-ct-2.txt"
+latscope_json "$dp/bench-new-2.json" 20.41 20 21 41 20.1
+python3 "$top/scripts/bench.py" "$dp" >"$tmp/ns.md" 2>&1
+has "cyclictest in ns: min, avg, p99 and max in us" "$tmp/ns.md" \
+	"| 6.12-precise | new | cyclictest | 1 | 20.4 | 1.00 (1.00-1.00) | 1.00 (1.00-1.00) | 1.00 (1.00-1.00) | 20.1-20.1 |"
 
 # From 6 rounds the median gets its distribution-free 95 % interval:
 # ratios 1.0 to 1.9 over 10 rounds, the 2nd smallest to the 2nd largest.
