@@ -40,8 +40,9 @@
 #                        under known noise and rtla beside it
 #   make why-cost        the recorder's price, side by side in the VM
 #                        (docs/measurements/why-cost.md)
-#   make bench [REV=r]   -u against cyclictest and build REV (default: the
-#                        newest tag) in one boot per 6.12 kernel, as ratios
+#   make bench [REV=r]   -u against cyclictest, -k and -i against rtla, and
+#                        build REV (default: the newest tag), in one boot
+#                        per 6.12 kernel under icount, as ratios
 #                        (docs/measurements/bench.md)
 #   make compile_commands  compile_commands.json for clangd (the CLI, and
 #                        the driver's objects once `make module` built them)
