@@ -50,7 +50,7 @@ void test_options(void)
 	check(parse("-g - -T 5", &p, err) == LS_PARSE_RUN && !strcmp(p.plot_path, "-"),
 	      "-g - is stdout, not an option", "%s", err);
 
-	static const struct { const char *line, *named; } bad[] = {
+	static const struct refusal bad[] = {
 		{ "-p 0", "'0'" }, { "-p 9", "'9'" }, { "-p 1000001", "'1000001'" },
 		{ "-p 12abc", "'12abc'" }, { "-p -5", "'-5'" }, { "-P 0", "'0'" },
 		{ "-P 100", "'100'" }, { "-c x", "'x'" }, { "-c 1024", "'1024'" },
@@ -75,12 +75,7 @@ void test_options(void)
 		{ "--thermal-zone -1", "--thermal-zone '-1'" },
 		{ "--thermal-zone 10000", "--thermal-zone '10000'" },
 	};
-	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		enum ls_parse r = parse(bad[i].line, &p, err);
-
-		check(r == LS_PARSE_ERROR && strstr(err, bad[i].named), bad[i].line,
-		      "result %d, message '%s' should name %s", r, err, bad[i].named);
-	}
+	check_refusals(bad, ARRAY_SIZE(bad));
 	/* The whole message, as the option table words it. */
 	static const struct { const char *line, *message; } exact[] = {
 		{ "-p 0", "invalid value '0' for -p/--period (microseconds, 10 to 1000000)" },
@@ -169,7 +164,7 @@ void test_gpio_options(void)
 	check(parse("-k --gpio-dt", &p, err) == LS_PARSE_RUN && p.gpio_edge == 0,
 	      "--gpio-dt: the node's edge (0 to the driver)", "%s %u", err, p.gpio_edge);
 
-	static const struct { const char *line, *named; } bad[] = {
+	static const struct refusal bad[] = {
 		{ "-I gpiochip0 -O a,1", "'gpiochip0'" },
 		{ "-I a,x -O a,1", "'x'" },
 		{ "-I a,-1 -O a,1", "'-1'" },
@@ -220,12 +215,7 @@ void test_gpio_options(void)
 		{ "--irq-prio 95", "GPIO mode" },
 		{ "--irq-prio 100 -I a,1 -O a,2", "'100'" },
 	};
-	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		enum ls_parse r = parse(bad[i].line, &p, err);
-
-		check(r == LS_PARSE_ERROR && strstr(err, bad[i].named), bad[i].line,
-		      "result %d, message '%s' should name %s", r, err, bad[i].named);
-	}
+	check_refusals(bad, ARRAY_SIZE(bad));
 }
 
 /* --gpiod, the application's responder: when it is the context, and its rules. */
@@ -262,7 +252,7 @@ void test_gpiod_options(void)
 	check(parse("--monitor --pulse-out a,1 --ack-in a,2", &p, err) == LS_PARSE_RUN &&
 	      p.context == LATSCOPE_CTX_IRQ, "--monitor: hard irq", "%s", err);
 
-	static const struct { const char *line, *named; } bad[] = {
+	static const struct refusal bad[] = {
 		{ "--gpiod", "needs both -I" },
 		{ "--gpiod -k -I a,1 -O a,2 --ack-in a,3 --pulse-out a,4", "--gpiod and -k" },
 		{ "--gpiod --gpio-dt", "character device" },
@@ -282,12 +272,7 @@ void test_gpiod_options(void)
 		{ "-b 50 -z - -I a,1 -O a,2", "-b 50: the driver stops ftrace" },
 		{ "-b 50 -z 10.0.0.2 -I a,1 -O a,2", "use -A" },
 	};
-	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		enum ls_parse r = parse(bad[i].line, &p, err);
-
-		check(r == LS_PARSE_ERROR && strstr(err, bad[i].named), bad[i].line,
-		      "result %d, message '%s' should name %s", r, err, bad[i].named);
-	}
+	check_refusals(bad, ARRAY_SIZE(bad));
 }
 
 /*
@@ -300,7 +285,7 @@ void test_mode_options(void)
 	struct ls_params p;
 	char err[256];
 
-	static const struct { const char *line, *named; } bad[] = {
+	static const struct refusal bad[] = {
 		{ "--cost-repeat 5", "--cost-repeat belongs to --cost (latscope --help=cost)" },
 		{ "--pulse-edge rising-edge", "--pulse-edge belongs to --monitor (latscope --help=monitor)" },
 		{ "--buckets 1,2", "--buckets belongs to --serve or --textfile (latscope --help=serve)" },
@@ -312,12 +297,7 @@ void test_mode_options(void)
 		{ "--force", "--force lets -g or --json overwrite an existing file" },
 		{ "--cost --force", "--force lets -g or --json" },
 	};
-	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		enum ls_parse r = parse(bad[i].line, &p, err);
-
-		check(r == LS_PARSE_ERROR && strstr(err, bad[i].named), bad[i].line,
-		      "result %d, message '%s' should name %s", r, err, bad[i].named);
-	}
+	check_refusals(bad, ARRAY_SIZE(bad));
 	static const char *const good[] = {
 		"--serve -I a,1 -O a,2 --irq-prio 50",
 		"--serve --window 30 --buckets 1,2,5",

@@ -73,7 +73,7 @@ static void test_cost_options(void)
 	check(parse("--cost-only fsync,queens-1", &p, err) == LS_PARSE_RUN && p.cost &&
 	      !strcmp(p.cost_only, "fsync,queens-1"), "cost: --cost-only is --cost", "%s", err);
 
-	static const struct { const char *line, *named; } bad[] = {
+	static const struct refusal bad[] = {
 		{ "--cost --cost-repeat 0", "'0' for --cost-repeat" },
 		{ "--cost --cost-repeat 101", "'101' for --cost-repeat" },
 		{ "--cost --cost-scale 0", "'0' for --cost-scale" },
@@ -87,12 +87,7 @@ static void test_cost_options(void)
 		{ "--cost -z host", "--cost measures" },
 		{ "--cost --gpiod -I a,1 -O a,2", "--cost measures" },
 	};
-	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		enum ls_parse r = parse(bad[i].line, &p, err);
-
-		check(r == LS_PARSE_ERROR && strstr(err, bad[i].named), bad[i].line,
-		      "result %d, message '%s' should name %s", r, err, bad[i].named);
-	}
+	check_refusals(bad, ARRAY_SIZE(bad));
 }
 
 /* A suite of two workloads and a skipped one, as the JSON and the table say it. */

@@ -52,6 +52,19 @@ enum ls_parse parse(const char *line, struct ls_params *p, char *err)
 	return ls_parse_args(argc, argv, p, err, 256);
 }
 
+void check_refusals(const struct refusal *bad, size_t n)
+{
+	struct ls_params p;
+	char err[256];
+
+	for (size_t i = 0; i < n; i++) {
+		enum ls_parse r = parse(bad[i].line, &p, err);
+
+		check(r == LS_PARSE_ERROR && strstr(err, bad[i].named), bad[i].line,
+		      "result %d, message '%s' should name %s", r, err, bad[i].named);
+	}
+}
+
 void put_file(const char *dir, const char *name, const char *text)
 {
 	char path[512], *slash;

@@ -18,6 +18,13 @@ void check_str(const char *got, const char *want, const char *name);
 void put_file(const char *dir, const char *name, const char *text);
 /* Parses a command line given as one string. */
 enum ls_parse parse(const char *line, struct ls_params *p, char *err);
+/* A command line the parser must refuse, and what its one line must name. */
+struct refusal {
+	const char *line;
+	const char *named;
+};
+/* Checks that the parser refuses each of @bad's @n lines, naming its part. */
+void check_refusals(const struct refusal *bad, size_t n);
 /* 100 samples: 90 in cell 1, 9 in cell 5, 1 past the histogram at 50 us. */
 struct latscope_stats sample_stats(__u64 *cells);
 /* One second into @t, as the logger adds it. */
