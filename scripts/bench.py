@@ -7,10 +7,11 @@ lies: the bare PULSE loop against the same loop on clock_nanosleep (the
 driver's path), the CLI against the bare loop (the CLI's), and the
 clock_nanosleep loop against cyclictest (the tools' own ways); and the
 kernel (kern) and irq contexts against rtla timerlat's thread and irq
-latencies in the same round; a Markdown table on stdout. Directories named KERNEL-bootN are boots of
-one kernel: after the table, each comparison's median in every boot and
-whether the boots agree (a difference only when every boot's 95 %
-interval lies on the same side of 1).
+latencies in the same round; a Markdown table on stdout. Directories
+named KERNEL-bootN are boots of one kernel: after the table, each
+comparison's median in every boot and whether the boots agree (a
+difference only when every boot's 95 % interval lies on the same side
+of 1).
 
 Usage: bench.py [--old=TEXT] DIR... (each a kernel's bench-new-R.json,
 bench-old-R.json, bench-kern-R.json, bench-irq-R.json, bench-ct-R.txt,
@@ -54,6 +55,19 @@ def latscope_figures(path):
         raise ValueError(f"{path}: not the CLI's JSON with total figures ({e!r})") from e
 
 
+def p99_us(cells, count, scale):
+    """The 99th percentile of @count samples, @cells (cell, samples) of
+    1/@scale us each: the middle of the 1 us cell it falls in, as every
+    variant's is read (bench_loop's cells, latscope's percentile ranges),
+    none finer; None if it lies past the cells."""
+    seen = 0
+    for cell, n in sorted(cells):
+        seen += n
+        if count and seen >= 0.99 * count:
+            return cell // scale + 0.5
+    return None
+
+
 def cyclictest_figures(path):
     """{min, avg, p99, max} in us from cyclictest's summary and cells (in
     ns after a "# unit: ns" line, cyclictest -N: 1 ns cells), the average
@@ -84,15 +98,7 @@ def cyclictest_figures(path):
         raise ValueError(f"{path}: no Min/Avg/Max Latencies lines")
     if precise is not None:
         out["avg"] = precise
-    count = sum(n for _, n in cells) + over
-    seen, out["p99"] = 0, None
-    for cell, n in sorted(cells):
-        seen += n
-        if seen >= 0.99 * count:
-            # The middle of its 1 us cell, as the others' (bench_loop's
-            # cells, latscope's percentile ranges): alike, not finer.
-            out["p99"] = cell // scale + 0.5
-            break
+    out["p99"] = p99_us(cells, sum(n for _, n in cells) + over, scale)
     return out
 
 
@@ -120,12 +126,8 @@ def rtla_figures(path):
     out = {}
     for col, name in ((0, "rtla-irq"), (1, "rtla-thr")):
         figs = {k: int(rows[k][col]) / 1000 for k in ("min", "avg", "max")}
-        count, seen, figs["p99"] = int(rows["count"][col]), 0, None
-        for c in sorted(cells):
-            seen += c[col + 1]
-            if count and seen >= 0.99 * count:
-                figs["p99"] = c[0] / 1000 + 0.5
-                break
+        figs["p99"] = p99_us([(c[0], c[col + 1]) for c in cells], int(rows["count"][col]),
+                             1000)
         out[name] = figs
     return out
 
