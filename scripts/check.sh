@@ -75,6 +75,8 @@ stage "install packages" "$top/scripts/install-deps.sh" || exit 1
 stage "checkpatch --strict" "$top/scripts/checkpatch.sh"
 stage "one version (VERSION, driver, CLI, dkms.conf, debian/changelog)" "$top/scripts/version.sh"
 stage "shellcheck" "$top/scripts/shellcheck.sh"
+stage "commit subjects since the last release (area: summary, 75 at most)" \
+	bash "$top/tests/commits/run.sh"
 stage "layers (userspace folders, driver files: no upward link, no circle)" \
 	bash -c "python3 '$top/scripts/layers.py' && bash '$top/tests/layers/run.sh'"
 stage "build matrix (W=1, sparse; 5.10 and unstable's newest in chroots of their suites, cached)" \
