@@ -48,4 +48,4 @@ if [ $bad -gt 0 ]; then
 	echo "not ok - commits: $bad of $n subjects since $base break the rule"
 	exit 1
 fi
-echo "ok - commits: the $n subjects since $base are \"area: summary\", 75 characters at most"
+echo "ok - commits: $n since $base, each \"area: summary\", 75 characters at most"
