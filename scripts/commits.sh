@@ -14,9 +14,13 @@ set -euo pipefail
 # v0.1.0: the release the rule starts from.
 first_release=92bc557
 repo=${1:-$(cd "$(dirname "$0")/.." && pwd)}
-if ! git -C "$repo" rev-parse --git-dir >/dev/null 2>&1; then
+if [ ! -e "$repo/.git" ]; then
 	echo "ok - commits: $repo is not a git tree (a tarball): nothing to check"
 	exit 0
+fi
+if ! err=$(git -C "$repo" rev-parse --git-dir 2>&1 >/dev/null); then
+	echo "not ok - commits: git cannot read $repo: $err"
+	exit 2
 fi
 base=${2:-$(git -C "$repo" describe --tags --abbrev=0 --match 'v[0-9]*' 2>/dev/null || echo "$first_release")}
 if ! git -C "$repo" rev-parse --verify --quiet "$base^{commit}" >/dev/null; then

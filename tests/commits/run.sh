@@ -62,6 +62,23 @@ else
 	nok "an unknown base: exit $rc: $out"
 fi
 
+# A tree git will not read (another owner's) is an error, not a tarball.
+out=$(GIT_CONFIG_GLOBAL=/dev/null GIT_DIR=/nonexistent "$check" "$tmp/repo" "$base" 2>&1)
+rc=$?
+if [ $rc = 2 ] && [[ $out == *"git cannot read"* ]]; then
+	ok "a tree git cannot read: exit 2, named"
+else
+	nok "a tree git cannot read: exit $rc: $out"
+fi
+mkdir "$tmp/tarball"
+out=$("$check" "$tmp/tarball")
+rc=$?
+if [ $rc = 0 ] && [[ $out == *"not a git tree"* ]]; then
+	ok "a tree without .git: nothing to check, said"
+else
+	nok "a tree without .git: exit $rc: $out"
+fi
+
 out=$("$check")
 rc=$?
 if [ $rc = 0 ]; then
