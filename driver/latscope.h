@@ -248,7 +248,7 @@ struct latscope_session {
 	struct latscope_ring ring;
 	atomic_t trace_fired;
 	s64 trace_sample;
-	struct latscope_worst_set *worst;	/* recorder.c, or NULL */
+	struct latscope_worst_set *worst;	/* why_session.c, or NULL */
 	u32 why_seen;			/* LATSCOPE_WHY_SEEN_* of @worst */
 
 	/* Hand-off from the event to the responder. */
@@ -370,7 +370,7 @@ void latscope_handoff(struct latscope_session *s, u64 ideal, s64 irq_lat,
 void latscope_record(struct latscope_session *s, s64 lat, u64 ideal);
 void latscope_measure_flush(struct latscope_session *s);
 
-/* recorder.c */
+/* why_session.c */
 struct latscope_worst_set *latscope_recorder_alloc(const struct latscope_setup *setup,
 						   u64 self_fn, u32 *seen);
 void latscope_recorder_free(struct latscope_worst_set *set);

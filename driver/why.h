@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * latscope's worst-sample recorder, inside the driver: the per-CPU flight
- * record of what ran (flight.c, fed by the tracepoint probes of
- * flight_probes.c), and a session's K worst samples explained from it
- * (why.c). Private to the driver; the ABI is DOC: why in the uapi header.
+ * record of what ran (why_ring.c, fed by the tracepoint probes of
+ * why_probes.c), and a session's K worst samples explained from it
+ * (why_walk.c, kept by why_worst.c). Private to the driver; the ABI is DOC: why in the uapi header.
  */
 #ifndef LATSCOPE_WHY_H
 #define LATSCOPE_WHY_H
@@ -131,7 +131,7 @@ struct latscope_flight {
 	struct latscope_flight_entry slot[LATSCOPE_FLIGHT_SLOTS];
 };
 
-/* flight.c */
+/* why_ring.c */
 struct latscope_flight *latscope_flight_alloc(int node);
 struct latscope_flight_entry *latscope_flight_reserve(struct latscope_flight *fl,
 						      long *n, u64 ts);
@@ -147,7 +147,7 @@ void latscope_flight_hold(struct latscope_flight *fl,
 void latscope_flight_task(struct latscope_flight_task *t,
 			  struct task_struct *task);
 
-/* flight_probes.c */
+/* why_probes.c */
 void latscope_flight_event(u32 session, u64 ideal, u64 arrival);
 int latscope_flight_get(unsigned int cpu, u32 *seen);
 void latscope_flight_put(void);
@@ -195,7 +195,7 @@ struct latscope_why_tally {
 
 /*
  * A kept record: the ABI's, and the pointers symbolised only when it is
- * handed out (why.c).
+ * handed out (why_worst.c).
  */
 struct latscope_worst {
 	struct latscope_why why;
@@ -211,7 +211,7 @@ struct latscope_worst {
  * struct latscope_builder - what builds the records of a CPU's sessions
  * @worker: its thread, SCHED_FIFO 1, off the CPU when there is another
  * @cpu: the CPU
- * @users: sessions set up with a recorder there, under builder.c's lock
+ * @users: sessions set up with a recorder there, under why_builder.c's lock
  * @scratch: a copy of the flight record, LATSCOPE_FLIGHT_SLOTS entries
  * @tally: the walk's
  * @build: the record built before it goes in its slot
@@ -227,7 +227,7 @@ struct latscope_builder {
 	struct latscope_worst build;
 };
 
-/* builder.c */
+/* why_builder.c */
 struct latscope_builder *latscope_builder_get(unsigned int cpu);
 void latscope_builder_put(struct latscope_builder *b);
 
@@ -272,11 +272,13 @@ struct latscope_worst_set {
 	u64 self_fn;
 };
 
-/* why.c */
+/* why_walk.c */
 void latscope_why_build(const struct latscope_flight_entry *ev, u32 n,
 			const struct latscope_why_window *w,
 			struct latscope_why_tally *t,
 			struct latscope_worst *out);
+
+/* why_worst.c */
 struct latscope_worst *latscope_worst_claim(struct latscope_worst_set *set,
 					    s64 lat, bool force);
 void latscope_worst_done(struct latscope_worst_set *set);

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * KUnit tests for the worst-sample recorder: the per-CPU flight record
- * (flight.c) written and copied by hand, the K worst set and its export
- * (why.c), latscope_why_build() on flight entries made up with chosen
+ * (why_ring.c) written and copied by hand, the K worst set and its export
+ * (why_worst.c), latscope_why_build() on flight entries made up with chosen
  * times, and a short real run whose records are checked against its
  * statistics.
  */

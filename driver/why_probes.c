@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * latscope flight record, fed: the kernel tracepoints whose probes write
- * what ran on a measured CPU into its record (flight.c). The probes are
+ * what ran on a measured CPU into its record (why_ring.c). The probes are
  * registered only while a session with a recorder is set up, by name
  * with for_each_kernel_tracepoint(): no kernel rebuild, and the user's
  * ftrace setup is never touched. A probe on a CPU that nothing measures
