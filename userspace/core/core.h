@@ -354,58 +354,6 @@ void ls_heat_read(const struct ls_heat_src *h, struct ls_heat_sample *s);
 void ls_throttle_names(unsigned int flags, char *buf, size_t len);
 const char *ls_throttle_name(int bit);
 
-/* queens.c: the cost suite's CPU work. */
-#define LS_QUEENS_MAX		16
-
-unsigned long long ls_queens(unsigned int n);
-unsigned long long ls_queens_known(unsigned int n);
-
-/* cost.c: a workload's running times, summed up. */
-struct ls_cost_stat {
-	unsigned int n;
-	double mean, stddev, min, max;	/* seconds; stddev of a sample (n - 1) */
-};
-
-void ls_cost_stat(const double *t, unsigned int n, struct ls_cost_stat *out);
-double ls_cost_change(const struct ls_cost_stat *base, const struct ls_cost_stat *other);
-
-/* The cost suite's result (cost/ runs it, output/cost_print.c prints it). */
-#define LS_COST_PLAIN		0	/* nothing else runs */
-#define LS_COST_MEASURED	1	/* while latscope measures on one CPU */
-#define LS_COST_LOADED		2	/* while --stress's load runs */
-#define LS_COST_VARIANTS	3
-#define LS_COST_MAX_REPEAT	100
-#define LS_COST_MAX_WORKLOADS	8
-
-struct ls_cost_result {
-	const char *name;		/* "queens-1" */
-	char what[160];			/* the fixed work, in words */
-	char skipped[160];		/* why it did not run; "": it ran */
-	char check[160];		/* what its output showed */
-	char failed[LS_COST_VARIANTS][200];	/* a run that failed, or its check */
-	double t[LS_COST_VARIANTS][LS_COST_MAX_REPEAT];	/* seconds, each run */
-	struct ls_cost_stat stat[LS_COST_VARIANTS];	/* of the runs made */
-	struct ls_heat_total heat[LS_COST_VARIANTS];	/* during them */
-};
-
-struct ls_cost_report {
-	const struct ls_params *params;
-	const struct ls_sysinfo *sys;
-	const struct ls_heat_src *heat;
-	time_t started, ended;
-	unsigned int repeat, scale;
-	int nr;
-	struct ls_cost_result w[LS_COST_MAX_WORKLOADS];
-	bool variant_ran[LS_COST_VARIANTS];
-	struct ls_stress load;		/* --stress's, for LS_COST_LOADED */
-	int measured_cpu;
-	char latency_json[4200];	/* the measuring run's --json, "": none */
-	char latency_rts[256];		/* its RTS| line, "": none came */
-	int latency_exit;		/* its exit status, -1: not run */
-	bool interrupted;		/* a signal ended the suite early */
-	int exit_code;
-};
-
 void ls_heat_total_add(struct ls_heat_total *h, const struct ls_heat_sample *s,
 		       unsigned char *heat, unsigned char *throttled);
 void ls_timeline_init(struct ls_timeline *t);

@@ -5,15 +5,77 @@
  * measures on one CPU (a child latscope run), heat and clock read
  * meanwhile. Below it: run/ (signals, threads), output/ and core/
  * (docs/design/layers.md); the result is a struct ls_cost_report that
- * output/cost_print.c prints.
+ * print.c prints. Its pure parts (queens.c, stat.c, print.c) are its own:
+ * no other folder uses them.
  */
 #ifndef LATSCOPE_COST_H
 #define LATSCOPE_COST_H
 
 #include <signal.h>
+#include <stdio.h>
 #include <sys/types.h>
+#include <time.h>
 
 #include "run/run.h"
+
+/* queens.c: the suite's CPU work. */
+#define LS_QUEENS_MAX		16
+
+unsigned long long ls_queens(unsigned int n);
+unsigned long long ls_queens_known(unsigned int n);
+
+/* stat.c: a workload's running times, summed up. */
+struct ls_cost_stat {
+	unsigned int n;
+	double mean, stddev, min, max;	/* seconds; stddev of a sample (n - 1) */
+};
+
+void ls_cost_stat(const double *t, unsigned int n, struct ls_cost_stat *out);
+double ls_cost_change(const struct ls_cost_stat *base, const struct ls_cost_stat *other);
+
+/* The suite's result (suite.c makes it, print.c prints it). */
+#define LS_COST_PLAIN		0	/* nothing else runs */
+#define LS_COST_MEASURED	1	/* while latscope measures on one CPU */
+#define LS_COST_LOADED		2	/* while --stress's load runs */
+#define LS_COST_VARIANTS	3
+#define LS_COST_MAX_REPEAT	100
+#define LS_COST_MAX_WORKLOADS	8
+
+struct ls_cost_result {
+	const char *name;		/* "queens-1" */
+	char what[160];			/* the fixed work, in words */
+	char skipped[160];		/* why it did not run; "": it ran */
+	char check[160];		/* what its output showed */
+	char failed[LS_COST_VARIANTS][200];	/* a run that failed, or its check */
+	double t[LS_COST_VARIANTS][LS_COST_MAX_REPEAT];	/* seconds, each run */
+	struct ls_cost_stat stat[LS_COST_VARIANTS];	/* of the runs made */
+	struct ls_heat_total heat[LS_COST_VARIANTS];	/* during them */
+};
+
+struct ls_cost_report {
+	const struct ls_params *params;
+	const struct ls_sysinfo *sys;
+	const struct ls_heat_src *heat;
+	time_t started, ended;
+	unsigned int repeat, scale;
+	int nr;
+	struct ls_cost_result w[LS_COST_MAX_WORKLOADS];
+	bool variant_ran[LS_COST_VARIANTS];
+	struct ls_stress load;		/* --stress's, for LS_COST_LOADED */
+	int measured_cpu;
+	char latency_json[4200];	/* the measuring run's --json, "": none */
+	char latency_rts[256];		/* its RTS| line, "": none came */
+	int latency_exit;		/* its exit status, -1: not run */
+	bool interrupted;		/* a signal ended the suite early */
+	int exit_code;
+};
+
+/* print.c: the suite's table and JSON. */
+void ls_cost_print(FILE *f, const struct ls_cost_report *r);
+int ls_cost_write_json(FILE *f, const struct ls_cost_report *r);
+int ls_cost_write_file(const char *path, const struct ls_cost_report *r, char *err,
+		       size_t errlen);
+int ls_cost_write_files(const struct ls_cost_report *r);
 
 /* command.c: a program and what it printed, in a memfd. */
 struct ls_cmd {

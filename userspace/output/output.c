@@ -42,19 +42,22 @@ int ls_check_output(const char *path, bool force, char *err, size_t errlen)
 	return 0;
 }
 
-/* What one file holds: a writer and the report it writes. */
+/*
+ * What one file holds: a report and its writer, or what a front-end
+ * above (the cost suite) writes, with its own writer.
+ */
 struct content {
 	int (*report)(FILE *f, const struct ls_report *r);
 	const struct ls_report *r;
-	int (*cost)(FILE *f, const struct ls_cost_report *c);
-	const struct ls_cost_report *c;
+	int (*write)(FILE *f, const void *ctx);
+	const void *ctx;
 };
 
 static int write_content(FILE *f, const void *arg)
 {
 	const struct content *c = arg;
 
-	return c->report ? c->report(f, c->r) : c->cost(f, c->c);
+	return c->report ? c->report(f, c->r) : c->write(f, c->ctx);
 }
 
 /* Writes @c to @path whole (ls_write_file()); "-": stdout. */
@@ -83,10 +86,10 @@ int ls_write_output(const char *path, int (*write)(FILE *, const struct ls_repor
 	return write_whole(path, &c, err, errlen);
 }
 
-int ls_cost_write_file(const char *path, const struct ls_cost_report *r, char *err,
-		       size_t errlen)
+int ls_write_other(const char *path, int (*write)(FILE *f, const void *ctx),
+		   const void *ctx, char *err, size_t errlen)
 {
-	const struct content c = { .cost = ls_cost_write_json, .c = r };
+	const struct content c = { .write = write, .ctx = ctx };
 
 	return write_whole(path, &c, err, errlen);
 }
@@ -105,11 +108,10 @@ static void print_instead(const char *path, const struct content *c, const char 
 	fflush(stdout);
 }
 
-/* The cost suite's --json file, rescued on standard output if it cannot be written. */
-int ls_cost_write_files(const struct ls_cost_report *r)
+int ls_write_other_rescued(const char *path, int (*write)(FILE *f, const void *ctx),
+			   const void *ctx)
 {
-	const struct content c = { .cost = ls_cost_write_json, .c = r };
-	const char *path = r->params->json_path;
+	const struct content c = { .write = write, .ctx = ctx };
 	char err[512];
 
 	if (!path || !write_whole(path, &c, err, sizeof(err)))

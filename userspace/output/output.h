@@ -49,6 +49,15 @@ int ls_check_output(const char *path, bool force, char *err, size_t errlen);
 int ls_write_output(const char *path, int (*write)(FILE *, const struct ls_report *),
 		    const struct ls_report *r, char *err, size_t errlen);
 int ls_write_files(const struct ls_report *r, bool rescue);
+/*
+ * A file a front-end above writes with its own @write (the cost suite's
+ * JSON): whole, "-" for stdout; _rescued prints it on standard output,
+ * between marker lines, if it cannot be written, and returns -1.
+ */
+int ls_write_other(const char *path, int (*write)(FILE *f, const void *ctx),
+		   const void *ctx, char *err, size_t errlen);
+int ls_write_other_rescued(const char *path, int (*write)(FILE *f, const void *ctx),
+			   const void *ctx);
 
 /**
  * struct ls_source_output - a source's own result block (parts.c)
@@ -101,13 +110,6 @@ void ls_why_print_summary(FILE *f, const struct ls_report *r);
 const char *ls_why_kind_name(__u32 kind);
 void ls_why_write_plot(FILE *f, const struct ls_report *r);
 void ls_why_write_json(FILE *f, const struct ls_report *r);
-
-/* cost_print.c: the cost suite's table and JSON. */
-void ls_cost_print(FILE *f, const struct ls_cost_report *r);
-int ls_cost_write_json(FILE *f, const struct ls_cost_report *r);
-int ls_cost_write_file(const char *path, const struct ls_cost_report *r, char *err,
-		       size_t errlen);
-int ls_cost_write_files(const struct ls_cost_report *r);
 
 /* json.c: what every JSON document of latscope's has. */
 void ls_json_head(FILE *f, const char *kind, const struct ls_params *p, time_t started,

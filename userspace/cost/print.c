@@ -7,6 +7,7 @@
 #include <math.h>
 #include <stdio.h>
 
+#include "cost/cost.h"
 #include "output/output.h"
 
 static const char *const variant_name[LS_COST_VARIANTS] = { "plain", "measured", "loaded" };
@@ -195,4 +196,21 @@ int ls_cost_write_json(FILE *f, const struct ls_cost_report *r)
 		json_workload(f, r, &r->w[i], i + 1 == r->nr);
 	fputs("  ]\n}\n", f);
 	return ferror(f) ? -1 : 0;
+}
+
+static int write_json(FILE *f, const void *ctx)
+{
+	return ls_cost_write_json(f, ctx);
+}
+
+int ls_cost_write_file(const char *path, const struct ls_cost_report *r, char *err,
+		       size_t errlen)
+{
+	return ls_write_other(path, write_json, r, err, errlen);
+}
+
+/* The --json file, rescued on standard output if it cannot be written. */
+int ls_cost_write_files(const struct ls_cost_report *r)
+{
+	return ls_write_other_rescued(r->params->json_path, write_json, r);
 }

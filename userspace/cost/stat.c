@@ -5,7 +5,7 @@
  */
 #include <math.h>
 
-#include "core/core.h"
+#include "cost/cost.h"
 
 /* Mean, sample standard deviation (n - 1), min and max of @n times. */
 void ls_cost_stat(const double *t, unsigned int n, struct ls_cost_stat *out)

@@ -4,7 +4,7 @@
  * masks: a fixed amount of CPU work (the cost suite's solver) whose
  * answer, checked against the known counts, proves the work was done.
  */
-#include "core/core.h"
+#include "cost/cost.h"
 
 /* Solutions on the rows below, given the columns and diagonals taken. */
 static unsigned long long place(unsigned int all, unsigned int cols, unsigned int left,
