@@ -12,7 +12,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "core/prom.h"
+#include "serve/prom.h"
 #include "output/output.h"
 
 static double now_us(void)

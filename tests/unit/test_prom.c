@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/prom.h"
+#include "serve/prom.h"
 #include "output/output.h"
 #include "unit.h"
 

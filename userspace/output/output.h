@@ -11,7 +11,6 @@
 #include <sys/types.h>
 
 #include "core/core.h"
-#include "core/prom.h"
 
 /* format.c: latmus's lines, exactly. Each returns the line's length. */
 int ls_fmt_hhmmss(char *buf, size_t len, unsigned long long s);
@@ -121,8 +120,5 @@ void ls_json_time(FILE *f, const char *key, time_t t);
 void ls_latmon_print_summary(FILE *f, const struct ls_report *r);
 void ls_latmon_write_plot(FILE *f, const struct ls_report *r);
 void ls_latmon_write_json(FILE *f, const struct ls_report *r);
-
-/* prom_text.c: an exporter's scrape. */
-void ls_prom_write(FILE *f, const struct ls_prom_view *v, bool om);
 
 #endif /* LATSCOPE_OUTPUT_H */

@@ -16,7 +16,7 @@
 #include <sys/socket.h>
 
 #include "core/core.h"
-#include "core/prom.h"
+#include "serve/prom.h"
 #include "run/run.h"
 
 /* --serve without a value: every address, this port (docs/design/exporter.md). */

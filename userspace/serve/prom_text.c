@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "output/output.h"
+#include "serve/prom.h"
 
 /* Nanoseconds as seconds, the base unit. */
 static void put_seconds(FILE *f, double ns)

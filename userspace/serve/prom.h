@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * latscope CLI, core: the exporter's metrics (--serve, --textfile) as
- * plain numbers, without a socket or a thread: the bucket bounds, a
+ * latscope CLI, serve: the exporter's metrics (--serve, --textfile) as
+ * plain numbers, without a socket or a thread (prom.c): the bucket bounds, a
  * run's histograms read into Prometheus's cumulative buckets, the
  * sliding-window maximum, and the totals carried from one run to the
- * next so that counters only grow within one process.
+ * next so that counters only grow within one process; and a scrape in
+ * Prometheus's text format or OpenMetrics (prom_text.c).
  * docs/design/exporter.md.
  */
 #ifndef LATSCOPE_PROM_H
@@ -12,6 +13,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include <linux/latscope.h>
 
@@ -139,5 +141,8 @@ struct ls_prom_view {
 	bool http;
 	__u64 scrapes;
 };
+
+/* prom_text.c: an exporter's scrape. */
+void ls_prom_write(FILE *f, const struct ls_prom_view *v, bool om);
 
 #endif /* LATSCOPE_PROM_H */

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/prom.h"
+#include "serve/prom.h"
 
 /* 1, 2, 5 per decade from 1 us to 100 ms: Prometheus's usual spacing. */
 void ls_prom_default_bounds(struct ls_prom_bounds *b)
