@@ -40,6 +40,7 @@ LAYERS = [
     ("latmon",  "latmon client and monitor, plugged into run by a link ops table"),
     ("run",     "engine: sessions, threads, logger and sinks, signals, stress, checkpoint"),
     ("output",  "small JSON writer, printers of a finished report to a FILE *"),
+    ("setup",   "the setup verdict from /proc and /sys, --apply-setup and its undo journal"),
     ("core",    "types, statistics, timeline, CPU lists, sysinfo, GPIO spec, latmon protocol"),
 ]
 USERSPACE = "userspace"

@@ -94,7 +94,7 @@ void ls_heat_write_json(FILE *f, const struct ls_report *r);
 void ls_heat_json_value(FILE *f, const struct ls_heat_src *src, const struct ls_heat_total *h,
 			const char *in);
 
-/* setup_print.c: the setup verdict (core/setup.h), and the EVT estimate's line. */
+/* setup_print.c: the setup verdict (setup/setup.h), and the EVT estimate's line. */
 struct ls_setup;
 void ls_setup_print(FILE *f, const struct ls_setup *s);
 void ls_setup_print_summary(FILE *f, const struct ls_report *r);

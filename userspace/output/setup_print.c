@@ -8,7 +8,7 @@
  */
 #include <string.h>
 
-#include "core/setup.h"
+#include "setup/setup.h"
 #include "output/output.h"
 
 /* "preemption, isolation, governor": the factors of one verdict. */

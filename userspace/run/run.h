@@ -16,7 +16,7 @@
 #include <time.h>
 
 #include "core/core.h"
-#include "core/setup.h"
+#include "setup/setup.h"
 
 struct cpu_run;
 struct run;
@@ -183,28 +183,5 @@ void ls_evt_estimate(struct ls_report *r);
 /* cpu.c: the CPUs a run measures on, as the options say. */
 int ls_pick_cpus(const struct ls_params *p, const struct ls_sysinfo *si,
 		 cpu_set_t *set, char *err, size_t errlen);
-
-/*
- * setup_apply.c, setup_journal.c: --apply-setup, for the length of a run,
- * each change in an undo journal on disk first (docs/design/setup.md).
- */
-struct ls_setup_undo {
-	bool open;			/* ls_setup_journal_open() succeeded */
-	int rootfd, dirfd;		/* the root, its run/latscope */
-	int lockfd;			/* setup.lock, flock'd */
-	int fd;				/* setup.journal */
-	int failed_back;		/* values not set back */
-	char failed[320];		/* the file a change failed on */
-};
-
-int ls_setup_apply(struct ls_setup_undo *u, struct ls_setup *s, const char *root,
-		   const cpu_set_t *cpus, char *err, size_t errlen);
-int ls_setup_journal_open(struct ls_setup_undo *u, const char *root, char *err,
-			  size_t errlen);
-int ls_setup_change(struct ls_setup_undo *u, const char *rel, const char *value, char *old,
-		    size_t len);
-void ls_setup_restore(struct ls_setup_undo *u);
-void ls_setup_journal_close(struct ls_setup_undo *u);
-int ls_setup_restore_left(const char *root, bool asked, char *err, size_t errlen);
 
 #endif /* LATSCOPE_RUN_H */

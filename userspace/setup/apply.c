@@ -3,16 +3,18 @@
  * latscope CLI: --apply-setup: what the setup verdict found costing
  * latency and can be changed safely at run time (the measured CPUs'
  * governor, IRQs off them, RT throttling) is changed for the run, each
- * old value in the undo journal first (setup_journal.c), and written back
+ * old value in the undo journal first (journal.c), and written back
  * when the run ends, however it ends (main() holds the signals meanwhile,
  * the journal's handler takes the fatal ones). Nothing the kernel's
  * command line or build decides is touched.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "run/run.h"
+#include "core/core.h"
+#include "setup/setup.h"
 
 /* ls_setup_change(), the file named for a failure. */
 static int change(struct ls_setup_undo *u, const struct ls_setup_ctx *c, const char *rel,

@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "core/core.h"
-#include "core/setup.h"
+#include "setup/setup.h"
 
 /* How many things a value names before "and N more". */
 #define NAMED_MAX	4

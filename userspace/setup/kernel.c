@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "core/core.h"
-#include "core/setup.h"
+#include "setup/setup.h"
 
 static bool config_yes(const struct ls_setup_ctx *c, const char *opt)
 {

@@ -17,13 +17,15 @@
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "run/run.h"
+#include "core/core.h"
+#include "setup/setup.h"
 
 #define JOURNAL		"setup.journal"
 #define LOCK		"setup.lock"

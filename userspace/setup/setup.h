@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * latscope CLI, core: was this board set up to be measured? One factor
+ * latscope CLI, setup: was this board set up to be measured? One factor
  * each of what costs a real-time responder latency (the kernel's debug
  * options, the preemption model, the governor, isolation, IRQs and RT
  * threads on the measured CPUs, ...), read from /proc, /sys and the
  * kernel's config under a root that tests replace with a directory of
- * their own. Reading only: run/setup_apply.c changes what can be changed
- * safely, output/setup_print.c prints the verdicts
- * (docs/design/setup.md).
+ * their own (setup.c, read.c, kernel.c, cpu.c); apply.c changes what can
+ * be changed safely, each change in an undo journal first (journal.c);
+ * output/setup_print.c prints the verdicts (docs/design/setup.md). Below
+ * it only core/ (docs/design/layers.md).
  */
 #ifndef LATSCOPE_SETUP_H
 #define LATSCOPE_SETUP_H
@@ -85,7 +86,7 @@ struct ls_setup_ctx {
 void ls_setup_check(struct ls_setup *s, const char *root, const cpu_set_t *cpus,
 		    int priority);
 
-/* setup_read.c */
+/* read.c */
 void ls_setup_ctx_init(struct ls_setup_ctx *c, const char *root, const cpu_set_t *cpus,
 		       int priority);
 const char *ls_verdict_name(enum ls_verdict v);
@@ -102,8 +103,8 @@ void ls_setup_appendf(char *buf, size_t size, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
 /*
- * A factor's check: fills @f's value, verdict, fix and apply. setup_kernel.c
- * has the kernel's, setup_cpu.c the measured CPUs'.
+ * A factor's check: fills @f's value, verdict, fix and apply. kernel.c
+ * has the kernel's, cpu.c the measured CPUs'.
  */
 typedef void ls_setup_check_fn(const struct ls_setup_ctx *c, struct ls_setup_factor *f);
 
@@ -114,7 +115,7 @@ ls_setup_check_fn ls_setup_governor, ls_setup_isolation, ls_setup_nohz_full,
 	ls_setup_rcu_nocbs, ls_setup_smt, ls_setup_irqs, ls_setup_rt_threads,
 	ls_setup_throttling;
 
-/* setup_cpu.c: the IRQs that may land on the measured CPUs, for the check and --apply-setup. */
+/* cpu.c: the IRQs that may land on the measured CPUs, for the check and --apply-setup. */
 enum ls_irq_where {
 	LS_IRQ_LANDS,		/* allowed on a measured CPU, and lands there */
 	LS_IRQ_MAY_LAND,	/* allowed there, lands elsewhere for now */
@@ -124,5 +125,28 @@ enum ls_irq_where {
 typedef void ls_setup_irq_fn(void *priv, int irq, const char *actions,
 			     enum ls_irq_where where);
 int ls_setup_irqs_on(const struct ls_setup_ctx *c, ls_setup_irq_fn *fn, void *priv);
+
+/*
+ * apply.c, journal.c: --apply-setup, for the length of a run,
+ * each change in an undo journal on disk first (docs/design/setup.md).
+ */
+struct ls_setup_undo {
+	bool open;			/* ls_setup_journal_open() succeeded */
+	int rootfd, dirfd;		/* the root, its run/latscope */
+	int lockfd;			/* setup.lock, flock'd */
+	int fd;				/* setup.journal */
+	int failed_back;		/* values not set back */
+	char failed[320];		/* the file a change failed on */
+};
+
+int ls_setup_apply(struct ls_setup_undo *u, struct ls_setup *s, const char *root,
+		   const cpu_set_t *cpus, char *err, size_t errlen);
+int ls_setup_journal_open(struct ls_setup_undo *u, const char *root, char *err,
+			  size_t errlen);
+int ls_setup_change(struct ls_setup_undo *u, const char *rel, const char *value, char *old,
+		    size_t len);
+void ls_setup_restore(struct ls_setup_undo *u);
+void ls_setup_journal_close(struct ls_setup_undo *u);
+int ls_setup_restore_left(const char *root, bool asked, char *err, size_t errlen);
 
 #endif /* LATSCOPE_SETUP_H */

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * latscope CLI: what the setup verdict's checks share (setup_kernel.c,
- * setup_cpu.c, setup.c's frame, run/setup_apply.c): paths and files under
+ * latscope CLI: what the setup verdict's checks share (kernel.c,
+ * cpu.c, setup.c's frame, apply.c): paths and files under
  * the root, the kernel's config and command line, a verdict's words.
  */
 #include <stdarg.h>
@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "core/core.h"
-#include "core/setup.h"
+#include "setup/setup.h"
 
 const char *ls_verdict_name(enum ls_verdict v)
 {

@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "core/core.h"
-#include "core/setup.h"
+#include "setup/setup.h"
 
 /* The checks, in the order --check-setup prints them. */
 static const struct {
