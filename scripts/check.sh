@@ -73,6 +73,8 @@ host_build() {
 
 stage "install packages" "$top/scripts/install-deps.sh" || exit 1
 stage "checkpatch --strict" "$top/scripts/checkpatch.sh"
+stage "kernel-doc -Wall on the driver (the kernel's scripts/kernel-doc)" \
+	bash "$top/scripts/kernel-doc.sh"
 stage "one version (VERSION, driver, CLI, dkms.conf, debian/changelog)" "$top/scripts/version.sh"
 stage "shellcheck" "$top/scripts/shellcheck.sh"
 stage "commit subjects since the last release (area: summary, 75 at most)" \
