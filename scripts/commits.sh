@@ -27,8 +27,9 @@ if ! git -C "$repo" rev-parse --verify --quiet "$base^{commit}" >/dev/null; then
 	echo "not ok - commits: the base '$base' is not in $repo (a shallow clone?)"
 	exit 2
 fi
-form='^[A-Za-z0-9][A-Za-z0-9._/,+ -]*: [^ ]'
-revert='^Revert "[A-Za-z0-9][A-Za-z0-9._/,+ -]*: [^ ].*"$'
+area='[A-Za-z0-9][A-Za-z0-9._/,+ -]*: [^ ]'
+form="^$area"
+revert="^Revert \"$area.*\"\$"
 wip='(^|[^a-z])wip([^a-z]|$)'
 bad=0 n=0
 while IFS=' ' read -r hash subject; do
