@@ -10,10 +10,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 
 src=$(latscope_linux_source)
 cd "$top"
-# The sources git knows of (build leftovers are ignored), else all of them.
-mapfile -t files < <(git ls-files --cached --others --exclude-standard 'driver/*.[ch]' 2>/dev/null |
-	sort)
-[ ${#files[@]} -gt 0 ] || mapfile -t files < <(find driver -name '*.[ch]' ! -name '*.mod.c' | sort)
+mapfile -t files < <(latscope_driver_files)
 # FILE_PATH_CHANGES: no MAINTAINERS file out of tree.
 out=$("$src/scripts/checkpatch.pl" --strict --no-tree --terse --show-types \
 	--ignore FILE_PATH_CHANGES -f "${files[@]}" 2>&1 || true)

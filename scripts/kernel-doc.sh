@@ -4,7 +4,8 @@
 # and return value described, every comment that opens with "/**" a
 # well-formed one. First on a made-up file with one parameter left out,
 # which it must refuse (a check that cannot fail checks nothing), then
-# on driver/*.[ch] and the uapi header. Fails on any warning.
+# on the driver's files as checkpatch takes them (driver/*.[ch], the
+# uapi header among them). Fails on any warning.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -35,10 +36,7 @@ fi
 echo "ok - kernel-doc: an undescribed parameter is refused"
 
 cd "$top"
-files=()
-for f in driver/*.c driver/*.h driver/include/uapi/linux/latscope.h; do
-	[[ $f == *.mod.c ]] || files+=("$f")	# not a build's leftover
-done
+mapfile -t files < <(latscope_driver_files)
 out=$(warnings "${files[@]}")
 if [ -n "$out" ]; then
 	echo "$out"

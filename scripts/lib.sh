@@ -35,6 +35,17 @@ latscope_linux_source() {
 	echo "$dir"
 }
 
+# The driver's sources and headers, the uapi header among them, relative
+# to the tree's top (the caller's working directory): those git knows of,
+# so that no build leftover counts, else every one but a build's *.mod.c.
+latscope_driver_files() {
+	local files
+
+	files=$(git ls-files --cached --others --exclude-standard 'driver/*.[ch]' 2>/dev/null || true)
+	[ -n "$files" ] || files=$(find driver -name '*.[ch]' ! -name '*.mod.c')
+	sort <<<"$files"
+}
+
 latscope_pkg_installed() {
 	dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'
 }
