@@ -18,7 +18,7 @@ int main(void)
 {
 	static char line[8192];
 	char *argv[MAX_WORDS + 1];
-	struct ls_params p;
+	struct ls_options o;
 	char err[512];
 	int argc, bad = 0;
 
@@ -31,9 +31,9 @@ int main(void)
 		     w = strtok_r(NULL, "\t", &save))
 			argv[argc++] = w;
 		argv[argc] = NULL;
-		ls_params_init(&p);
+		ls_options_init(&o);
 		err[0] = '\0';
-		if (argc && ls_parse_args(argc, argv, &p, err, sizeof(err)) == LS_PARSE_ERROR) {
+		if (argc && ls_parse_args(argc, argv, &o, err, sizeof(err)) == LS_PARSE_ERROR) {
 			printf("error: %s\n", err);
 			bad++;
 		} else {

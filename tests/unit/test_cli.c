@@ -10,6 +10,7 @@
 
 void test_options(void)
 {
+	struct ls_options o;
 	struct ls_params p;
 	char err[256];
 
@@ -33,15 +34,16 @@ void test_options(void)
 	      p.timeout_s == 3600 && !strcmp(p.json_path, "r.json") && p.force &&
 	      CPU_COUNT(&p.cpus) == 4 && CPU_ISSET(5, &p.cpus) && !CPU_ISSET(2, &p.cpus) &&
 	      p.breaktrace_us == 200 && p.verbosity == 2, "long options set their fields", " ");
-	check(parse("--cpus all", &p, err) == LS_PARSE_RUN && p.cpus_all, "--cpus all", "%s", err);
-	check(p.thermal_zone == LS_ZONE_AUTO, "--thermal-zone: by default, found", "%d",
-	      p.thermal_zone);
+	check(parse_options("--cpus all", &o, err) == LS_PARSE_RUN && o.p.cpus_all &&
+	      !strcmp(o.cpus_opt, "--cpus"), "--cpus all", "%s", err);
+	check(o.thermal_zone == LS_ZONE_AUTO, "--thermal-zone: by default, found", "%d",
+	      o.thermal_zone);
 	check(parse("-k --cpus 0,1 --threads 6", &p, err) == LS_PARSE_RUN && p.threads == 6,
 	      "--threads 6", "%s", err);
-	check(parse("--thermal-zone 3", &p, err) == LS_PARSE_RUN && p.thermal_zone == 3,
+	check(parse_options("--thermal-zone 3", &o, err) == LS_PARSE_RUN && o.thermal_zone == 3,
 	      "--thermal-zone 3", "%s", err);
-	check(parse("--thermal-zone none", &p, err) == LS_PARSE_RUN &&
-	      p.thermal_zone == LS_ZONE_NONE, "--thermal-zone none", "%s", err);
+	check(parse_options("--thermal-zone none", &o, err) == LS_PARSE_RUN &&
+	      o.thermal_zone == LS_ZONE_NONE, "--thermal-zone none", "%s", err);
 	check(parse("-u", &p, err) == LS_PARSE_RUN && p.context == LATSCOPE_CTX_USER, "-u", "%s", err);
 	check(parse("-i -i --duration 90", &p, err) == LS_PARSE_RUN && p.timeout_s == 90 &&
 	      p.context == LATSCOPE_CTX_IRQ, "one context twice, --duration as -T", "%s", err);
@@ -106,9 +108,9 @@ void test_options(void)
 	      "%d", p.verbosity);
 	check(parse("-v -q", &p, err) == LS_PARSE_RUN && p.verbosity == 0, "-q after -v", "%d",
 	      p.verbosity);
-	check(parse("--help", &p, err) == LS_PARSE_HELP && !p.help_topic, "--help", " ");
-	check(parse("--help=monitor", &p, err) == LS_PARSE_HELP &&
-	      !strcmp(p.help_topic, "monitor"), "--help=monitor", "%s", err);
+	check(parse_options("--help", &o, err) == LS_PARSE_HELP && !o.help_topic, "--help", " ");
+	check(parse_options("--help=monitor", &o, err) == LS_PARSE_HELP &&
+	      !strcmp(o.help_topic, "monitor"), "--help=monitor", "%s", err);
 	check(parse("--help=bogus", &p, err) == LS_PARSE_ERROR && strstr(err, "the pages are") &&
 	      strstr(err, "serve, setup, report and all"), "--help=bogus: every page", "%s", err);
 	check(parse("--help gpio", &p, err) == LS_PARSE_ERROR &&
@@ -221,6 +223,7 @@ void test_gpio_options(void)
 /* --gpiod, the application's responder: when it is the context, and its rules. */
 void test_gpiod_options(void)
 {
+	struct ls_options o;
 	struct ls_params p;
 	char err[256];
 
@@ -235,8 +238,8 @@ void test_gpiod_options(void)
 	      p.context == LATSCOPE_CTX_USER, "-Z HOST: the driver's user thread", "%s", err);
 	check(parse("-I a,1 -O a,2", &p, err) == LS_PARSE_RUN && p.context == LATSCOPE_CTX_USER,
 	      "-I -O alone: the driver's user thread, as before", "%s", err);
-	check(parse("--gpiod -I a,1 -O a,2", &p, err) == LS_PARSE_RUN &&
-	      p.context == LS_CTX_GPIOD && p.context_given, "--gpiod", "%s", err);
+	check(parse_options("--gpiod -I a,1 -O a,2", &o, err) == LS_PARSE_RUN &&
+	      o.p.context == LS_CTX_GPIOD && o.context_given, "--gpiod", "%s", err);
 	check(parse("-I a,1,falling-edge -O a,2 --pulse-out a,3 --ack-in a,4", &p, err) ==
 	      LS_PARSE_RUN && p.context == LS_CTX_GPIOD && ls_one_board(&p) && ls_gpio_paced(&p),
 	      "--pulse-out and --ack-in without --monitor: one board, the application's thread",
@@ -280,6 +283,31 @@ void test_gpiod_options(void)
  * run of none of them, naming the modes and their pages, whatever its
  * value; in a run of one of them it is taken.
  */
+/* Each mode's options land in its own part of struct ls_options, not in the run's. */
+static void test_mode_parts(void)
+{
+	struct ls_options o;
+	char err[256];
+
+	check(parse_options("--serve=127.0.0.1:9000 --window 30 --buckets 1,2,5", &o, err) ==
+	      LS_PARSE_RUN && o.serve.http && !strcmp(o.serve.addr, "127.0.0.1:9000") &&
+	      o.serve.window_s == 30 && !strcmp(o.serve.buckets, "1,2,5") && !o.serve.textfile,
+	      "--serve, --window, --buckets: the exporter's part", "%s", err);
+	check(parse_options("--textfile x.prom", &o, err) == LS_PARSE_RUN && !o.serve.http &&
+	      !strcmp(o.serve.textfile, "x.prom") && o.serve.textfile_s == 15,
+	      "--textfile: every 15 s by default", "%s", err);
+	check(parse_options("--monitor --pulse-out a,1 --ack-in a,2 --allow 10.0.0.0/8,192.168.1.7 --max-run 2h",
+			    &o, err) == LS_PARSE_RUN && o.door.allow.n == 2 &&
+	      o.door.allow.net[0].addr == 0x0a000000 && o.door.allow.net[0].mask == 0xff000000 &&
+	      o.door.allow.net[1].mask == 0xffffffff && o.door.max_run_s == 7200 &&
+	      !o.door.listen_addr[0], "--allow, --max-run: the monitor's door", "%s", err);
+	check(parse_options("--check-setup --apply-setup -c 0", &o, err) == LS_PARSE_RUN &&
+	      o.check_setup && o.apply_setup && !o.restore_setup && !o.cost.asked,
+	      "--check-setup --apply-setup", "%s", err);
+	check(parse_options("--restore-setup", &o, err) == LS_PARSE_RUN && o.restore_setup &&
+	      !o.check_setup, "--restore-setup", "%s", err);
+}
+
 void test_mode_options(void)
 {
 	struct ls_params p;
@@ -311,6 +339,7 @@ void test_mode_options(void)
 	};
 	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++)
 		check(parse(good[i], &p, err) == LS_PARSE_RUN, good[i], "refused: %s", err);
+	test_mode_parts();
 }
 
 void test_durations(void)

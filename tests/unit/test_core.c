@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "core/latmon_wire.h"
+#include "latmon/wire.h"
 #include "unit.h"
 
 /* ls_acc_add() keeps figures as the driver's statistics do. */
@@ -47,6 +47,7 @@ void test_acc(void)
 /* The source table: each row where its id says, and the rules it drives. */
 void test_sources(void)
 {
+	struct ls_options o;
 	struct ls_params p;
 	char err[256];
 	unsigned int id;
@@ -74,11 +75,12 @@ void test_sources(void)
 	      "-Z broadcast, its port and the ack style", "%s", err);
 	check(parse("-z host -z - -I a,1 -O a,2", &p, err) == LS_PARSE_RUN && !p.latmon_host[0],
 	      "a later -z - drops the host", "%s", err);
-	check(parse("--monitor --pulse-out a,1 --ack-in a,2 --pulse-edge falling-edge --subtract 3 --listen 127.0.0.1 --announce-to none",
-		    &p, err) == LS_PARSE_RUN && p.monitor && p.context == LATSCOPE_CTX_IRQ &&
-	      p.pulse_edge == LATSCOPE_EDGE_FALLING && p.subtract_us == 3 &&
-	      ls_ack_in_edge(&p) == LATSCOPE_EDGE_FALLING && !strcmp(p.announce_to, "none") &&
-	      ls_period_us(&p) == 1000 && !strcmp(ls_run_context(&p), "gpio-monitor"),
+	check(parse_options("--monitor --pulse-out a,1 --ack-in a,2 --pulse-edge falling-edge --subtract 3 --listen 127.0.0.1 --announce-to none",
+		    &o, err) == LS_PARSE_RUN && o.p.monitor && o.p.context == LATSCOPE_CTX_IRQ &&
+	      o.p.pulse_edge == LATSCOPE_EDGE_FALLING && o.p.subtract_us == 3 &&
+	      ls_ack_in_edge(&o.p) == LATSCOPE_EDGE_FALLING && !strcmp(o.door.announce_to, "none") &&
+	      !strcmp(o.door.listen_addr, "127.0.0.1") &&
+	      ls_period_us(&o.p) == 1000 && !strcmp(ls_run_context(&o.p), "gpio-monitor"),
 	      "--monitor: its lines, edges, the subtraction, the context", "%s", err);
 	check(parse("--monitor --gpio-dt=rising-edge", &p, err) == LS_PARSE_RUN && p.gpio_dt &&
 	      ls_ack_in_edge(&p) == LATSCOPE_EDGE_RISING,

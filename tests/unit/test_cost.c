@@ -59,19 +59,23 @@ static void test_cost_arithmetic(void)
 
 static void test_cost_options(void)
 {
-	struct ls_params p;
+	struct ls_options o;
 	char err[256];
 
-	check(parse("--cost", &p, err) == LS_PARSE_RUN && p.cost && p.cost_repeat == 5 &&
-	      p.cost_scale == 100 && !p.cost_only, "cost: --cost, its defaults", "%s", err);
-	check(parse("--cost -k -c 1 -p 500 --cost-repeat 3 --cost-scale 10 --cost-dir /tmp --json c.json",
-		    &p, err) == LS_PARSE_RUN && p.cost_repeat == 3 && p.cost_scale == 10 &&
-	      !strcmp(p.cost_dir, "/tmp") && p.context == LATSCOPE_CTX_KERNEL,
-	      "cost: its options", "%s", err);
-	check(parse("--cost --stress grinder", &p, err) == LS_PARSE_RUN && p.cost &&
-	      !strcmp(p.stress, "grinder"), "cost: --stress adds the loaded runs", "%s", err);
-	check(parse("--cost-only fsync,queens-1", &p, err) == LS_PARSE_RUN && p.cost &&
-	      !strcmp(p.cost_only, "fsync,queens-1"), "cost: --cost-only is --cost", "%s", err);
+	check(parse_options("--cost", &o, err) == LS_PARSE_RUN && o.cost.asked &&
+	      o.cost.repeat == 5 && o.cost.scale == 100 && !o.cost.only && !o.cost.dir,
+	      "cost: --cost, its defaults", "%s", err);
+	check(parse_options("--cost -k -c 1 -p 500 --cost-repeat 3 --cost-scale 10 --cost-dir /tmp --json c.json",
+			    &o, err) == LS_PARSE_RUN && o.cost.repeat == 3 && o.cost.scale == 10 &&
+	      !strcmp(o.cost.dir, "/tmp") && o.p.context == LATSCOPE_CTX_KERNEL &&
+	      o.p.period_us == 500, "cost: its options", "%s", err);
+	check(parse_options("--cost --stress grinder", &o, err) == LS_PARSE_RUN && o.cost.asked &&
+	      !strcmp(o.p.stress, "grinder"), "cost: --stress adds the loaded runs", "%s", err);
+	check(parse_options("--cost-only fsync,queens-1", &o, err) == LS_PARSE_RUN &&
+	      o.cost.asked && !strcmp(o.cost.only, "fsync,queens-1"),
+	      "cost: --cost-only is --cost", "%s", err);
+	check(parse_options("-k", &o, err) == LS_PARSE_RUN && !o.cost.asked,
+	      "cost: not without --cost", "%s", err);
 
 	static const struct refusal bad[] = {
 		{ "--cost --cost-repeat 0", "'0' for --cost-repeat" },

@@ -37,9 +37,9 @@ void check_str(const char *got, const char *want, const char *name)
 	check(!strcmp(got, want), name, "\n     got '%s'\n    want '%s'", got, want);
 }
 
-enum ls_parse parse(const char *line, struct ls_params *p, char *err)
+enum ls_parse parse_options(const char *line, struct ls_options *o, char *err)
 {
-	static char buf[512];	/* ls_params keeps pointers into argv */
+	static char buf[512];	/* ls_options keeps pointers into argv */
 	char *argv[32], *save = NULL, *tok;
 	int argc = 0;
 
@@ -47,9 +47,18 @@ enum ls_parse parse(const char *line, struct ls_params *p, char *err)
 	for (tok = strtok_r(buf, " ", &save); tok && argc < 31; tok = strtok_r(NULL, " ", &save))
 		argv[argc++] = tok;
 	argv[argc] = NULL;
-	ls_params_init(p);
+	ls_options_init(o);
 	err[0] = '\0';
-	return ls_parse_args(argc, argv, p, err, 256);
+	return ls_parse_args(argc, argv, o, err, 256);
+}
+
+enum ls_parse parse(const char *line, struct ls_params *p, char *err)
+{
+	struct ls_options o;
+	enum ls_parse ret = parse_options(line, &o, err);
+
+	*p = o.p;
+	return ret;
 }
 
 void check_refusals(const struct refusal *bad, size_t n)

@@ -18,6 +18,8 @@ void check_str(const char *got, const char *want, const char *name);
 void put_file(const char *dir, const char *name, const char *text);
 /* Parses a command line given as one string. */
 enum ls_parse parse(const char *line, struct ls_params *p, char *err);
+/* The same, with each mode's own options (struct ls_options). */
+enum ls_parse parse_options(const char *line, struct ls_options *o, char *err);
 /* A command line the parser must refuse, and what its one line must name. */
 struct refusal {
 	const char *line;

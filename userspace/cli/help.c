@@ -104,7 +104,7 @@ static void mode_page(FILE *f, const struct ls_help_page *page)
  * The page --help shows after a mode's options, when it names none: the
  * first of these modes the options ask for.
  */
-static const char *page_of(const struct ls_params *p)
+static const char *page_of(const struct ls_options *o)
 {
 	static const char *const order[] = {
 		"monitor", "cost", "serve", "setup", "gpiod", "latmon", "gpio",
@@ -112,14 +112,14 @@ static const char *page_of(const struct ls_params *p)
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(order); i++)
-		if (ls_help_page_named(order[i])->holds(p))
+		if (ls_help_page_named(order[i])->holds(o))
 			return order[i];
 	return NULL;
 }
 
-void ls_usage(FILE *f, const struct ls_params *p)
+void ls_usage(FILE *f, const struct ls_options *o)
 {
-	const char *topic = p && p->help_topic ? p->help_topic : p ? page_of(p) : NULL;
+	const char *topic = o && o->help_topic ? o->help_topic : o ? page_of(o) : NULL;
 	bool all = topic && !strcmp(topic, "all");
 	size_t i;
 

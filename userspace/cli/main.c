@@ -65,8 +65,8 @@ static void latency_path(const char *json, char *buf, size_t len)
 }
 
 /* --cost: the suite, its table, its JSON. */
-static int run_cost(const struct ls_params *p, const struct ls_sysinfo *sys,
-		    const struct ls_heat_src *heat)
+static int run_cost(const struct ls_params *p, const struct ls_cost_params *cp,
+		    const struct ls_sysinfo *sys, const struct ls_heat_src *heat)
 {
 	struct ls_cost_report *r = calloc(1, sizeof(*r));
 	char err[512] = "";
@@ -94,7 +94,7 @@ static int run_cost(const struct ls_params *p, const struct ls_sysinfo *sys,
 			return LS_EXIT_SETUP;
 		}
 	}
-	ret = ls_cost_suite(p, r, err, sizeof(err));
+	ret = ls_cost_suite(p, cp, r, err, sizeof(err));
 	if (err[0])
 		fprintf(stderr, "latscope: %s\n", err);
 	r->exit_code = ret;
@@ -112,19 +112,19 @@ static int run_cost(const struct ls_params *p, const struct ls_sysinfo *sys,
  * ls_setup_restore(). The caller holds the signals meanwhile. 0, or the
  * exit code with the message said.
  */
-static int setup_verdict(const struct ls_params *p, const char *root, const cpu_set_t *cpus,
+static int setup_verdict(const struct ls_options *o, const char *root, const cpu_set_t *cpus,
 			 struct ls_setup *s, struct ls_setup_undo *undo)
 {
 	char err[512] = "";
 
-	ls_setup_check(s, root, cpus, ls_responder_priority(p));
-	if (!p->apply_setup)
+	ls_setup_check(s, root, cpus, ls_responder_priority(&o->p));
+	if (!o->apply_setup)
 		return LS_EXIT_OK;
 	if (ls_setup_apply(undo, s, root, cpus, err, sizeof(err))) {
 		fprintf(stderr, "latscope: %s\n", err);
 		return LS_EXIT_SETUP;
 	}
-	ls_setup_check(s, root, cpus, ls_responder_priority(p));
+	ls_setup_check(s, root, cpus, ls_responder_priority(&o->p));
 	return LS_EXIT_OK;
 }
 
@@ -133,7 +133,7 @@ static int setup_verdict(const struct ls_params *p, const char *root, const cpu_
  * describe. With --apply-setup, what can be fixed is, and held until a
  * signal, then set back.
  */
-static int check_setup(const struct ls_params *p, const struct ls_sysinfo *sys,
+static int check_setup(const struct ls_options *o, const struct ls_sysinfo *sys,
 		       const char *root)
 {
 	struct ls_setup_undo undo = { 0 };
@@ -143,7 +143,7 @@ static int check_setup(const struct ls_params *p, const struct ls_sysinfo *sys,
 	cpu_set_t cpus;
 	int ret, sig;
 
-	if (ls_pick_cpus(p, sys, &cpus, err, sizeof(err))) {
+	if (ls_pick_cpus(&o->p, sys, &cpus, err, sizeof(err))) {
 		fprintf(stderr, "latscope: %s\n", err);
 		return LS_EXIT_SETUP;
 	}
@@ -152,9 +152,9 @@ static int check_setup(const struct ls_params *p, const struct ls_sysinfo *sys,
 		fprintf(stderr, "latscope: out of memory\n");
 		return LS_EXIT_RUNTIME;
 	}
-	if (p->apply_setup)
+	if (o->apply_setup)
 		ls_block_signals(&signals, &old);
-	ret = setup_verdict(p, root, &cpus, s, &undo);
+	ret = setup_verdict(o, root, &cpus, s, &undo);
 	if (ret) {
 		/* Only --apply-setup fails: set back what it changed. */
 		ls_setup_restore(&undo);
@@ -164,7 +164,7 @@ static int check_setup(const struct ls_params *p, const struct ls_sysinfo *sys,
 	}
 	ls_setup_print(stdout, s);
 	ret = s->costs ? LS_EXIT_SETUP_COSTS : LS_EXIT_OK;
-	if (p->apply_setup) {
+	if (o->apply_setup) {
 		printf("SET| held until Ctrl-C or SIGTERM, then set back\n");
 		/* No one reads it any more (| head): set back at once. */
 		if (fflush(stdout) != EOF || errno != EPIPE)
@@ -178,21 +178,21 @@ static int check_setup(const struct ls_params *p, const struct ls_sysinfo *sys,
 }
 
 /* The verdict a run carries in its summary, plot and JSON (setup_verdict()). */
-static int setup_for_run(const struct ls_params *p, const struct ls_sysinfo *sys,
+static int setup_for_run(const struct ls_options *o, const struct ls_sysinfo *sys,
 			 const char *root, struct ls_setup *s, struct ls_setup_undo *undo)
 {
 	char err[512] = "";
 	cpu_set_t cpus;
 
 	/* A bad CPU is the run's to refuse, in its words. */
-	if (ls_pick_cpus(p, sys, &cpus, err, sizeof(err)))
+	if (ls_pick_cpus(&o->p, sys, &cpus, err, sizeof(err)))
 		return LS_EXIT_OK;
-	return setup_verdict(p, root, &cpus, s, undo);
+	return setup_verdict(o, root, &cpus, s, undo);
 }
 
 /* What each mode's entry point gets. */
 struct mode_env {
-	const struct ls_params *p;
+	const struct ls_options *o;
 	const struct ls_sysinfo *sys;
 	struct ls_heat_src *heat;	/* NULL: a monitor serving clients reads none */
 	const char *root;		/* LATSCOPE_ROOT: the fake root of the tests, or NULL */
@@ -201,7 +201,7 @@ struct mode_env {
 /* A measurement on this board: the sessions, the summary, the files. */
 static int measure(const struct mode_env *e)
 {
-	const struct ls_params *p = e->p;
+	const struct ls_params *p = &e->o->p;
 	/* Each second: kept for the files with its heat, then printed and checked. */
 	const struct ls_sink sinks[] = {
 		{ .second = ls_timeline_second }, { .second = ls_heat_second, .priv = e->heat },
@@ -226,7 +226,7 @@ static int measure(const struct mode_env *e)
 	 */
 	ls_block_signals(&signals, &old_signals);
 	setup = calloc(1, sizeof(*setup));
-	ret = setup ? setup_for_run(p, e->sys, e->root, setup, &undo) : LS_EXIT_OK;
+	ret = setup ? setup_for_run(e->o, e->sys, e->root, setup, &undo) : LS_EXIT_OK;
 	report.setup = setup;
 	if (ret == LS_EXIT_OK)
 		ret = ls_run(p, &report, &plug, err, sizeof(err));
@@ -259,49 +259,49 @@ static int measure(const struct mode_env *e)
 	return ret;
 }
 
-static bool is_check_setup(const struct ls_params *p)
+static bool is_check_setup(const struct ls_options *o)
 {
-	return p->check_setup;
+	return o->check_setup;
 }
 
 static int mode_check_setup(const struct mode_env *e)
 {
-	return check_setup(e->p, e->sys, e->root);
+	return check_setup(e->o, e->sys, e->root);
 }
 
-static bool is_cost(const struct ls_params *p)
+static bool is_cost(const struct ls_options *o)
 {
-	return p->cost;
+	return o->cost.asked;
 }
 
 static int mode_cost(const struct mode_env *e)
 {
-	return run_cost(e->p, e->sys, e->heat);
+	return run_cost(&e->o->p, &e->o->cost, e->sys, e->heat);
 }
 
-static bool is_exporter(const struct ls_params *p)
+static bool is_exporter(const struct ls_options *o)
 {
-	return p->serve || p->textfile;
+	return o->serve.http || o->serve.textfile;
 }
 
 static int mode_exporter(const struct mode_env *e)
 {
-	return ls_serve(e->p, e->sys);
+	return ls_serve(&e->o->p, &e->o->serve, &e->o->door, e->sys);
 }
 
-static bool is_monitor(const struct ls_params *p)
+static bool is_monitor(const struct ls_options *o)
 {
-	return p->monitor && !p->calibrate;
+	return o->p.monitor && !o->p.calibrate;
 }
 
 static int mode_monitor(const struct mode_env *e)
 {
-	return ls_monitor_serve(e->p, e->sys, NULL);
+	return ls_monitor_serve(&e->o->p, &e->o->door, e->sys, NULL);
 }
 
-static bool is_measurement(const struct ls_params *p)
+static bool is_measurement(const struct ls_options *o)
 {
-	(void)p;
+	(void)o;
 	return true;
 }
 
@@ -312,7 +312,7 @@ static bool is_measurement(const struct ls_params *p)
  */
 static const struct {
 	const char *name;
-	bool (*is)(const struct ls_params *p);
+	bool (*is)(const struct ls_options *o);
 	bool prepare;
 	int (*run)(const struct mode_env *e);
 } modes[] = {
@@ -330,7 +330,8 @@ int main(int argc, char **argv)
 	const struct ls_source *src;
 	struct ls_heat_src heat;
 	struct ls_sysinfo sys;
-	struct ls_params p;
+	struct ls_options o;
+	struct ls_params *p = &o.p;
 	char err[512] = "";
 	size_t m;
 
@@ -339,10 +340,10 @@ int main(int argc, char **argv)
 	 * other: --apply-setup's changes are then set back.
 	 */
 	signal(SIGPIPE, SIG_IGN);
-	ls_params_init(&p);
-	switch (ls_parse_args(argc, argv, &p, err, sizeof(err))) {
+	ls_options_init(&o);
+	switch (ls_parse_args(argc, argv, &o, err, sizeof(err))) {
 	case LS_PARSE_HELP:
-		ls_usage(stdout, &p);
+		ls_usage(stdout, &o);
 		return LS_EXIT_OK;
 	case LS_PARSE_VERSION:
 		printf("latscope %s (ABI %u)\n", LS_VERSION, LATSCOPE_ABI_VERSION);
@@ -356,40 +357,40 @@ int main(int argc, char **argv)
 		break;
 	}
 	/* cyclictest's and rtla's habit: their -p 99 is a priority, here a 99 us period. */
-	if (p.period_us < 100)
+	if (p->period_us < 100)
 		fprintf(stderr, "latscope: -p %u: -p is the period in us; the priority is -P\n",
-			p.period_us);
+			p->period_us);
 	/* What a latscope killed with --apply-setup left changed goes back first. */
-	if (ls_setup_restore_left(env.root, p.restore_setup, err, sizeof(err))) {
+	if (ls_setup_restore_left(env.root, o.restore_setup, err, sizeof(err))) {
 		fprintf(stderr, "latscope: %s\n", err);
-		if (p.restore_setup)
+		if (o.restore_setup)
 			return LS_EXIT_SETUP;
 		err[0] = '\0';
 	}
-	if (p.restore_setup)
+	if (o.restore_setup)
 		return LS_EXIT_OK;
-	if (ls_check_output(p.plot_path, p.force, err, sizeof(err)) ||
-	    ls_check_output(p.json_path, p.force, err, sizeof(err))) {
+	if (ls_check_output(p->plot_path, p->force, err, sizeof(err)) ||
+	    ls_check_output(p->json_path, p->force, err, sizeof(err))) {
 		fprintf(stderr, "latscope: %s\n", err);
 		return LS_EXIT_SETUP;
 	}
 
-	ls_sysinfo_read(&sys, ls_first_cpu(&p.cpus, 0));
-	env.p = &p;
+	ls_sysinfo_read(&sys, ls_first_cpu(&p->cpus, 0));
+	env.o = &o;
 	env.sys = &sys;
 	/* A run reads heat and clock each second; a monitor serving clients does not. */
-	if (!(p.monitor && !p.calibrate)) {
-		if (ls_heat_find(&heat, sysfs ? sysfs : "/sys", first_measured_cpu(&p, &sys),
-				 p.thermal_zone, err, sizeof(err))) {
+	if (!is_monitor(&o)) {
+		if (ls_heat_find(&heat, sysfs ? sysfs : "/sys", first_measured_cpu(p, &sys),
+				 o.thermal_zone, err, sizeof(err))) {
 			fprintf(stderr, "latscope: %s\n", err);
 			return LS_EXIT_SETUP;
 		}
 		env.heat = &heat;
 	}
-	for (m = 0; !modes[m].is(&p); m++)
+	for (m = 0; !modes[m].is(&o); m++)
 		;	/* the last row, a measurement, always holds */
-	src = ls_source_of(&p);
-	if (modes[m].prepare && src->prepare && src->prepare(&p, err, sizeof(err))) {
+	src = ls_source_of(p);
+	if (modes[m].prepare && src->prepare && src->prepare(p, err, sizeof(err))) {
 		fprintf(stderr, "latscope: %s\n", err);
 		return LS_EXIT_SETUP;
 	}

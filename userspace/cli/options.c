@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * latscope CLI: command-line parsing into struct ls_params. latmus's
+ * latscope CLI: command-line parsing into struct ls_options. latmus's
  * options, same letters, meanings and defaults, plus latscope's own. No
  * side effects: every bad value comes back as one message naming it.
  */
@@ -14,10 +14,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "cost/cost.h"
-#include "core/latmon_wire.h"
 #include "run/run.h"
-#include "serve/serve.h"
 
 void ls_params_init(struct ls_params *p)
 {
@@ -32,10 +29,16 @@ void ls_params_init(struct ls_params *p)
 	p->pulse_edge = LATSCOPE_EDGE_RISING;
 	p->verbosity = 1;
 	p->lines = LS_DEFAULT_LINES;
-	p->thermal_zone = LS_ZONE_AUTO;
-	p->cost_repeat = 5;
-	p->cost_scale = 100;
 	CPU_ZERO(&p->cpus);
+}
+
+void ls_options_init(struct ls_options *o)
+{
+	memset(o, 0, sizeof(*o));
+	ls_params_init(&o->p);
+	o->thermal_zone = LS_ZONE_AUTO;
+	o->cost.repeat = 5;
+	o->cost.scale = 100;
 }
 
 /* "30", "30s", "5m", "2h", "1d": seconds, at most 100 days. */
@@ -98,7 +101,7 @@ enum opt_kind {
 
 /*
  * One option: its names and value for getopt_long(), what it sets in
- * struct ls_params, and how a bad value is told: "invalid value 'x' for
+ * struct ls_options, and how a bad value is told: "invalid value 'x' for
  * -p/--period (<hint>)", the hint a format given @min then @max.
  */
 struct opt {
@@ -118,7 +121,8 @@ struct opt {
 struct opt_call {
 	const struct opt *opt;
 	const char *arg;		/* NULL: an optional value not given */
-	struct ls_params *p;
+	struct ls_options *o;
+	struct ls_params *p;		/* &o->p */
 	char *err;			/* the handler's own message, if it has one */
 	size_t errlen;
 };
@@ -131,13 +135,13 @@ struct opt_call {
 /* -c and --cpus both say where to measure: one of them. */
 static int cpus_given(struct opt_call *call, const char *opt)
 {
-	if (call->p->cpus_opt && strcmp(call->p->cpus_opt, opt)) {
+	if (call->o->cpus_opt && strcmp(call->o->cpus_opt, opt)) {
 		ls_fail(call->err, call->errlen,
 			"%s and %s: give the CPUs once (-c one CPU, --cpus a list or all)",
-			call->p->cpus_opt, opt);
+			call->o->cpus_opt, opt);
 		return -1;
 	}
-	call->p->cpus_opt = opt;
+	call->o->cpus_opt = opt;
 	return 0;
 }
 
@@ -187,7 +191,7 @@ static int priority_value(struct opt_call *call)
 	if (ls_parse_uint(call->arg, call->opt->min, call->opt->max, &v))
 		return BAD_VALUE;
 	call->p->priority = (int)v;
-	call->p->priority_given = true;
+	call->o->priority_given = true;
 	return 0;
 }
 
@@ -198,14 +202,14 @@ static int timeout_value(struct opt_call *call)
 
 static int max_run_value(struct opt_call *call)
 {
-	if (ls_parse_duration(call->arg, &call->p->max_run_s) || !call->p->max_run_s)
+	if (ls_parse_duration(call->arg, &call->o->door.max_run_s) || !call->o->door.max_run_s)
 		return BAD_VALUE;
 	return 0;
 }
 
 static int allow_value(struct opt_call *call)
 {
-	return ls_allow_parse(call->arg, &call->p->allow, call->err, call->errlen);
+	return ls_allow_parse(call->arg, &call->o->door.allow, call->err, call->errlen);
 }
 
 /* A bare number is minutes; 30s, 5m, 2h as -T. */
@@ -226,14 +230,14 @@ static int serve_value(struct opt_call *call)
 {
 	struct ls_serve_addr a;
 
-	call->p->serve = true;
-	call->p->serve_addr = call->arg;
+	call->o->serve.http = true;
+	call->o->serve.addr = call->arg;
 	return ls_serve_parse_addr(call->arg, &a, call->err, call->errlen);
 }
 
 static int textfile_every_value(struct opt_call *call)
 {
-	if (ls_parse_duration(call->arg, &call->p->textfile_s) || call->p->textfile_s > 3600)
+	if (ls_parse_duration(call->arg, &call->o->serve.textfile_s) || call->o->serve.textfile_s > 3600)
 		return BAD_VALUE;
 	return 0;
 }
@@ -251,14 +255,14 @@ static int context_value(struct opt_call *call)
 {
 	unsigned int ctx = (unsigned int)call->opt->value;
 
-	if (call->p->context_given && call->p->context != ctx) {
+	if (call->o->context_given && call->p->context != ctx) {
 		ls_fail(call->err, call->errlen,
 			"%s and %s: give one context (who answers the events), not two",
 			context_opts[call->p->context], context_opts[ctx]);
 		return -1;
 	}
 	call->p->context = (unsigned int)call->opt->value;
-	call->p->context_given = true;
+	call->o->context_given = true;
 	if (call->p->context == LS_CTX_GPIOD)
 		call->p->source = LATSCOPE_SRC_GPIO;
 	return 0;
@@ -313,10 +317,10 @@ static int pulse_edge_value(struct opt_call *call)
 /* --listen and --announce-to: a dotted IPv4 address (or "none" to announce nothing). */
 static int ipv4_value(struct opt_call *call)
 {
-	struct ls_params *p = call->p;
+	struct ls_door_params *dp = &call->o->door;
 	bool announce = !strcmp(call->opt->name, "announce-to");
-	char *field = announce ? p->announce_to : p->listen_addr;
-	size_t size = announce ? sizeof(p->announce_to) : sizeof(p->listen_addr);
+	char *field = announce ? dp->announce_to : dp->listen_addr;
+	size_t size = announce ? sizeof(dp->announce_to) : sizeof(dp->listen_addr);
 	struct in_addr a;
 
 	if ((!announce || strcmp(call->arg, "none")) &&
@@ -359,7 +363,7 @@ static int remote_value(struct opt_call *call)
 
 	p->source = LATSCOPE_SRC_GPIO;
 	p->oob_note = call->opt->letter == 'Z';
-	p->inband = call->opt->letter == 'z';
+	call->o->inband = call->opt->letter == 'z';
 	p->latmon_host[0] = '\0';
 	if (!strcmp(call->arg, "-"))
 		return 0;
@@ -426,9 +430,9 @@ static int thermal_zone_value(struct opt_call *call)
 	unsigned long long n;
 
 	if (!strcmp(call->arg, "none")) {
-		call->p->thermal_zone = LS_ZONE_NONE;
+		call->o->thermal_zone = LS_ZONE_NONE;
 	} else if (!ls_parse_uint(call->arg, 0, 9999, &n)) {
-		call->p->thermal_zone = (int)n;
+		call->o->thermal_zone = (int)n;
 	} else {
 		ls_fail(call->err, call->errlen,
 			"--thermal-zone '%.40s%s': give a zone number (N of /sys/class/thermal/thermal_zoneN) or none",
@@ -456,8 +460,8 @@ static int cost_only_value(struct opt_call *call)
 		if (!at[n])
 			break;
 	}
-	call->p->cost_only = call->arg;
-	call->p->cost = true;
+	call->o->cost.only = call->arg;
+	call->o->cost.asked = true;
 	return 0;
 bad:
 	ls_workload_names(names, sizeof(names));
@@ -468,8 +472,8 @@ bad:
 
 /* ---- the option table ---- */
 
-#define FIELD(f)		.field = offsetof(struct ls_params, f), \
-				.size = sizeof(((struct ls_params *)0)->f)
+#define FIELD(f)		.field = offsetof(struct ls_options, f), \
+				.size = sizeof(((struct ls_options *)0)->f)
 #define SET(f, v)		.kind = OPT_SET, FIELD(f), .value = (v)
 #define NUMBER(f, lo, hi)	.kind = OPT_NUMBER, FIELD(f), .min = (lo), .max = (hi)
 #define TEXT(f)			.kind = OPT_TEXT, FIELD(f)
@@ -478,7 +482,7 @@ bad:
 
 static const struct opt opts[] = {
 	{ "period", 'p', required_argument,
-	  NUMBER(period_us, LATSCOPE_MIN_PERIOD_NS / 1000, LATSCOPE_MAX_PERIOD_NS / 1000),
+	  NUMBER(p.period_us, LATSCOPE_MIN_PERIOD_NS / 1000, LATSCOPE_MAX_PERIOD_NS / 1000),
 	  .hint = "microseconds, %llu to %llu" },
 	{ "priority", 'P', required_argument, HANDLER(priority_value), .min = 1,
 	  .max = LATSCOPE_MAX_PRIORITY, .hint = "%llu to %llu" },
@@ -488,36 +492,36 @@ static const struct opt opts[] = {
 	  .hint = "e.g. 30, 30s, 5m, 2h, 1d; at most 100 days" },
 	{ "duration", 0, required_argument, HANDLER(timeout_value),
 	  .hint = "e.g. 30, 30s, 5m, 2h, 1d; at most 100 days" },
-	{ "plot", 'g', required_argument, TEXT(plot_path), .word = "a file name, or - for stdout" },
-	{ "histogram", 'H', required_argument, NUMBER(hist_cells, 1, LATSCOPE_MAX_HIST_CELLS),
+	{ "plot", 'g', required_argument, TEXT(p.plot_path), .word = "a file name, or - for stdout" },
+	{ "histogram", 'H', required_argument, NUMBER(p.hist_cells, 1, LATSCOPE_MAX_HIST_CELLS),
 	  .hint = "%llu to %llu cells" },
 	{ "irq", 'i', no_argument, HANDLER(context_value), .value = LATSCOPE_CTX_IRQ },
 	{ "kernel", 'k', no_argument, HANDLER(context_value), .value = LATSCOPE_CTX_KERNEL },
 	{ "user", 'u', no_argument, HANDLER(context_value), .value = LATSCOPE_CTX_USER },
 	{ "gpiod", 0, no_argument, HANDLER(context_value), .value = LS_CTX_GPIOD },
-	{ "maxlat-abort", 'A', required_argument, NUMBER(abort_us, 1, 1000000000),
+	{ "maxlat-abort", 'A', required_argument, NUMBER(p.abort_us, 1, 1000000000),
 	  .hint = "microseconds, at least %llu" },
-	{ "quiet", 'q', no_argument, SET(verbosity, 0) },
-	{ "verbose", 'v', optional_argument, NUMBER(verbosity, 0, 9), .value = 2,
+	{ "quiet", 'q', no_argument, SET(p.verbosity, 0) },
+	{ "verbose", 'v', optional_argument, NUMBER(p.verbosity, 0, 9), .value = 2,
 	  .hint = "%llu to %llu" },
-	{ "lines", 'l', required_argument, NUMBER(lines, 0, 1000000), .hint = "%llu or more" },
-	{ "breaktrace", 'b', required_argument, NUMBER(breaktrace_us, 1, 1000000000),
+	{ "lines", 'l', required_argument, NUMBER(p.lines, 0, 1000000), .hint = "%llu or more" },
+	{ "breaktrace", 'b', required_argument, NUMBER(p.breaktrace_us, 1, 1000000000),
 	  .hint = "microseconds, at least %llu" },
-	{ "why", 0, optional_argument, NUMBER(why, 1, LATSCOPE_WHY_MAX_RECORDS),
+	{ "why", 0, optional_argument, NUMBER(p.why, 1, LATSCOPE_WHY_MAX_RECORDS),
 	  .value = LS_WHY_RECORDS, .hint = "%llu to %llu samples per CPU" },
-	{ "no-why", 0, no_argument, SET(why, 0) },
+	{ "no-why", 0, no_argument, SET(p.why, 0) },
 	{ "gpio-in", 'I', required_argument, HANDLER(pulse_in_value), .word = "<chip>,<n>" },
 	{ "gpio-out", 'O', required_argument, HANDLER(ack_out_value), .word = "<chip>,<n>" },
 	{ "inband-gpio", 'z', required_argument, HANDLER(remote_value),
 	  .word = "a host, broadcast, or -" },
 	{ "oob-gpio", 'Z', required_argument, HANDLER(remote_value),
 	  .word = "a host, broadcast, or -" },
-	{ "latmon-port", 0, required_argument, NUMBER(latmon_port, 1, 65535),
+	{ "latmon-port", 0, required_argument, NUMBER(p.latmon_port, 1, 65535),
 	  .hint = "%llu to %llu" },
 	{ "ack", 0, required_argument, HANDLER(ack_value), .word = "pulse or toggle" },
 	{ "monitor", 0, no_argument, HANDLER(monitor_value) },
-	{ "calibrate", 0, no_argument, SET(calibrate, true) },
-	{ "subtract", 0, required_argument, NUMBER(subtract_us, 1, 10000),
+	{ "calibrate", 0, no_argument, SET(p.calibrate, true) },
+	{ "subtract", 0, required_argument, NUMBER(p.subtract_us, 1, 10000),
 	  .hint = "whole microseconds, %llu to %llu" },
 	{ "ack-in", 0, required_argument, HANDLER(ack_in_value), .word = "<chip>,<n>" },
 	{ "pulse-edge", 0, required_argument, HANDLER(pulse_edge_value),
@@ -531,38 +535,38 @@ static const struct opt opts[] = {
 	  .hint = "e.g. 30m, 2h, 1d; at most 100 days" },
 	{ "pulse-out", 0, required_argument, HANDLER(pulse_out_value), .word = "<chip>,<n>" },
 	{ "gpio-dt", 0, optional_argument, HANDLER(gpio_dt_value) },
-	{ "irq-prio", 0, required_argument, NUMBER(irq_thread_prio, 1, LATSCOPE_MAX_PRIORITY),
+	{ "irq-prio", 0, required_argument, NUMBER(p.irq_thread_prio, 1, LATSCOPE_MAX_PRIORITY),
 	  .hint = "%llu to %llu" },
 	{ "stress", 0, required_argument, HANDLER(stress_value), .word = "a preset" },
 	{ "stress-cmd", 0, required_argument, HANDLER(stress_cmd_value), .word = "a command" },
-	{ "threads", 0, required_argument, NUMBER(threads, 1, 1024), .hint = "%llu to %llu" },
-	{ "cost", 0, no_argument, SET(cost, true) },
+	{ "threads", 0, required_argument, NUMBER(p.threads, 1, 1024), .hint = "%llu to %llu" },
+	{ "cost", 0, no_argument, SET(cost.asked, true) },
 	{ "check-setup", 0, no_argument, SET(check_setup, true) },
 	{ "apply-setup", 0, no_argument, SET(apply_setup, true) },
 	{ "restore-setup", 0, no_argument, SET(restore_setup, true) },
-	{ "cost-repeat", 0, required_argument, NUMBER(cost_repeat, 1, LS_COST_MAX_REPEAT),
+	{ "cost-repeat", 0, required_argument, NUMBER(cost.repeat, 1, LS_COST_MAX_REPEAT),
 	  .hint = "%llu to %llu runs" },
-	{ "cost-scale", 0, required_argument, NUMBER(cost_scale, 1, 10000),
+	{ "cost-scale", 0, required_argument, NUMBER(cost.scale, 1, 10000),
 	  .hint = "percent of the default work, %llu to %llu" },
 	{ "cost-only", 0, required_argument, HANDLER(cost_only_value),
 	  .word = "workloads, e.g. queens-1,fsync" },
-	{ "cost-dir", 0, required_argument, TEXT(cost_dir), .word = "a directory" },
+	{ "cost-dir", 0, required_argument, TEXT(cost.dir), .word = "a directory" },
 	{ "thermal-zone", 0, required_argument, HANDLER(thermal_zone_value),
 	  .word = "a zone number, or none" },
 	{ "checkpoint", 0, required_argument, HANDLER(checkpoint_value),
 	  .hint = "minutes, or 30s, 5m, 2h" },
 	{ "serve", 0, optional_argument, HANDLER(serve_value), .word = "[ADDR:]PORT" },
-	{ "textfile", 0, required_argument, TEXT(textfile), .word = "a .prom file" },
+	{ "textfile", 0, required_argument, TEXT(serve.textfile), .word = "a .prom file" },
 	{ "textfile-every", 0, required_argument, HANDLER(textfile_every_value),
 	  .hint = "e.g. 15, 15s, 1m; at most an hour" },
-	{ "window", 0, required_argument, NUMBER(window_s, 1, LS_PROM_MAX_WINDOW_S),
+	{ "window", 0, required_argument, NUMBER(serve.window_s, 1, LS_PROM_MAX_WINDOW_S),
 	  .hint = "seconds, %llu to %llu" },
-	{ "buckets", 0, required_argument, TEXT(buckets),
+	{ "buckets", 0, required_argument, TEXT(serve.buckets),
 	  .word = "bounds in microseconds, e.g. 1,2,5,10" },
 	{ "cpus", 0, required_argument, HANDLER(cpus_value),
 	  .hint = "a list such as 1,3-5, or all" },
-	{ "json", 0, required_argument, TEXT(json_path), .word = "a file name, or - for stdout" },
-	{ "force", 0, no_argument, SET(force, true) },
+	{ "json", 0, required_argument, TEXT(p.json_path), .word = "a file name, or - for stdout" },
+	{ "force", 0, no_argument, SET(p.force, true) },
 	{ "help", 0, optional_argument, ENDS(LS_PARSE_HELP) },
 	{ "version", 0, no_argument, ENDS(LS_PARSE_VERSION) },
 };
@@ -607,10 +611,10 @@ static const struct opt *opt_of(int c)
 	return NULL;
 }
 
-/* Stores @v in @o's field of @p: an unsigned long long, an (unsigned) int or a bool. */
-static void set_field(struct ls_params *p, const struct opt *o, unsigned long long v)
+/* Stores @v in @o's field of @options: an unsigned long long, an (unsigned) int or a bool. */
+static void set_field(struct ls_options *options, const struct opt *o, unsigned long long v)
 {
-	char *field = (char *)p + o->field;
+	char *field = (char *)options + o->field;
 	unsigned int u = (unsigned int)v;
 	bool b = v;
 
@@ -623,17 +627,17 @@ static void set_field(struct ls_params *p, const struct opt *o, unsigned long lo
 }
 
 /* Applies @o with value @arg: 0, BAD_VALUE, or -1 with its own message. */
-static int apply(const struct opt *o, const char *arg, struct ls_params *p, char *err,
+static int apply(const struct opt *o, const char *arg, struct ls_options *options, char *err,
 		 size_t errlen)
 {
-	struct opt_call call = { o, arg, p, err, errlen };
+	struct opt_call call = { o, arg, options, &options->p, err, errlen };
 	unsigned long long v = o->value;
 
 	switch (o->kind) {
 	case OPT_HANDLER:
 		return o->parse(&call);
 	case OPT_TEXT:
-		memcpy((char *)p + o->field, &arg, sizeof(arg));
+		memcpy((char *)options + o->field, &arg, sizeof(arg));
 		return 0;
 	case OPT_NUMBER:
 		if (arg && ls_parse_uint(arg, o->min, o->max, &v))
@@ -644,7 +648,7 @@ static int apply(const struct opt *o, const char *arg, struct ls_params *p, char
 	case OPT_SET:
 		break;
 	}
-	set_field(p, o, v);
+	set_field(options, o, v);
 	return 0;
 }
 
@@ -782,25 +786,29 @@ static void stray_argument(char **argv, int at, char *err, size_t errlen)
  * (--ack-in without --monitor); a monitor times in hard irq; else the
  * user thread of the driver.
  */
-static void default_context(struct ls_params *p)
+static void default_context(struct ls_options *o)
 {
-	if (p->monitor && !p->context_given)
+	struct ls_params *p = &o->p;
+
+	if (p->monitor && !o->context_given)
 		p->context = LATSCOPE_CTX_IRQ;
-	if (p->context_given || p->monitor)
+	if (o->context_given || p->monitor)
 		return;
 	if (p->source == LATSCOPE_SRC_GPIO && !p->gpio_dt &&
-	    ((p->inband && !p->pulse_out.given) || p->ack_in.given))
+	    ((o->inband && !p->pulse_out.given) || p->ack_in.given))
 		p->context = LS_CTX_GPIOD;
 }
 
 /* The exporter's options: what --serve and --textfile leave out. */
-static int check_exporter(struct ls_params *p, char *err, size_t errlen)
+static int check_exporter(struct ls_options *o, char *err, size_t errlen)
 {
+	const struct ls_params *p = &o->p;
+	struct ls_serve_params *sp = &o->serve;
 	struct ls_prom_bounds b;
 
-	if (!p->serve && !p->textfile)
+	if (!sp->http && !sp->textfile)
 		return 0;
-	if (p->cost || p->check_setup || p->apply_setup || p->calibrate || p->latmon_host[0] ||
+	if (o->cost.asked || o->check_setup || o->apply_setup || p->calibrate || p->latmon_host[0] ||
 	    p->checkpoint_s || p->abort_us || p->breaktrace_us) {
 		ls_fail(err, errlen, "--serve and --textfile measure until stopped and show the figures to Prometheus: not with --cost, --check-setup, --apply-setup, --calibrate, a latmon host (-z/-Z HOST), --checkpoint, -A or -b");
 		return -1;
@@ -810,10 +818,10 @@ static int check_exporter(struct ls_params *p, char *err, size_t errlen)
 		ls_fail(err, errlen, "-g and --json with --serve or --textfile: give a file, written when a run ends; not - (stdout)");
 		return -1;
 	}
-	if (p->buckets && ls_prom_parse_bounds(p->buckets, &b, err, errlen))
+	if (sp->buckets && ls_prom_parse_bounds(sp->buckets, &b, err, errlen))
 		return -1;
-	if (p->textfile && !p->textfile_s)
-		p->textfile_s = LS_TEXTFILE_EVERY_S;
+	if (sp->textfile && !sp->textfile_s)
+		sp->textfile_s = LS_TEXTFILE_EVERY_S;
 	return 0;
 }
 
@@ -833,7 +841,7 @@ static void not_its_mode(const char *name, const struct ls_help_page **owners, s
  * those modes: in a run of none of them it would be ignored, so it is
  * refused, naming them. @given: which of opts[] the command line has.
  */
-static int check_modes(const struct ls_params *p, const bool *given, char *err,
+static int check_modes(const struct ls_options *o, const bool *given, char *err,
 		       size_t errlen)
 {
 	const struct ls_help_page *owners[3], *page;
@@ -848,7 +856,7 @@ static int check_modes(const struct ls_params *p, const bool *given, char *err,
 				continue;
 			page = ls_help_page_named(row->page);
 			/* Not a mode's page: the first page's, an option of every run. */
-			holds = !page || !page->holds || page->holds(p);
+			holds = !page || !page->holds || page->holds(o);
 			if (!holds && n < ARRAY_SIZE(owners))
 				owners[n++] = page;
 		}
@@ -861,11 +869,12 @@ static int check_modes(const struct ls_params *p, const bool *given, char *err,
 }
 
 /* What the options ask of each other, once all are read: the source's rules first. */
-static int check_together(struct ls_params *p, const bool *given, char *err, size_t errlen)
+static int check_together(struct ls_options *o, const bool *given, char *err, size_t errlen)
 {
+	struct ls_params *p = &o->p;
 	const struct ls_source *src;
 
-	if (p->check_setup && (p->cost || p->monitor || p->latmon_host[0] || p->plot_path ||
+	if (o->check_setup && (o->cost.asked || p->monitor || p->latmon_host[0] || p->plot_path ||
 			       p->json_path || p->timeout_s || p->checkpoint_s || p->stress ||
 			       p->stress_cmd || p->abort_us || p->breaktrace_us || p->why ||
 			       p->period_us != LS_DEFAULT_PERIOD_US ||
@@ -874,11 +883,11 @@ static int check_together(struct ls_params *p, const bool *given, char *err, siz
 		ls_fail(err, errlen, "--check-setup reads the board for a run's CPUs and priority and measures nothing: -c/--cpus, -P, -i/-k/-u/--gpiod and --apply-setup only");
 		return -1;
 	}
-	if (p->apply_setup && (p->cost || (p->monitor && !p->calibrate))) {
+	if (o->apply_setup && (o->cost.asked || (p->monitor && !p->calibrate))) {
 		ls_fail(err, errlen, "--apply-setup changes the board for a run or --check-setup, not for --cost or a monitor serving clients");
 		return -1;
 	}
-	if (p->cost && (p->source != LATSCOPE_SRC_TIMER || p->context == LS_CTX_GPIOD ||
+	if (o->cost.asked && (p->source != LATSCOPE_SRC_TIMER || p->context == LS_CTX_GPIOD ||
 			p->latmon_host[0] || p->monitor || p->timeout_s || p->plot_path ||
 			p->checkpoint_s || p->cpus_all ||
 			CPU_COUNT(&p->cpus) > 1 || p->abort_us || p->breaktrace_us || p->why ||
@@ -887,18 +896,18 @@ static int check_together(struct ls_params *p, const bool *given, char *err, siz
 		ls_fail(err, errlen, "--cost measures with the timer on one CPU while its workloads run, until they end: -i/-k/-u, -c, -p, -P, --json, --stress and --cost-* only");
 		return -1;
 	}
-	if (check_exporter(p, err, errlen))
+	if (check_exporter(o, err, errlen))
 		return -1;
 	if (p->threads && (p->source != LATSCOPE_SRC_TIMER || p->context == LS_CTX_GPIOD ||
-			   p->latmon_host[0] || p->monitor || p->cost)) {
+			   p->latmon_host[0] || p->monitor || o->cost.asked)) {
 		ls_fail(err, errlen, "--threads %u: responders of the timer (-i, -k, -u) only, not with GPIO, --gpiod, -z, --monitor or --cost",
 			p->threads);
 		return -1;
 	}
-	default_context(p);
-	if (check_modes(p, given, err, errlen))
+	default_context(o);
+	if (check_modes(o, given, err, errlen))
 		return -1;
-	if (p->priority_given && p->context == LATSCOPE_CTX_IRQ && !p->monitor) {
+	if (o->priority_given && p->context == LATSCOPE_CTX_IRQ && !p->monitor) {
 		ls_fail(err, errlen, "-P %d with -i: the timer interrupt handler answers, no thread has a priority; -P is for -k, -u and --gpiod",
 			p->priority);
 		return -1;
@@ -937,7 +946,7 @@ static int check_together(struct ls_params *p, const bool *given, char *err, siz
 	return 0;
 }
 
-enum ls_parse ls_parse_args(int argc, char **argv, struct ls_params *p,
+enum ls_parse ls_parse_args(int argc, char **argv, struct ls_options *options,
 			    char *err, size_t errlen)
 {
 	char shorts[3 * NR_OPTS + 2];
@@ -947,7 +956,7 @@ enum ls_parse ls_parse_args(int argc, char **argv, struct ls_params *p,
 	int c, ret;
 
 	getopt_tables(shorts, longs);
-	join_cmdline(argc, argv, p->cmdline, sizeof(p->cmdline));
+	join_cmdline(argc, argv, options->p.cmdline, sizeof(options->p.cmdline));
 	optind = 0;	/* 0, not 1: glibc then resets its whole state */
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, shorts, longs, NULL)) != -1) {
@@ -979,14 +988,14 @@ enum ls_parse ls_parse_args(int argc, char **argv, struct ls_params *p,
 			return LS_PARSE_ERROR;
 		}
 		if (o->kind == OPT_ENDS) {
-			p->help_topic = o->value == LS_PARSE_HELP ? optarg : NULL;
+			options->help_topic = o->value == LS_PARSE_HELP ? optarg : NULL;
 			return (enum ls_parse)o->value;
 		}
 		if (o->word && optarg && optarg[0] == '-' && optarg[1]) {
 			dash_value(o, optarg, err, errlen);
 			return LS_PARSE_ERROR;
 		}
-		ret = apply(o, optarg, p, err, errlen);
+		ret = apply(o, optarg, options, err, errlen);
 		if (ret == BAD_VALUE)
 			bad_value(o, optarg, err, errlen);
 		if (ret)
@@ -996,9 +1005,9 @@ enum ls_parse ls_parse_args(int argc, char **argv, struct ls_params *p,
 		stray_argument(argv, optind, err, errlen);
 		return LS_PARSE_ERROR;
 	}
-	if (p->restore_setup && argc > 2) {
+	if (options->restore_setup && argc > 2) {
 		ls_fail(err, errlen, "--restore-setup sets back what a latscope that died with --apply-setup left changed, and nothing else: give it alone");
 		return LS_PARSE_ERROR;
 	}
-	return check_together(p, given, err, errlen) ? LS_PARSE_ERROR : LS_PARSE_RUN;
+	return check_together(options, given, err, errlen) ? LS_PARSE_ERROR : LS_PARSE_RUN;
 }

@@ -10,39 +10,39 @@
 
 #include "cli/cli.h"
 
-static bool in_gpio(const struct ls_params *p)
+static bool in_gpio(const struct ls_options *o)
 {
-	return p->source == LATSCOPE_SRC_GPIO;
+	return o->p.source == LATSCOPE_SRC_GPIO;
 }
 
-static bool in_gpiod(const struct ls_params *p)
+static bool in_gpiod(const struct ls_options *o)
 {
-	return p->context == LS_CTX_GPIOD;
+	return o->p.context == LS_CTX_GPIOD;
 }
 
-static bool in_latmon(const struct ls_params *p)
+static bool in_latmon(const struct ls_options *o)
 {
-	return p->inband || p->oob_note;
+	return o->inband || o->p.oob_note;
 }
 
-static bool in_monitor(const struct ls_params *p)
+static bool in_monitor(const struct ls_options *o)
 {
-	return p->monitor;
+	return o->p.monitor;
 }
 
-static bool in_cost(const struct ls_params *p)
+static bool in_cost(const struct ls_options *o)
 {
-	return p->cost;
+	return o->cost.asked;
 }
 
-static bool in_serve(const struct ls_params *p)
+static bool in_serve(const struct ls_options *o)
 {
-	return p->serve || p->textfile;
+	return o->serve.http || o->serve.textfile;
 }
 
-static bool in_setup(const struct ls_params *p)
+static bool in_setup(const struct ls_options *o)
 {
-	return p->check_setup || p->apply_setup || p->restore_setup;
+	return o->check_setup || o->apply_setup || o->restore_setup;
 }
 
 /*

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * latscope CLI, core: the types every layer shares and what can be worked
- * out of them without a thread, a socket or a printed line. The options
- * end up in one struct ls_params that the rest only reads; a run ends up
- * in one struct ls_report that the printers and writers only read. The
- * layers above: output/, run/, latmon/, cli/ (docs/design/layers.md).
+ * out of them without a thread, a socket or a printed line. What every
+ * run is asked ends up in one struct ls_params that the rest only reads
+ * (a mode's own options stay in its folder: struct ls_options, cli.h);
+ * a run ends up in one struct ls_report that the printers and writers
+ * only read. The layers above: docs/design/layers.md.
  */
 #ifndef LATSCOPE_CORE_H
 #define LATSCOPE_CORE_H
@@ -35,6 +36,12 @@
  * least this many seconds: the fewest per-second maxima it fits.
  */
 #define LS_EVT_MIN_SECONDS	600
+
+/*
+ * The latmon protocol's most histogram cells (latmon/wire.h): a run with
+ * a latmon host (-z) refuses more (gpio.c).
+ */
+#define LS_LATMON_MAX_CELLS	1000U
 
 /* The number of elements of array @a (as the kernel's). */
 #ifndef ARRAY_SIZE
@@ -82,22 +89,14 @@ enum ls_ack {
 	LS_ACK_PULSE,
 };
 
-/* --allow: the IPv4 networks a monitor serves (allow.c); none: everyone. */
-#define LS_ALLOW_MAX	16
-struct ls_allow_net {
-	uint32_t addr;			/* host byte order, host bits clear */
-	uint32_t mask;
-};
-
-struct ls_allow {
-	unsigned int n;
-	struct ls_allow_net net[LS_ALLOW_MAX];
-};
-
+/*
+ * What a run is asked: the event source, who answers, how often, where,
+ * for how long, and its outputs. Every layer reads it; the parser alone
+ * (cli/) writes it. The cost suite's, the exporter's, the monitor's door
+ * and the setup verdict's options are their folders' own.
+ */
 struct ls_params {
 	unsigned int context;		/* LATSCOPE_CTX_*, LS_CTX_GPIOD */
-	bool context_given;		/* -i, -k, -u or --gpiod: else by the mode */
-	bool inband;			/* -z (not -Z): latmus's in-band test */
 	unsigned int source;		/* LATSCOPE_SRC_*: what marks the events */
 	bool gpio_dt;			/* --gpio-dt: the device tree's lines */
 	struct ls_gpio_spec pulse_in;	/* -I */
@@ -115,36 +114,15 @@ struct ls_params {
 	struct ls_gpio_spec ack_in;
 	unsigned int ack_in_edge;	/* LATSCOPE_EDGE_*, 0: falling (latmus) */
 	unsigned int pulse_edge;	/* --pulse-edge: RISING or FALLING pulses */
-	char listen_addr[64];		/* --listen: IPv4 to serve on, "": any */
-	char announce_to[64];		/* --announce-to: IPv4, "none", "": broadcast */
-	struct ls_allow allow;		/* --allow: clients served, none: all */
-	unsigned long long max_run_s;	/* --max-run: a client's run at most, 0: no bound */
 	int irq_thread_prio;		/* --irq-prio, 0: leave it */
 	const char *stress;		/* --stress preset, NULL: none */
 	const char *stress_cmd;		/* --stress-cmd */
 	unsigned long long checkpoint_s;	/* --checkpoint, 0: none */
-	int thermal_zone;		/* --thermal-zone N, LS_ZONE_AUTO or _NONE */
 	unsigned int threads;		/* --threads: responders, 0: one per CPU */
-	bool cost;			/* --cost: the cost suite instead of a run */
-	bool serve;			/* --serve: the exporter, over HTTP */
-	const char *serve_addr;		/* its [ADDR:]PORT, NULL: the default */
-	const char *textfile;		/* --textfile: the exporter, into this .prom file */
-	unsigned long long textfile_s;	/* --textfile-every, seconds */
-	unsigned int window_s;		/* --window: the exporter's windowed maximum, s */
-	const char *buckets;		/* --buckets: its bounds in us, NULL: default */
-	bool check_setup;		/* --check-setup: the setup verdict, no run */
-	bool apply_setup;		/* --apply-setup: fix what can be, for the run */
-	bool restore_setup;		/* --restore-setup: set back a dead run's changes */
-	unsigned int cost_repeat;	/* --cost-repeat: runs of each workload */
-	unsigned int cost_scale;	/* --cost-scale: percent of the default work */
-	const char *cost_only;		/* --cost-only: workloads, NULL: all */
-	const char *cost_dir;		/* --cost-dir: fsync's file, NULL: . */
 	unsigned int period_us;
 	int priority;
-	bool priority_given;	/* -P on the command line: refused where nothing uses it */
 	cpu_set_t cpus;			/* measured CPUs; empty: default */
 	bool cpus_all;
-	const char *cpus_opt;		/* -c or --cpus: which one set @cpus */
 	unsigned long long timeout_s;	/* 0: until a signal */
 	unsigned int hist_cells;
 	unsigned int abort_us;		/* -A, 0: off */
@@ -155,7 +133,6 @@ struct ls_params {
 	const char *plot_path;		/* NULL: none, "-": stdout */
 	const char *json_path;
 	bool force;
-	const char *help_topic;		/* --help=<mode>, NULL: by the options */
 	char cmdline[1024];
 };
 
@@ -169,10 +146,6 @@ int ls_parse_uint(const char *s, unsigned long long min,
 int ls_read_line(const char *path, char *buf, size_t len);
 bool ls_in_path(const char *name);
 bool ls_word_in_list(const char *list, const char *word);
-
-/* allow.c */
-int ls_allow_parse(const char *s, struct ls_allow *allow, char *err, size_t errlen);
-bool ls_allow_has(const struct ls_allow *allow, uint32_t addr);
 
 /* cpulist.c */
 int ls_parse_cpu_list(const char *s, cpu_set_t *set);

@@ -20,7 +20,6 @@
 #include <linux/gpio.h>
 
 #include "core/core.h"
-#include "core/latmon_wire.h"
 
 static const struct {
 	const char *name;

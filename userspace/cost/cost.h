@@ -18,6 +18,15 @@
 
 #include "run/run.h"
 
+/* --cost and its --cost-* options: the suite's own, beside the run's struct ls_params. */
+struct ls_cost_params {
+	bool asked;			/* --cost (or --cost-only): the suite instead of a run */
+	unsigned int repeat;		/* --cost-repeat: runs of each workload */
+	unsigned int scale;		/* --cost-scale: percent of the default work */
+	const char *only;		/* --cost-only: workloads, NULL: all */
+	const char *dir;		/* --cost-dir: fsync's file, NULL: . */
+};
+
 /* queens.c: the suite's CPU work. */
 #define LS_QUEENS_MAX		16
 
@@ -140,7 +149,7 @@ const struct ls_workload *ls_workload(const char *name);
 void ls_workload_names(char *buf, size_t len);
 
 /* suite.c */
-int ls_cost_suite(const struct ls_params *p, struct ls_cost_report *r, char *err,
-		  size_t errlen);
+int ls_cost_suite(const struct ls_params *p, const struct ls_cost_params *cp,
+		  struct ls_cost_report *r, char *err, size_t errlen);
 
 #endif /* LATSCOPE_COST_H */

@@ -232,7 +232,7 @@ static int under_load(const struct ls_params *p, const struct ls_cost_ctx *c,
 }
 
 /* The workloads --cost-only names (all without it), prepared: how many. */
-static int prepare_all(const struct ls_params *p, const struct ls_cost_ctx *c,
+static int prepare_all(const char *only, const struct ls_cost_ctx *c,
 		       struct ls_cost_report *r, struct ls_wl_state *st,
 		       const struct ls_workload **wl)
 {
@@ -242,7 +242,7 @@ static int prepare_all(const struct ls_params *p, const struct ls_cost_ctx *c,
 		const struct ls_workload *w = &ls_workloads[i];
 		struct ls_cost_result *res = &r->w[n];
 
-		if (p->cost_only && !ls_word_in_list(p->cost_only, w->name))
+		if (only && !ls_word_in_list(only, w->name))
 			continue;
 		memset(&st[n], 0, sizeof(st[n]));
 		st[n].wl = w;
@@ -258,23 +258,23 @@ static int prepare_all(const struct ls_params *p, const struct ls_cost_ctx *c,
 	return n;
 }
 
-int ls_cost_suite(const struct ls_params *p, struct ls_cost_report *r, char *err,
-		  size_t errlen)
+int ls_cost_suite(const struct ls_params *p, const struct ls_cost_params *cp,
+		  struct ls_cost_report *r, char *err, size_t errlen)
 {
 	struct ls_wl_state st[LS_COST_MAX_WORKLOADS];
 	const struct ls_workload *wl[LS_COST_MAX_WORKLOADS];
 	struct heat_reader h = { .src = r->heat };
 	sigset_t signals, old;
 	struct ls_cost_ctx c = {
-		.scale = p->cost_scale, .ncpus = (int)sysconf(_SC_NPROCESSORS_ONLN),
-		.dir = p->cost_dir ? p->cost_dir : ".", .mask = &old,
+		.scale = cp->scale, .ncpus = (int)sysconf(_SC_NPROCESSORS_ONLN),
+		.dir = cp->dir ? cp->dir : ".", .mask = &old,
 	};
 	pthread_condattr_t attr;
 	struct ls_cmd measuring;
 	int i, v, ret = LS_EXIT_OK;
 
-	r->repeat = p->cost_repeat;
-	r->scale = p->cost_scale;
+	r->repeat = cp->repeat;
+	r->scale = cp->scale;
 	r->latency_exit = -1;
 	r->started = time(NULL);
 	ls_block_signals(&signals, &old);
@@ -288,7 +288,7 @@ int ls_cost_suite(const struct ls_params *p, struct ls_cost_report *r, char *err
 		ls_unblock_signals(&signals, &old);
 		return LS_EXIT_RUNTIME;
 	}
-	r->nr = prepare_all(p, &c, r, st, wl);
+	r->nr = prepare_all(cp->only, &c, r, st, wl);
 	warm_up(&c, r, st, wl);
 	all_passes(&c, r, st, wl, LS_COST_PLAIN, &h, NULL);
 	if (!r->interrupted) {

@@ -42,7 +42,8 @@
 #define LS_DOOR_HOLD_S		3
 #define LS_DOOR_HOLD_NS		(LS_DOOR_HOLD_S * 1000000000ULL)
 
-int ls_door_open(struct ls_door *d, const struct ls_params *p, char *err, size_t errlen)
+int ls_door_open(struct ls_door *d, const struct ls_params *p,
+		 const struct ls_door_params *dp, char *err, size_t errlen)
 {
 	struct sockaddr_in sin = { .sin_family = AF_INET, .sin_port = htons(ls_latmon_port(p)) };
 	int fd, on = 1;
@@ -53,14 +54,15 @@ int ls_door_open(struct ls_door *d, const struct ls_params *p, char *err, size_t
 	d->stop[0] = -1;
 	d->stop[1] = -1;
 	d->p = p;
+	d->dp = dp;
 	sin.sin_addr.s_addr = htonl(INADDR_ANY);
-	if (p->listen_addr[0])
-		inet_pton(AF_INET, p->listen_addr, &sin.sin_addr);
+	if (dp->listen_addr[0])
+		inet_pton(AF_INET, dp->listen_addr, &sin.sin_addr);
 	fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof(on)) ||
 	    bind(fd, (struct sockaddr *)&sin, sizeof(sin)) || listen(fd, 4)) {
 		ls_fail(err, errlen, "--monitor: cannot listen on %s port %u: %s",
-			p->listen_addr[0] ? p->listen_addr : "any address", ls_latmon_port(p),
+			dp->listen_addr[0] ? dp->listen_addr : "any address", ls_latmon_port(p),
 			strerror(errno));
 		if (fd >= 0)
 			close(fd);
@@ -109,7 +111,7 @@ static void door_bound(int fd)
 static bool door_allowed(struct ls_door *d, int fd, const struct sockaddr_in *from,
 			 const char *name)
 {
-	if (ls_allow_has(&d->p->allow, ntohl(from->sin_addr.s_addr)))
+	if (ls_allow_has(&d->dp->allow, ntohl(from->sin_addr.s_addr)))
 		return true;
 	fprintf(stderr, "latscope: refused client %s: not in --allow\n", name);
 	close(fd);

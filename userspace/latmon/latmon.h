@@ -9,8 +9,32 @@
 #ifndef LATSCOPE_LATMON_H
 #define LATSCOPE_LATMON_H
 
-#include "core/latmon_wire.h"
+#include "latmon/wire.h"
 #include "run/run.h"
+
+/* --allow: the IPv4 networks a monitor serves (allow.c); none: everyone. */
+#define LS_ALLOW_MAX	16
+struct ls_allow_net {
+	uint32_t addr;			/* host byte order, host bits clear */
+	uint32_t mask;
+};
+
+struct ls_allow {
+	unsigned int n;
+	struct ls_allow_net net[LS_ALLOW_MAX];
+};
+
+/* allow.c */
+int ls_allow_parse(const char *s, struct ls_allow *allow, char *err, size_t errlen);
+bool ls_allow_has(const struct ls_allow *allow, uint32_t addr);
+
+/* --monitor's door: where it listens and announces, whom it serves, how long. */
+struct ls_door_params {
+	char listen_addr[64];		/* --listen: IPv4 to serve on, "": any */
+	char announce_to[64];		/* --announce-to: IPv4, "none", "": broadcast */
+	struct ls_allow allow;		/* --allow: clients served, none: all */
+	unsigned long long max_run_s;	/* --max-run: a client's run at most, 0: no bound */
+};
 
 /*
  * What the client's data records add up to so far, client.c's: the run's
@@ -53,6 +77,7 @@ struct ls_monitor_peer {
 	struct ls_latmon_request next;
 	__u64 overruns;			/* of seconds without a sample, not sent yet */
 	bool overran;			/* its run reached --max-run */
+	unsigned long long max_run_s;	/* --max-run, 0: no bound */
 	unsigned int runs;		/* runs this monitor measured, for file names */
 	char why[200];
 };
@@ -60,6 +85,7 @@ struct ls_monitor_peer {
 /* door.c: the monitor's listening socket, and who may come in. */
 struct ls_door {
 	const struct ls_params *p;
+	const struct ls_door_params *dp;
 	int lfd;			/* listening, for the monitor's life */
 	int stop[2];			/* pipe: the doorman's end */
 	pthread_t thread;		/* the doorman: holds or refuses newcomers while busy */
@@ -70,7 +96,8 @@ struct ls_door {
 	__u64 held_since_ns;		/* refused LS_DOOR_HOLD_S later if still busy */
 };
 
-int ls_door_open(struct ls_door *d, const struct ls_params *p, char *err, size_t errlen);
+int ls_door_open(struct ls_door *d, const struct ls_params *p,
+		 const struct ls_door_params *dp, char *err, size_t errlen);
 /* Whether a newcomer waits: ls_door_accept() gives it without waiting. */
 bool ls_door_held(const struct ls_door *d);
 /* The newcomer held, else one client from the listening socket, --allow checked: its fd, or -1. */
@@ -105,7 +132,7 @@ struct ls_monitor_watch {
 };
 
 /* monitor.c: serves clients one after the other, until a signal; @watch may be NULL. */
-int ls_monitor_serve(const struct ls_params *p, const struct ls_sysinfo *sys,
-		     const struct ls_monitor_watch *watch);
+int ls_monitor_serve(const struct ls_params *p, const struct ls_door_params *dp,
+		     const struct ls_sysinfo *sys, const struct ls_monitor_watch *watch);
 
 #endif /* LATSCOPE_LATMON_H */

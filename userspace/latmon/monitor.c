@@ -165,13 +165,13 @@ static void *peer_fn(void *arg)
 
 	/* The client may say nothing until its stop: --max-run bounds that. */
 	ret = read_request(peer, peer->wake[0],		/* + 1: the warm-up */
-			   run->p->max_run_s ? run->p->max_run_s + 1 : 0, &req);
+			   peer->max_run_s ? peer->max_run_s + 1 : 0, &req);
 	if (ret == REQ_WAKE)
 		return NULL;	/* the run ended here: Ctrl-C, or its device */
 	if (ret == REQ_IDLE) {
 		peer->overran = true;
 		fprintf(stderr, "latscope: client %s: its run reached --max-run (%llu s): ending it\n",
-			peer->name, run->p->max_run_s);
+			peer->name, peer->max_run_s);
 		ls_request_stop(run, LS_EXIT_OK);
 		return NULL;
 	}
@@ -442,13 +442,13 @@ static int serve_client(const struct ls_params *p, const struct ls_sysinfo *sys,
 }
 
 /* The address a client is told: --listen's, else the first up IPv4 one. */
-static void announced_address(const struct ls_params *p, char *buf, size_t len)
+static void announced_address(const struct ls_door_params *dp, char *buf, size_t len)
 {
 	struct ifaddrs *ifa, *i;
 
-	snprintf(buf, len, "%s", p->listen_addr[0] && strcmp(p->listen_addr, "0.0.0.0") ?
-		 p->listen_addr : "127.0.0.1");
-	if ((p->listen_addr[0] && strcmp(p->listen_addr, "0.0.0.0")) || getifaddrs(&ifa))
+	snprintf(buf, len, "%s", dp->listen_addr[0] && strcmp(dp->listen_addr, "0.0.0.0") ?
+		 dp->listen_addr : "127.0.0.1");
+	if ((dp->listen_addr[0] && strcmp(dp->listen_addr, "0.0.0.0")) || getifaddrs(&ifa))
 		return;
 	for (i = ifa; i; i = i->ifa_next)
 		if (i->ifa_addr && i->ifa_addr->sa_family == AF_INET &&
@@ -461,17 +461,18 @@ static void announced_address(const struct ls_params *p, char *buf, size_t len)
 }
 
 /* The UDP announcement, every LS_ANNOUNCE_S while idle; says once if it fails. */
-static void send_announcement(const struct ls_params *p, int fd, const char *addr, bool *warned)
+static void send_announcement(const struct ls_params *p, const struct ls_door_params *dp,
+			      int fd, const char *addr, bool *warned)
 {
 	struct sockaddr_in to = { .sin_family = AF_INET, .sin_port = htons(ls_latmon_port(p)) };
 
 	to.sin_addr.s_addr = htonl(INADDR_BROADCAST);
-	if (p->announce_to[0])
-		inet_pton(AF_INET, p->announce_to, &to.sin_addr);
+	if (dp->announce_to[0])
+		inet_pton(AF_INET, dp->announce_to, &to.sin_addr);
 	if (sendto(fd, addr, strlen(addr), 0, (struct sockaddr *)&to, sizeof(to)) < 0 &&
 	    !*warned) {
 		fprintf(stderr, "latscope: cannot announce %s to %s port %u: %s (clients can still connect by address)\n",
-			addr, p->announce_to[0] ? p->announce_to : "255.255.255.255",
+			addr, dp->announce_to[0] ? dp->announce_to : "255.255.255.255",
 			ls_latmon_port(p), strerror(errno));
 		*warned = true;
 	}
@@ -490,13 +491,14 @@ static int check_lines(const struct ls_params *p, char *err, size_t errlen)
  * or SIGHUP; @watch, if not NULL, sees each run too (--serve). Returns
  * the exit status: LS_EXIT_SETUP if it cannot start.
  */
-int ls_monitor_serve(const struct ls_params *p, const struct ls_sysinfo *sys,
-		     const struct ls_monitor_watch *watch)
+int ls_monitor_serve(const struct ls_params *p, const struct ls_door_params *dp,
+		     const struct ls_sysinfo *sys, const struct ls_monitor_watch *watch)
 {
-	struct ls_monitor_peer peer = { .fd = -1, .wake = { -1, -1 }, .sigfd = -1 };
+	struct ls_monitor_peer peer = { .fd = -1, .wake = { -1, -1 }, .sigfd = -1,
+					.max_run_s = dp->max_run_s };
 	struct ls_door door = { .lfd = -1, .stop = { -1, -1 }, .held = -1 };
 	int ufd = -1, ret = LS_EXIT_SETUP, n, done = 0;
-	char err[512] = "", addr[sizeof(p->listen_addr)];
+	char err[512] = "", addr[sizeof(dp->listen_addr)];
 	struct pollfd pfd[2];
 	bool warned = false;
 	__u64 next = 0, now;
@@ -508,12 +510,12 @@ int ls_monitor_serve(const struct ls_params *p, const struct ls_sysinfo *sys,
 		fprintf(stderr, "latscope: --monitor: %s\n", strerror(errno));
 		goto out;
 	}
-	if (check_lines(p, err, sizeof(err)) || ls_door_open(&door, p, err, sizeof(err))) {
+	if (check_lines(p, err, sizeof(err)) || ls_door_open(&door, p, dp, err, sizeof(err))) {
 		fprintf(stderr, "latscope: %s\n", err);
 		goto out;
 	}
-	announced_address(p, addr, sizeof(addr));
-	if (strcmp(p->announce_to, "none")) {
+	announced_address(dp, addr, sizeof(addr));
+	if (strcmp(dp->announce_to, "none")) {
 		ufd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 		n = 1;
 		if (ufd >= 0)
@@ -524,14 +526,14 @@ int ls_monitor_serve(const struct ls_params *p, const struct ls_sysinfo *sys,
 	while (!done) {
 		if (p->verbosity > 0)
 			fprintf(stderr, "latmon monitor: waiting for a client on %s port %u%s%s\n",
-				p->listen_addr[0] ? p->listen_addr : "any address",
+				dp->listen_addr[0] ? dp->listen_addr : "any address",
 				ls_latmon_port(p), ufd >= 0 ? ", announcing " : "",
 				ufd >= 0 ? addr : "");
 		/* A newcomer held while the last client left is served now. */
 		while (!ls_door_held(&door)) {
 			now = ls_now_ns();
 			if (ufd >= 0 && now >= next) {
-				send_announcement(p, ufd, addr, &warned);
+				send_announcement(p, dp, ufd, addr, &warned);
 				next = now + LS_ANNOUNCE_S * 1000000000ULL;
 			}
 			n = poll(pfd, 2, ufd >= 0 ? ls_ms_until(next) + 1 : -1);

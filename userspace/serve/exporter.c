@@ -16,18 +16,19 @@
 #include "serve/serve.h"
 
 int ls_exporter_init(struct ls_exporter *ex, const struct ls_params *p,
-		     const struct ls_sysinfo *sys, char *err, size_t errlen)
+		     const struct ls_serve_params *sp, const struct ls_sysinfo *sys, char *err,
+		     size_t errlen)
 {
 	struct ls_prom_view *v;
 
 	memset(ex, 0, sizeof(*ex));
-	if (p->buckets) {
-		if (ls_prom_parse_bounds(p->buckets, &ex->bounds, err, errlen))
+	if (sp->buckets) {
+		if (ls_prom_parse_bounds(sp->buckets, &ex->bounds, err, errlen))
 			return -1;
 	} else {
 		ls_prom_default_bounds(&ex->bounds);
 	}
-	ex->window_s = p->window_s ? p->window_s : LS_PROM_WINDOW_S;
+	ex->window_s = sp->window_s ? sp->window_s : LS_PROM_WINDOW_S;
 	ex->view = calloc(1, sizeof(*ex->view));
 	ex->spare = calloc(1, sizeof(*ex->spare));
 	if (!ex->view || !ex->spare) {

@@ -198,7 +198,7 @@ static void monitor_run_ended(void *priv, const struct ls_report *r)
  * request; between them it does not measure. Until a signal.
  */
 static int watch_monitor(struct ls_exporter *ex, const struct ls_params *p,
-			 const struct ls_sysinfo *sys)
+			 const struct ls_door_params *dp, const struct ls_sysinfo *sys)
 {
 	const struct ls_monitor_watch watch = {
 		.sink = { .second = ls_exporter_second, .priv = ex,
@@ -208,7 +208,7 @@ static int watch_monitor(struct ls_exporter *ex, const struct ls_params *p,
 		.priv = ex,
 	};
 
-	return ls_monitor_serve(p, sys, &watch);
+	return ls_monitor_serve(p, dp, sys, &watch);
 }
 
 /* After -T: the last figures stay served until a signal. */
@@ -226,7 +226,9 @@ static void hold(const sigset_t *signals)
 
 /**
  * ls_serve() - the exporter: measure, and show the figures, until a signal
- * @p: the options
+ * @p: what each run is asked
+ * @sp: the exporter's own options
+ * @dp: the monitor's door, with --monitor
  * @sys: the board
  *
  * With -T, it measures that long; over HTTP it then serves the last
@@ -236,7 +238,8 @@ static void hold(const sigset_t *signals)
  * if the HTTP server or the text file could not start, or if -T ended
  * with no run ever started (no driver, a CPU offline all along).
  */
-int ls_serve(const struct ls_params *p, const struct ls_sysinfo *sys)
+int ls_serve(const struct ls_params *p, const struct ls_serve_params *sp,
+	     const struct ls_door_params *dp, const struct ls_sysinfo *sys)
 {
 	struct ls_exporter *ex = calloc(1, sizeof(*ex));
 	struct ls_textfile *text = NULL;
@@ -248,7 +251,7 @@ int ls_serve(const struct ls_params *p, const struct ls_sysinfo *sys)
 	cpu_set_t others;
 	int ret = LS_EXIT_OK;
 
-	if (!ex || ls_exporter_init(ex, p, sys, err, sizeof(err))) {
+	if (!ex || ls_exporter_init(ex, p, sp, sys, err, sizeof(err))) {
 		fprintf(stderr, "latscope: %s\n", ex ? err : "out of memory for the exporter");
 		free(ex);
 		return LS_EXIT_SETUP;
@@ -256,14 +259,14 @@ int ls_serve(const struct ls_params *p, const struct ls_sysinfo *sys)
 	others_of(p, sys, &others);
 	/* Blocked before any thread starts: only this one takes them. */
 	ls_block_signals(&signals, &old_signals);
-	if (p->serve && !ls_serve_parse_addr(p->serve_addr, &addr, err, sizeof(err)))
+	if (sp->http && !ls_serve_parse_addr(sp->addr, &addr, err, sizeof(err)))
 		http = ls_http_start(ex, &addr, &others, err, sizeof(err));
-	if (p->serve && !http)
+	if (sp->http && !http)
 		ret = LS_EXIT_SETUP;
 	else if (http)
 		fprintf(stderr, "latscope: serving http://%s/metrics\n", addr.text);
-	if (ret == LS_EXIT_OK && p->textfile) {
-		text = ls_textfile_start(ex, p->textfile, p->textfile_s, &others, err,
+	if (ret == LS_EXIT_OK && sp->textfile) {
+		text = ls_textfile_start(ex, sp->textfile, sp->textfile_s, &others, err,
 					 sizeof(err));
 		if (!text)
 			ret = LS_EXIT_SETUP;
@@ -271,7 +274,7 @@ int ls_serve(const struct ls_params *p, const struct ls_sysinfo *sys)
 	if (ret != LS_EXIT_OK) {
 		fprintf(stderr, "latscope: %s\n", err);
 	} else if (p->monitor) {
-		ret = watch_monitor(ex, p, sys);
+		ret = watch_monitor(ex, p, dp, sys);
 	} else if (measure(ex, p, sys, &signals, &started)) {
 		/* -T is over. No run ever started: say so, and not with 0. */
 		if (!started) {

@@ -16,6 +16,7 @@
 #include <sys/socket.h>
 
 #include "core/core.h"
+#include "latmon/latmon.h"
 #include "serve/prom.h"
 #include "run/run.h"
 
@@ -25,6 +26,16 @@
 #define LS_TEXTFILE_EVERY_S	15
 /* A run that failed is tried again after this many seconds. */
 #define LS_SERVE_RETRY_S	2
+
+/* The exporter's options, beside the run's struct ls_params. */
+struct ls_serve_params {
+	bool http;			/* --serve: over HTTP */
+	const char *addr;		/* its [ADDR:]PORT, NULL: the default */
+	const char *textfile;		/* --textfile: into this .prom file */
+	unsigned long long textfile_s;	/* --textfile-every, seconds */
+	unsigned int window_s;		/* --window: the windowed maximum, s */
+	const char *buckets;		/* --buckets: its bounds in us, NULL: default */
+};
 
 /* Where --serve listens. */
 struct ls_serve_addr {
@@ -74,7 +85,8 @@ struct ls_exporter {
 
 /* exporter.c */
 int ls_exporter_init(struct ls_exporter *ex, const struct ls_params *p,
-		     const struct ls_sysinfo *sys, char *err, size_t errlen);
+		     const struct ls_serve_params *sp, const struct ls_sysinfo *sys, char *err,
+		     size_t errlen);
 void ls_exporter_free(struct ls_exporter *ex);
 void ls_exporter_second(struct run *run, void *priv, const struct latscope_bulk *b);
 void ls_exporter_cpu_second(struct run *run, void *priv, int cpu, const struct latscope_bulk *b);
@@ -117,6 +129,7 @@ int ls_textfile_write(struct ls_exporter *ex, const char *path, struct ls_prom_v
 		      char *why, size_t whylen);
 
 /* serve.c: the front-end. */
-int ls_serve(const struct ls_params *p, const struct ls_sysinfo *sys);
+int ls_serve(const struct ls_params *p, const struct ls_serve_params *sp,
+	     const struct ls_door_params *dp, const struct ls_sysinfo *sys);
 
 #endif /* LATSCOPE_SERVE_H */

@@ -5,16 +5,17 @@
  * records and the histogram a monitor sends back. TCP, all fields 32-bit
  * in network byte order, no padding. The connection is the caller's.
  */
-#ifndef LS_LATMON_H
-#define LS_LATMON_H
+#ifndef LATSCOPE_LATMON_WIRE_H
+#define LATSCOPE_LATMON_WIRE_H
 
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/core.h"
+
 #define LS_LATMON_PORT			2306
 #define LS_LATMON_MIN_PERIOD_US		10U	/* as -p: the driver's shortest */
 #define LS_LATMON_MAX_PERIOD_US		1000000U
-#define LS_LATMON_MAX_CELLS		1000U
 #define LS_LATMON_REQUEST_SIZE		8	/* period_usecs, histogram_cells */
 #define LS_LATMON_DATA_SIZE		24	/* sum hi, sum lo, min, max, overruns, samples */
 
@@ -33,8 +34,6 @@ struct ls_latmon_data {
 	uint32_t samples;
 };
 
-struct ls_params;
-
 /* --latmon-port, else LS_LATMON_PORT: the client's and the monitor's. */
 unsigned int ls_latmon_port(const struct ls_params *p);
 
@@ -49,4 +48,4 @@ int ls_latmon_data_unpack(const unsigned char in[LS_LATMON_DATA_SIZE],
 void ls_latmon_cells_pack(const uint32_t *cells, uint32_t n, unsigned char *out);
 void ls_latmon_cells_unpack(const unsigned char *in, uint32_t n, uint32_t *cells);
 
-#endif /* LS_LATMON_H */
+#endif /* LATSCOPE_LATMON_WIRE_H */

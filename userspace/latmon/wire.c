@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * latscope CLI: latmon frames, packed and checked (see latmon_wire.h). A frame
+ * latscope CLI: latmon frames, packed and checked (see wire.h). A frame
  * a peer sent is checked before anything uses it: a bad one is one error
  * line naming the field and its value, and nothing of it is kept.
  */
 #include <stdio.h>
 
 #include "core/core.h"
-#include "core/latmon_wire.h"
+#include "latmon/wire.h"
 
 unsigned int ls_latmon_port(const struct ls_params *p)
 {

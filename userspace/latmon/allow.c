@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/core.h"
+#include "latmon/latmon.h"
 
 /* One "ADDR[/PREFIX]" of @len characters at @s into @net. */
 static int parse_net(const char *s, size_t len, struct ls_allow_net *net, char *err,
