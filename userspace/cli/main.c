@@ -54,58 +54,6 @@ static int first_measured_cpu(const struct ls_params *p, const struct ls_sysinfo
 	return ls_first_cpu(&p->cpus, ls_default_cpu(&sys->isolated));
 }
 
-/* "run.json" -> "run-latency.json": the measuring run's file beside the suite's. */
-static void latency_path(const char *json, char *buf, size_t len)
-{
-	size_t n = strlen(json);
-
-	if (n > 5 && !strcmp(json + n - 5, ".json"))
-		n -= 5;
-	snprintf(buf, len, "%.*s-latency.json", (int)n, json);
-}
-
-/* --cost: the suite, its table, its JSON. */
-static int run_cost(const struct ls_params *p, const struct ls_cost_params *cp,
-		    const struct ls_sysinfo *sys, const struct ls_heat_src *heat)
-{
-	struct ls_cost_report *r = calloc(1, sizeof(*r));
-	char err[512] = "";
-	int ret;
-
-	if (!r) {
-		fprintf(stderr, "latscope: out of memory\n");
-		return LS_EXIT_RUNTIME;
-	}
-	/* Its measuring run needs the driver: known now, not after the plain pass. */
-	if (ls_device_check(p, err, sizeof(err))) {
-		fprintf(stderr, "latscope: %s\n", err);
-		free(r);
-		return LS_EXIT_SETUP;
-	}
-	r->params = p;
-	r->sys = sys;
-	r->heat = heat;
-	r->measured_cpu = first_measured_cpu(p, sys);
-	if (p->json_path && strcmp(p->json_path, "-")) {
-		latency_path(p->json_path, r->latency_json, sizeof(r->latency_json));
-		if (ls_check_output(r->latency_json, p->force, err, sizeof(err))) {
-			fprintf(stderr, "latscope: %s\n", err);
-			free(r);
-			return LS_EXIT_SETUP;
-		}
-	}
-	ret = ls_cost_suite(p, cp, r, err, sizeof(err));
-	if (err[0])
-		fprintf(stderr, "latscope: %s\n", err);
-	r->exit_code = ret;
-	ls_cost_print(stdout, r);
-	fflush(stdout);
-	if (ls_cost_write_files(r))
-		ret = ret ? ret : LS_EXIT_RUNTIME;
-	free(r);
-	return ret;
-}
-
 /*
  * The verdict of each factor for a run on @cpus into @s; with
  * --apply-setup, taken after the changes, which @undo keeps for
@@ -276,7 +224,8 @@ static bool is_cost(const struct ls_options *o)
 
 static int mode_cost(const struct mode_env *e)
 {
-	return run_cost(&e->o->p, &e->o->cost, e->sys, e->heat);
+	return ls_cost_mode(&e->o->p, &e->o->cost, e->sys, e->heat,
+			    first_measured_cpu(&e->o->p, e->sys));
 }
 
 static bool is_exporter(const struct ls_options *o)

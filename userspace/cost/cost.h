@@ -148,6 +148,13 @@ extern const int ls_nr_workloads;
 const struct ls_workload *ls_workload(const char *name);
 void ls_workload_names(char *buf, size_t len);
 
+/*
+ * mode.c: --cost, as the CLI's table of modes runs it, measured on
+ * @measured_cpu: its exit code, the table printed and the files written.
+ */
+int ls_cost_mode(const struct ls_params *p, const struct ls_cost_params *cp,
+		 const struct ls_sysinfo *sys, const struct ls_heat_src *heat, int measured_cpu);
+
 /* suite.c */
 int ls_cost_suite(const struct ls_params *p, const struct ls_cost_params *cp,
 		  struct ls_cost_report *r, char *err, size_t errlen);
