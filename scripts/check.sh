@@ -90,6 +90,8 @@ stage "exporter's door: a slow-header and a burst peer on loopback, an honest sc
 	bash "$top/tests/serve/run.sh"
 stage "setup verdict on fake roots (every factor good and bad, --apply-setup set back)" \
 	bash "$top/tests/setup/run.sh"
+stage "cost suite's A/A control on this machine (at most 2 of 4 workloads differ at 95 %)" \
+	bash "$top/tests/cost/run.sh"
 stage "files latscope creates, against an unprivileged racer (setpriv, fake device)" \
 	bash "$top/tests/files/run.sh"
 stage "docs: README and --help budgets, links, every example parsed, GPIO pins as the overlays" \

@@ -86,12 +86,13 @@ check(heat == {"samples": 2,
 with open(sys.argv[4]) as f:
     cost = json.load(f)
 check(cost["kind"] == "cost" and cost["sysinfo"]["release"] == "6.12.0-test" and
-      cost["settings"] == {"repeat": 2, "scale_percent": 100,
+      cost["settings"] == {"repeat": 2, "scale_percent": 100, "min_run_ms": 1000,
+                           "order": "alternating", "aa": False,
                            "measured": {"context": "user", "cpu": 2, "period_us": 1000,
                                         "priority": 90}, "load": None} and
       cost["measuring_run"] == {"json": "x-latency.json", "rts": "RTS| test", "exit_code": 0},
       "cost: header, settings, measuring run", {k: cost.get(k) for k in ("kind", "settings")})
-q, fs, ip = cost["workloads"]
+q, fs, ip, sw = cost["workloads"]
 check(q["name"] == "queens-1" and q["what"] == 'N-queens "12"' and q["skipped"] is None and
       q["plain"]["runs"] == [1.0, 3.0] and q["plain"]["mean"] == 2.0 and
       abs(q["plain"]["stddev"] - 2 ** 0.5) < 1e-6 and q["measured"]["mean"] == 2.5 and
@@ -106,6 +107,11 @@ check(q["loaded"] is None and q["loaded_change_percent"] is None,
       "cost: no load, no loaded variant", q.get("loaded"))
 check(ip["skipped"] == "iperf3 not found" and ip["plain"]["runs"] == [],
       "cost: a skipped workload", ip)
+# switch: 1.00 +- 0.02 vs 1.20 +- 0.02, 3 runs each: [+14.26, +25.74] (test_cost.c)
+check(q["batch"] == 3 and sw["batch"] == 1 and abs(sw["change_percent"] - 20.0) < 1e-3 and
+      sw["change_ci95"] == [14.26, 25.74] and q["change_ci95"] == [-769.144, 819.144] and
+      fs["change_ci95"] is None and q["loaded_change_ci95"] is None,
+      "cost: batches, changes and their intervals", (q["batch"], sw["change_ci95"], q["change_ci95"]))
 check(doc["total"]["samples"] == 200, "total samples")
 check(doc["total"]["percentiles"]["99"] == 6.0, "total 99th percentile")
 # the sample past the histogram (50 us) is in the tail: its bucket, clipped

@@ -75,29 +75,41 @@ no_tool_left() { # name
 # A workload that cannot run (iperf3 with the loopback interface still
 # down) fails at its warm-up, every way: exit 1, said, nothing left.
 ip link set lo down 2>/dev/null || ifconfig lo down
-latscope --cost -k -c 1 --cost-only iperf3 --cost-scale 1 --cost-repeat 1 >cost-fail.out 2>&1
+latscope --cost -k -c 1 --cost-only iperf3 --cost-scale 1 --cost-repeat 1 --cost-min-run 0 \
+	>cost-fail.out 2>&1
 expect_rc "cost: a workload that fails" $? 1
 has "cost: its warm-up failure said" cost-fail.out '^COST| iperf3      FAILED plain: the warm-up run: iperf3 exited 1'
 has "cost: and no measured run of it" cost-fail.out '^COST| iperf3      FAILED measured: the warm-up run'
 no_tool_left "cost: a workload that fails"
 ip link set lo up 2>/dev/null || ifconfig lo 127.0.0.1 up	# iperf3's loopback
-latscope --cost -k -c 1 --cost-scale 2 --cost-repeat 2 --cost-dir /tmp --json cost-kernel.json >cost.out 2>&1
+# Each timing at least 100 ms: the short workloads run in batches.
+latscope --cost -k -c 1 --cost-scale 2 --cost-repeat 2 --cost-min-run 100 --cost-dir /tmp \
+	--json cost-kernel.json >cost.out 2>&1
 expect_rc "cost: the suite at 2 %" $? 0
 for w in queens-1 queens-all hackbench switch fork fsync iperf3; do
-	has "cost: $w ran both ways" cost.out "^COST| $w  *[0-9.]* s sd [0-9.]* (2 runs)  *[0-9.]* s sd [0-9.]* (2 runs)  *[-+][0-9.]* %$"
+	has "cost: $w ran both ways, the change with its interval" cost.out \
+		"^COST| $w  *[0-9.]* s sd [0-9.]* (2 runs)  *[0-9.]* s sd [0-9.]* (2 runs)  *\([-+][0-9.]* % \[[-+][0-9.]*, [-+][0-9.]*\]\|no difference at this precision (±[0-9.]* %)\)$"
 done
+has "cost: the short ones in batches" cost.out '^COST| batches: each timing runs the work this often, to last 100 ms (--cost-min-run); the times are of one run: queens-1 ×[0-9]'
+if grep -q '"order": "alternating"' cost-kernel.json && grep -q '"batch": [0-9]' cost-kernel.json &&
+	grep -q '"change_ci95": \(null\|\[\)' cost-kernel.json; then
+	ok "cost: the JSON's order, batches and intervals"
+else
+	nok "cost: the JSON's order, batches and intervals" "$(head -c 600 cost-kernel.json)"
+fi
 if grep -qE 'FAILED|skipped|THROTTLED' cost.out; then nok "cost: nothing failed or skipped" "$(cat cost.out)"; else ok "cost: nothing failed or skipped"; fi
-has "cost: the measuring run's figures" cost.out '^COST| measured: kernel context on CPU1, 1000 us period, priority 90; its RTS|'
+has "cost: the measuring run's figures, plain and measured alternating" cost.out \
+	'^COST| measured: kernel context on CPU1, 1000 us period, priority 90, plain and measured alternating; its RTS|'
 no_tool_left "cost"
 dump cost-kernel.json cost-kernel.json
 dump cost-kernel-latency.json cost-kernel-latency.json
 cat cost.out
 
 # With --stress: a third pass while the load runs, which then stops.
-latscope --cost -k -c 1 --cost-scale 2 --cost-repeat 2 --cost-dir /tmp --cost-only queens-all,fsync \
-	--stress grinder >cost-load.out 2>&1
+latscope --cost -k -c 1 --cost-scale 2 --cost-repeat 2 --cost-min-run 0 --cost-dir /tmp \
+	--cost-only queens-all,fsync --stress grinder >cost-load.out 2>&1
 expect_rc "cost: under the grinder load" $? 0
-has "cost: loaded runs" cost-load.out '^COST| queens-all .* (2 runs) .* (2 runs) .* %  *[0-9.]* s sd [0-9.]* (2 runs)  *[-+][0-9.]* %$'
+has "cost: loaded runs" cost-load.out '^COST| queens-all .* (2 runs) .* (2 runs) .* %.*  *[0-9.]* s sd [0-9.]* (2 runs)  *\([-+][0-9.]* % \[.*\]\|no difference at this precision (±[0-9.]* %)\)$'
 has "cost: the load named" cost-load.out "^COST| loaded: while the load 'grinder' ran on CPU0-1, nothing measured$"
 left=$(pidof hackbench dd)
 if [ -z "$left" ]; then ok "cost: the load stopped"; else nok "cost: the load stopped" "$left"; fi
@@ -106,8 +118,8 @@ no_tool_left "cost under load"
 # Ctrl-C (SIGINT to the suite) while measured: ends after the run under
 # way, prints and writes what was timed, leaves nothing.
 measuring() { grep -qs thermal-zone /proc/[0-9]*/cmdline; }
-latscope --cost -k -c 1 --cost-scale 10 --cost-repeat 100 --cost-dir /tmp --cost-only queens-1,fsync \
-	--json cost-int.json >cost-int.out 2>&1 &
+latscope --cost -k -c 1 --cost-scale 10 --cost-repeat 100 --cost-min-run 0 --cost-dir /tmp \
+	--cost-only queens-1,fsync --json cost-int.json >cost-int.out 2>&1 &
 pid=$!
 wait_until 300 measuring || nok "cost: measuring" "$(cat cost-int.out)"
 kill -INT $pid

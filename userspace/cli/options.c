@@ -39,6 +39,7 @@ void ls_options_init(struct ls_options *o)
 	o->thermal_zone = LS_ZONE_AUTO;
 	o->cost.repeat = 5;
 	o->cost.scale = 100;
+	o->cost.min_run_ms = LS_COST_MIN_RUN_MS;
 }
 
 /* "30", "30s", "5m", "2h", "1d": seconds, at most 100 days. */
@@ -551,6 +552,9 @@ static const struct opt opts[] = {
 	{ "cost-only", 0, required_argument, HANDLER(cost_only_value),
 	  .word = "workloads, e.g. queens-1,fsync" },
 	{ "cost-dir", 0, required_argument, TEXT(cost.dir), .word = "a directory" },
+	{ "cost-min-run", 0, required_argument, NUMBER(cost.min_run_ms, 0, 600000),
+	  .hint = "milliseconds, %llu to %llu" },
+	{ "cost-aa", 0, no_argument, SET(cost.aa, true) },
 	{ "thermal-zone", 0, required_argument, HANDLER(thermal_zone_value),
 	  .word = "a zone number, or none" },
 	{ "checkpoint", 0, required_argument, HANDLER(checkpoint_value),

@@ -90,9 +90,9 @@ static const struct ls_help_page pages[] = {
 	  "--monitor", in_monitor },
 	{ "cost", "what being measured costs other work: --cost",
 "latscope --cost: the price of being measured. Runs fixed amounts of work,\n"
-"each timed --cost-repeat times, plainly, then as many times again while a\n"
-"latscope run measures at the period (-p) on one CPU (-c) in the context\n"
-"asked (-i, -k, -u); prints the mean, spread and change of each, COST|.\n"
+"--cost-repeat rounds: each plainly, then while a latscope run measures at\n"
+"the period (-p) on one CPU (-c) in the context asked (-i, -k, -u); prints\n"
+"the mean, spread and change of each with its 95 % interval, COST|.\n"
 "Workloads: queens-1, queens-all (N-queens counted, one thread, one per\n"
 "CPU), hackbench, switch and fork (stress-ng), fsync (4 KiB writes, each\n"
 "synced), iperf3 (loopback); a missing tool skips its workload.\n",

@@ -101,6 +101,10 @@ static const struct ls_help_row rows[] = {
 	{ "cost", "cost-scale", "=<pct>", "the work of each run, percent of the default [=100]" },
 	{ "cost", "cost-only", "=<list>", "these workloads only, e.g. queens-1,fsync" },
 	{ "cost", "cost-dir", "=<dir>", "where fsync writes [=.]" },
+	{ "cost", "cost-min-run", "=<ms>", "each timing at least this long: the work run as\n"
+					    "often as its warm-up says; 0: once [=1000]" },
+	{ "cost", "cost-aa", "", "the A/A control: the second pass plain too, nothing\n"
+				 "measured; any difference is noise" },
 	{ "cost", "json", "=<file>", "the suite as JSON; the measuring run's own JSON\n"
 				     "goes beside it, <file>-latency.json" },
 	{ "cost", "stress", "=<preset>", "a third pass while this load runs, nothing measured" },

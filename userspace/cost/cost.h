@@ -25,7 +25,13 @@ struct ls_cost_params {
 	unsigned int scale;		/* --cost-scale: percent of the default work */
 	const char *only;		/* --cost-only: workloads, NULL: all */
 	const char *dir;		/* --cost-dir: fsync's file, NULL: . */
+	unsigned int min_run_ms;	/* --cost-min-run: a timed run at least, 0: none */
+	bool aa;			/* --cost-aa: the second runs plain too, nothing measured */
 };
+
+/* --cost-min-run without the option, ms; and the most runs of the work one timing takes. */
+#define LS_COST_MIN_RUN_MS	1000
+#define LS_COST_MAX_BATCH	10000
 
 /* queens.c: the suite's CPU work. */
 #define LS_QUEENS_MAX		16
@@ -42,6 +48,21 @@ struct ls_cost_stat {
 void ls_cost_stat(const double *t, unsigned int n, struct ls_cost_stat *out);
 double ls_cost_change(const struct ls_cost_stat *base, const struct ls_cost_stat *other);
 
+/*
+ * How much longer one set of runs took than another, in percent of the
+ * base's mean, with its 95 % confidence interval [@lo, @hi] (Welch).
+ * @pct NAN: no base or no other; @lo and @hi NAN: a side has one run.
+ */
+struct ls_cost_delta {
+	double pct, lo, hi;
+};
+
+double ls_t975(double df);
+void ls_cost_delta(const struct ls_cost_stat *base, const struct ls_cost_stat *other,
+		   struct ls_cost_delta *d);
+/* Whether @d's interval leaves 0 out: a price (or a gain), not noise. */
+bool ls_cost_delta_differs(const struct ls_cost_delta *d);
+
 /* The suite's result (suite.c makes it, print.c prints it). */
 #define LS_COST_PLAIN		0	/* nothing else runs */
 #define LS_COST_MEASURED	1	/* while latscope measures on one CPU */
@@ -56,6 +77,8 @@ struct ls_cost_result {
 	char skipped[160];		/* why it did not run; "": it ran */
 	char check[160];		/* what its output showed */
 	char failed[LS_COST_VARIANTS][200];	/* a run that failed, or its check */
+	unsigned int batch;		/* runs of its work each timing takes (--cost-min-run) */
+	double warm_s;			/* its warm-up run's time, which set @batch */
 	double t[LS_COST_VARIANTS][LS_COST_MAX_REPEAT];	/* seconds, each run */
 	struct ls_cost_stat stat[LS_COST_VARIANTS];	/* of the runs made */
 	struct ls_heat_total heat[LS_COST_VARIANTS];	/* during them */
@@ -67,6 +90,8 @@ struct ls_cost_report {
 	const struct ls_heat_src *heat;
 	time_t started, ended;
 	unsigned int repeat, scale;
+	unsigned int min_run_ms;	/* --cost-min-run's */
+	bool aa;			/* --cost-aa: LS_COST_MEASURED ran plain, nothing measured */
 	int nr;
 	struct ls_cost_result w[LS_COST_MAX_WORKLOADS];
 	bool variant_ran[LS_COST_VARIANTS];

@@ -3,7 +3,8 @@
  * latscope CLI: --cost as the CLI's table of modes runs it: the driver
  * checked first (the measuring run needs it, and it is known now, not
  * after the plain runs), the measuring run's file named beside the
- * suite's, then the suite, its table and its JSON.
+ * suite's, then the suite, its table and its JSON. The A/A control
+ * (--cost-aa) measures nothing: no driver, no measuring run's file.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,7 +34,7 @@ int ls_cost_mode(const struct ls_params *p, const struct ls_cost_params *cp,
 		fprintf(stderr, "latscope: out of memory\n");
 		return LS_EXIT_RUNTIME;
 	}
-	if (ls_device_check(p, err, sizeof(err))) {
+	if (!cp->aa && ls_device_check(p, err, sizeof(err))) {
 		fprintf(stderr, "latscope: %s\n", err);
 		free(r);
 		return LS_EXIT_SETUP;
@@ -42,7 +43,7 @@ int ls_cost_mode(const struct ls_params *p, const struct ls_cost_params *cp,
 	r->sys = sys;
 	r->heat = heat;
 	r->measured_cpu = measured_cpu;
-	if (p->json_path && strcmp(p->json_path, "-")) {
+	if (!cp->aa && p->json_path && strcmp(p->json_path, "-")) {
 		latency_path(p->json_path, r->latency_json, sizeof(r->latency_json));
 		if (ls_check_output(r->latency_json, p->force, err, sizeof(err))) {
 			fprintf(stderr, "latscope: %s\n", err);

@@ -2,7 +2,9 @@
 /*
  * latscope CLI: what the cost suite (--cost) prints: one COST| line per
  * workload with its mean running time and spread plain and while measured,
- * and how much slower measured is; and the JSON document of it all.
+ * and how much slower measured is, with its 95 % interval, or "no
+ * difference at this precision" when that holds 0; and the JSON document
+ * of it all.
  */
 #include <math.h>
 #include <stdio.h>
@@ -27,32 +29,83 @@ static void cell(char *buf, size_t len, const struct ls_cost_result *w, int v,
 			 st->n == 1 ? "" : "s");
 }
 
-/* "+4.6 %", or "-" without both figures. */
-static void percent(char *buf, size_t len, double change)
+/*
+ * "+4.6 % [+3.1, +6.0]"; "no difference at this precision (±2.1 %)" when
+ * the interval holds 0; "+4.6 % (no interval: 1 run)"; "-" without both.
+ */
+static void percent(char *buf, size_t len, const struct ls_cost_delta *d)
 {
-	if (isnan(change))
+	if (isnan(d->pct))
 		snprintf(buf, len, "-");
+	else if (isnan(d->lo))
+		snprintf(buf, len, "%+.1f %% (no interval: 1 run)", d->pct);
+	else if (ls_cost_delta_differs(d))
+		snprintf(buf, len, "%+.1f %% [%+.1f, %+.1f]", d->pct, d->lo, d->hi);
 	else
-		snprintf(buf, len, "%+.1f %%", change);
+		snprintf(buf, len, "no difference at this precision (±%.1f %%)",
+			 (d->hi - d->lo) / 2);
+}
+
+/* @s padded to @width characters (not bytes: "±" is two). */
+static void padded(FILE *f, const char *s, int width)
+{
+	int chars = 0;
+	const char *c;
+
+	for (c = s; *c; c++)
+		chars += ((unsigned char)*c & 0xc0) != 0x80;
+	fprintf(f, "%s%*s", s, width > chars ? width - chars : 0, "");
+}
+
+/* Each workload's batch, when one is more than a run: "queens-1 ×30, fsync ×2". */
+static void batches(FILE *f, const struct ls_cost_report *r)
+{
+	const char *sep = "";
+	int i;
+
+	for (i = 0; i < r->nr; i++) {
+		if (r->w[i].batch < 2)
+			continue;
+		if (!sep[0])
+			fprintf(f, "COST| batches: each timing runs the work this often, to last %u ms (--cost-min-run); the times are of one run: ",
+				r->min_run_ms);
+		fprintf(f, "%s%s ×%u", sep, r->w[i].name, r->w[i].batch);
+		sep = ", ";
+	}
+	if (sep[0])
+		fputc('\n', f);
+}
+
+/* How many workloads' measured (or A/A) runs differ from their plain ones at 95 %. */
+static int differing(const struct ls_cost_report *r, int *known)
+{
+	struct ls_cost_delta d;
+	int i, n = 0;
+
+	*known = 0;
+	for (i = 0; i < r->nr; i++) {
+		ls_cost_delta(&r->w[i].stat[LS_COST_PLAIN], &r->w[i].stat[LS_COST_MEASURED], &d);
+		*known += !isnan(d.lo);
+		n += ls_cost_delta_differs(&d);
+	}
+	return n;
 }
 
 void ls_cost_print(FILE *f, const struct ls_cost_report *r)
 {
 	const struct ls_params *p = r->params;
-	char a[64], b[64], names[128], pct[16];
-	int i, v;
-
+	char a[64], b[64], names[128], pct[64];
 	bool loaded = r->variant_ran[LS_COST_LOADED];
+	struct ls_cost_delta d;
+	int i, v, n, known;
 
-	fprintf(f, "COST| %-11s %-28s %-28s %-*s", "workload", "plain", "measured",
-		loaded ? 8 : 0, "change");
+	fprintf(f, "COST| %-11s %-28s %-28s ", "workload", "plain", r->aa ? "again" : "measured");
+	padded(f, "change", loaded ? 44 : 0);
 	if (loaded)
 		fprintf(f, " %-28s %s", "loaded", "change");
 	fputc('\n', f);
 	for (i = 0; i < r->nr; i++) {
 		const struct ls_cost_result *w = &r->w[i];
-		double change = ls_cost_change(&w->stat[LS_COST_PLAIN],
-					       &w->stat[LS_COST_MEASURED]);
 
 		if (w->skipped[0]) {
 			fprintf(f, "COST| %-11s skipped: %s\n", w->name, w->skipped);
@@ -60,12 +113,14 @@ void ls_cost_print(FILE *f, const struct ls_cost_report *r)
 		}
 		cell(a, sizeof(a), w, LS_COST_PLAIN, r->variant_ran[LS_COST_PLAIN]);
 		cell(b, sizeof(b), w, LS_COST_MEASURED, r->variant_ran[LS_COST_MEASURED]);
-		percent(pct, sizeof(pct), change);
-		fprintf(f, "COST| %-11s %-28s %-28s %-*s", w->name, a, b, loaded ? 8 : 0, pct);
+		ls_cost_delta(&w->stat[LS_COST_PLAIN], &w->stat[LS_COST_MEASURED], &d);
+		percent(pct, sizeof(pct), &d);
+		fprintf(f, "COST| %-11s %-28s %-28s ", w->name, a, b);
+		padded(f, pct, loaded ? 44 : 0);
 		if (loaded) {
 			cell(a, sizeof(a), w, LS_COST_LOADED, true);
-			percent(pct, sizeof(pct), ls_cost_change(&w->stat[LS_COST_PLAIN],
-								 &w->stat[LS_COST_LOADED]));
+			ls_cost_delta(&w->stat[LS_COST_PLAIN], &w->stat[LS_COST_LOADED], &d);
+			percent(pct, sizeof(pct), &d);
 			fprintf(f, " %-28s %s", a, pct);
 		}
 		fputc('\n', f);
@@ -80,9 +135,15 @@ void ls_cost_print(FILE *f, const struct ls_cost_report *r)
 			}
 		}
 	}
-	fprintf(f, "COST| measured: %s context on CPU%d, %u us period, priority %d%s%s\n",
-		ls_run_context(p), r->measured_cpu, p->period_us, p->priority,
-		r->latency_rts[0] ? "; its " : "", r->latency_rts[0] ? r->latency_rts : "");
+	batches(f, r);
+	n = differing(r, &known);
+	if (r->aa)
+		fprintf(f, "COST| A/A: the second pass of each round ran plain too, nothing measured: %d of %d workloads differ at 95 %% (noise; about 1 in 20 by chance)\n",
+			n, known);
+	else
+		fprintf(f, "COST| measured: %s context on CPU%d, %u us period, priority %d, plain and measured alternating%s%s\n",
+			ls_run_context(p), r->measured_cpu, p->period_us, p->priority,
+			r->latency_rts[0] ? "; its " : "", r->latency_rts[0] ? r->latency_rts : "");
 	if (loaded)
 		fprintf(f, "COST| loaded: while the load '%s' ran on CPU%s, nothing measured\n",
 			r->load.name, r->load.cpus);
@@ -121,18 +182,24 @@ static void json_variant(FILE *f, const struct ls_cost_report *r,
 	fputs("\n      },\n", f);
 }
 
-static void json_percent(FILE *f, const char *key, double change, const char *end)
+/* "KEY_percent": the change, "KEY_ci95": its interval [lo, hi]; null each when unknown. */
+static void json_delta(FILE *f, const char *key, const struct ls_cost_delta *d,
+		       const char *end)
 {
-	if (isnan(change))
-		fprintf(f, "      \"%s\": null%s\n", key, end);
+	if (isnan(d->pct))
+		fprintf(f, "      \"%s_percent\": null,\n", key);
 	else
-		fprintf(f, "      \"%s\": %.3f%s\n", key, change, end);
+		fprintf(f, "      \"%s_percent\": %.3f,\n", key, d->pct);
+	if (isnan(d->lo))
+		fprintf(f, "      \"%s_ci95\": null%s\n", key, end);
+	else
+		fprintf(f, "      \"%s_ci95\": [%.3f, %.3f]%s\n", key, d->lo, d->hi, end);
 }
 
 static void json_workload(FILE *f, const struct ls_cost_report *r,
 			  const struct ls_cost_result *w, bool last)
 {
-	double change = ls_cost_change(&w->stat[LS_COST_PLAIN], &w->stat[LS_COST_MEASURED]);
+	struct ls_cost_delta d = { NAN, NAN, NAN };
 	int v;
 
 	fputs("    {\n", f);
@@ -142,11 +209,15 @@ static void json_workload(FILE *f, const struct ls_cost_report *r,
 	ls_json_string_or_null(f, w->skipped);
 	fputs(",\n", f);
 	ls_json_key_string(f, "      ", "check", w->check, ",\n");
+	fprintf(f, "      \"batch\": %u,\n      \"warm_up_s\": %.9f,\n", w->batch, w->warm_s);
 	for (v = 0; v < LS_COST_VARIANTS; v++)
 		json_variant(f, r, w, v);
-	json_percent(f, "change_percent", change, ",");
-	json_percent(f, "loaded_change_percent", !r->variant_ran[LS_COST_LOADED] ? NAN :
-		     ls_cost_change(&w->stat[LS_COST_PLAIN], &w->stat[LS_COST_LOADED]), "");
+	ls_cost_delta(&w->stat[LS_COST_PLAIN], &w->stat[LS_COST_MEASURED], &d);
+	json_delta(f, "change", &d, ",");
+	d = (struct ls_cost_delta){ NAN, NAN, NAN };
+	if (r->variant_ran[LS_COST_LOADED])
+		ls_cost_delta(&w->stat[LS_COST_PLAIN], &w->stat[LS_COST_LOADED], &d);
+	json_delta(f, "loaded_change", &d, "");
 	fprintf(f, "    }%s\n", last ? "" : ",");
 }
 
@@ -165,6 +236,8 @@ int ls_cost_write_json(FILE *f, const struct ls_cost_report *r)
 	ls_json_sysinfo(f, r->sys);
 	fprintf(f, "  \"settings\": {\n    \"repeat\": %u,\n    \"scale_percent\": %u,\n",
 		r->repeat, r->scale);
+	fprintf(f, "    \"min_run_ms\": %u,\n    \"order\": \"alternating\",\n    \"aa\": %s,\n",
+		r->min_run_ms, r->aa ? "true" : "false");
 	fputs("    \"measured\": { ", f);
 	ls_json_key_string(f, "", "context", ls_run_context(p), ", ");
 	fprintf(f, "\"cpu\": %d, \"period_us\": %u, \"priority\": %d },\n", r->measured_cpu,

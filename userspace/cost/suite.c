@@ -1,17 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * latscope CLI, cost suite: every workload once to warm up, untimed, then
- * --cost-repeat times plain, then as many times again while a child
- * latscope measures at the run's period on one CPU (the cost of being
- * measured), and with --stress as many times again while the load runs
- * (nothing measures), each run timed on CLOCK_MONOTONIC, heat and clock
- * read every second by a thread of its own. Ctrl-C, SIGTERM or SIGHUP end
- * it between two runs: what was timed is kept. The workloads run in the
- * same order in every pass; a board that warms up over the suite is
- * warmer in the later passes (the heat figures of each workload and pass
- * say how much).
+ * latscope CLI, cost suite: every workload once to warm up, its time
+ * setting how many runs of its work each timing takes (at least
+ * --cost-min-run long), then --cost-repeat rounds, each a plain pass of
+ * every workload and a measured one, while a child latscope measures at
+ * the run's period on one CPU (the cost of being measured): plain and
+ * measured alternate (ABAB...), so a drift over the suite (a board that
+ * warms up, a neighbour) falls on both alike. With --cost-aa the second
+ * pass of a round runs plain too: the A/A control, whose difference is
+ * noise. With --stress, --cost-repeat passes more at the end while the
+ * load runs (nothing measures). Each timing is on CLOCK_MONOTONIC, heat
+ * and clock read every second by a thread of its own. Ctrl-C, SIGTERM or
+ * SIGHUP end it between two runs: what was timed is kept.
  */
 #include <errno.h>
+#include <math.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -82,7 +85,8 @@ static double now_s(void)
  * else -1 with why in @err.
  */
 static int start_measuring(const struct ls_params *p, struct ls_cost_report *r,
-			   const sigset_t *mask, struct ls_cmd *m, char *err, size_t errlen)
+			   const sigset_t *mask, struct ls_cmd *m, bool first, char *err,
+			   size_t errlen)
 {
 	static const char *const ctx_flag[] = {
 		[LATSCOPE_CTX_IRQ] = "-i", [LATSCOPE_CTX_KERNEL] = "-k",
@@ -91,8 +95,8 @@ static int start_measuring(const struct ls_params *p, struct ls_cost_report *r,
 	char cpu[16], period[16], prio[16], out[2048];
 	char *const argv[] = {
 		"/proc/self/exe", (char *)ctx_flag[p->context], "-c", cpu, "-p", period,
-		"-P", prio, "--thermal-zone", "none", r->latency_json[0] ? "--json" : NULL,
-		r->latency_json, "--force", NULL
+		"-P", prio, "--thermal-zone", "none",
+		first && r->latency_json[0] ? "--json" : NULL, r->latency_json, "--force", NULL
 	};
 	int ret, i;
 
@@ -119,20 +123,40 @@ static int start_measuring(const struct ls_params *p, struct ls_cost_report *r,
 	return -1;
 }
 
-/* Stops it as Ctrl-C would: its files written, its RTS| line kept. */
-static void stop_measuring(struct ls_cost_report *r, struct ls_cmd *m)
+/*
+ * Stops it as Ctrl-C would: its files written. The first round's RTS|
+ * line is kept (its --json is the file's); the exit status is the first
+ * round's, or a later one's that failed.
+ */
+static void stop_measuring(struct ls_cost_report *r, struct ls_cmd *m, bool first)
 {
 	char out[8192], *rts;
+	int status;
 
 	ls_cmd_stop(m, SIGTERM, 30000);
-	r->latency_exit = WIFEXITED(m->status) ? WEXITSTATUS(m->status) : 128 +
-			  (WIFSIGNALED(m->status) ? WTERMSIG(m->status) : 0);
+	status = WIFEXITED(m->status) ? WEXITSTATUS(m->status) : 128 +
+		 (WIFSIGNALED(m->status) ? WTERMSIG(m->status) : 0);
+	if (first || status)
+		r->latency_exit = status;
 	ls_cmd_output(m, out, sizeof(out));
 	rts = strstr(out, "RTS|");
-	if (rts)
+	if (rts && first)
 		snprintf(r->latency_rts, sizeof(r->latency_rts), "%.*s", (int)strcspn(rts, "\n"),
 			 rts);
 	ls_cmd_close(m);
+}
+
+/* One timing: @w->batch runs of the work; 0, or -1 with the first failure in @err. */
+static int run_batch(const struct ls_cost_ctx *c, struct ls_wl_state *st,
+		     const struct ls_workload *wl, struct ls_cost_result *w, char *err,
+		     size_t errlen)
+{
+	unsigned int k;
+
+	for (k = 0; k < w->batch; k++)
+		if (wl->run(c, st, w->check, sizeof(w->check), err, errlen))
+			return -1;
+	return 0;
 }
 
 /* One pass of every workload that runs; false if the suite must stop. */
@@ -158,22 +182,37 @@ static bool one_pass(const struct ls_cost_ctx *c, struct ls_cost_report *r,
 		}
 		heat_slot(h, &w->heat[variant]);
 		t0 = now_s();
-		if (wl[i]->run(c, &st[i], w->check, sizeof(w->check), err, sizeof(err)))
+		if (run_batch(c, &st[i], wl[i], w, err, sizeof(err)))
 			snprintf(w->failed[variant], sizeof(w->failed[variant]), "run %u: %.180s",
 				 rep + 1, err);
-		else
-			w->t[variant][w->stat[variant].n++] = now_s() - t0;
+		else	/* the time of one run of the work: comparable whatever the batch */
+			w->t[variant][w->stat[variant].n++] = (now_s() - t0) / w->batch;
 		heat_slot(h, NULL);
 	}
 	return true;
 }
 
 /*
- * Each workload once, not timed, before the timed passes: the first
- * timed run would otherwise also pay for loading its program, filling
- * caches and (in an emulator) translating its code, and the plain pass,
- * which comes first, would look slower than it is. A workload whose
- * warm-up fails has failed every way.
+ * The runs of the work one timing takes: enough to last @min_s by the
+ * warm-up's @warm_s (a run short against the clock's and the scheduler's
+ * grain times them more than the work), at most LS_COST_MAX_BATCH.
+ */
+static unsigned int batch_of(double warm_s, double min_s)
+{
+	double k;
+
+	if (warm_s >= min_s)
+		return 1;
+	k = warm_s > 0 ? ceil(min_s / warm_s) : LS_COST_MAX_BATCH;
+	return k < LS_COST_MAX_BATCH ? (unsigned int)k : LS_COST_MAX_BATCH;
+}
+
+/*
+ * Each workload once, timed only to set its batch, before the timed
+ * passes: the first timed run would otherwise also pay for loading its
+ * program, filling caches and (in an emulator) translating its code,
+ * and the plain pass, which comes first, would look slower than it is.
+ * A workload whose warm-up fails has failed every way.
  */
 static void warm_up(const struct ls_cost_ctx *c, struct ls_cost_report *r,
 		    struct ls_wl_state *st, const struct ls_workload **wl)
@@ -183,10 +222,15 @@ static void warm_up(const struct ls_cost_ctx *c, struct ls_cost_report *r,
 	for (i = 0; i < r->nr && !stop_asked(); i++) {
 		struct ls_cost_result *w = &r->w[i];
 		char err[160] = "";
+		double t0 = now_s();
 
-		if (w->skipped[0] || !wl[i]->run(c, &st[i], w->check, sizeof(w->check), err,
-						 sizeof(err)))
+		if (w->skipped[0])
 			continue;
+		if (!wl[i]->run(c, &st[i], w->check, sizeof(w->check), err, sizeof(err))) {
+			w->warm_s = now_s() - t0;
+			w->batch = batch_of(w->warm_s, r->min_run_ms / 1000.0);
+			continue;
+		}
 		for (v = 0; v < LS_COST_VARIANTS; v++)
 			snprintf(w->failed[v], sizeof(w->failed[v]), "the warm-up run: %s", err);
 	}
@@ -204,6 +248,39 @@ static void all_passes(const struct ls_cost_ctx *c, struct ls_cost_report *r,
 			r->interrupted = stop_asked();
 			break;
 		}
+}
+
+/*
+ * The rounds: a plain pass, then a measured one (a measuring latscope
+ * started for it and stopped after), --cost-repeat times; with --cost-aa
+ * the second pass runs plain, nothing started. LS_EXIT_SETUP if a
+ * measuring latscope does not start (why in @err), else LS_EXIT_OK.
+ */
+static int rounds(const struct ls_params *p, const struct ls_cost_ctx *c,
+		  struct ls_cost_report *r, struct ls_wl_state *st,
+		  const struct ls_workload **wl, struct heat_reader *h, const sigset_t *mask,
+		  char *err, size_t errlen)
+{
+	struct ls_cmd measuring;
+	unsigned int rep;
+	bool go = true;
+
+	r->variant_ran[LS_COST_PLAIN] = true;
+	r->variant_ran[LS_COST_MEASURED] = true;
+	for (rep = 0; rep < r->repeat && go; rep++) {
+		go = one_pass(c, r, st, wl, LS_COST_PLAIN, rep, h, NULL);
+		if (go && r->aa) {
+			go = one_pass(c, r, st, wl, LS_COST_MEASURED, rep, h, NULL);
+		} else if (go) {
+			if (start_measuring(p, r, mask, &measuring, !rep, err, errlen))
+				return LS_EXIT_SETUP;
+			go = one_pass(c, r, st, wl, LS_COST_MEASURED, rep, h, &measuring);
+			stop_measuring(r, &measuring, !rep);
+		}
+	}
+	if (!go)
+		r->interrupted = stop_asked();
+	return LS_EXIT_OK;
 }
 
 /*
@@ -250,6 +327,7 @@ static int prepare_all(const char *only, const struct ls_cost_ctx *c,
 		st[n].server.pid = -1;
 		st[n].server.fd = -1;
 		res->name = w->name;
+		res->batch = 1;	/* until its warm-up says more */
 		wl[n] = w;
 		w->prepare(c, &st[n], res->what, sizeof(res->what), res->skipped,
 			   sizeof(res->skipped));
@@ -270,11 +348,12 @@ int ls_cost_suite(const struct ls_params *p, const struct ls_cost_params *cp,
 		.dir = cp->dir ? cp->dir : ".", .mask = &old,
 	};
 	pthread_condattr_t attr;
-	struct ls_cmd measuring;
-	int i, v, ret = LS_EXIT_OK;
+	int i, v, ret;
 
 	r->repeat = cp->repeat;
 	r->scale = cp->scale;
+	r->min_run_ms = cp->min_run_ms;
+	r->aa = cp->aa;
 	r->latency_exit = -1;
 	r->started = time(NULL);
 	ls_block_signals(&signals, &old);
@@ -290,15 +369,7 @@ int ls_cost_suite(const struct ls_params *p, const struct ls_cost_params *cp,
 	}
 	r->nr = prepare_all(cp->only, &c, r, st, wl);
 	warm_up(&c, r, st, wl);
-	all_passes(&c, r, st, wl, LS_COST_PLAIN, &h, NULL);
-	if (!r->interrupted) {
-		if (start_measuring(p, r, &old, &measuring, err, errlen)) {
-			ret = LS_EXIT_SETUP;
-		} else {
-			all_passes(&c, r, st, wl, LS_COST_MEASURED, &h, &measuring);
-			stop_measuring(r, &measuring);
-		}
-	}
+	ret = rounds(p, &c, r, st, wl, &h, &old, err, errlen);
 	if (!r->interrupted && !ret && (p->stress || p->stress_cmd) &&
 	    under_load(p, &c, r, st, wl, &h, err, errlen))
 		ret = LS_EXIT_SETUP;
