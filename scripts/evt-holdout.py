@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0
 """The EVT bound judged on a real run: fit on the start of a latscope run
-(its first 10 %, or its first latscope_evt.MIN_BLOCKS blocks when 10 % is
+(its first 10 %, or its first evt.MIN_BLOCKS blocks when 10 % is
 fewer), then count how often the rest of the same run went above the
 bounds. Prints a markdown table, one row per file.
 
@@ -21,7 +21,7 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)), "..",
                                 "userspace", "report"))
-import latscope_evt as evt  # noqa: E402
+from latscope_report import evt  # noqa: E402
 
 
 def points_of(doc):

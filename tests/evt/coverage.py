@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0
-"""Does latscope_evt's bound hold as often as it says? Measured on runs
+"""Does latscope_report.evt's bound hold as often as it says? Measured on runs
 whose tails are known.
 
 Synthetic latscope JSON timelines of m = 1000 samples per 1 s block, the
@@ -40,7 +40,7 @@ Checks, each a PASS or FAIL line:
   cycle (a 2-minute sine of 3 us) are refused, the independence test
   failing, in >= 95 % of the runs; a drift (maxima rising 4 us over the
   run) is refused by the identical-distribution test in >= 95 %;
-- "too short" below latscope_evt.MIN_BLOCKS and not at it, "no data" for
+- "too short" below evt.MIN_BLOCKS and not at it, "no data" for
   an empty timeline and for blocks without samples, constant maxima
   refused, columns found by name, a checkpoint read the same way, every
   result JSON-serialisable and its line() the reason whole, within
@@ -64,7 +64,7 @@ from scipy import optimize, stats
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)),
                                 "..", "..", "userspace", "report"))
-import latscope_evt as evt  # noqa: E402
+from latscope_report import evt  # noqa: E402
 
 M = 1000
 CONFIDENCE = 0.95

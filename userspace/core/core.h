@@ -376,7 +376,7 @@ struct ls_report {
 	char gpiod_lib[32];		/* --gpiod's library: "libgpiod 2.3" */
 	const struct ls_setup *setup;	/* the setup verdict at the start, or NULL */
 	char *evt_json;			/* latscope-evt's estimate: a JSON object, or NULL */
-	char evt_line[1024];		/* its EVT| line, "": none (latscope_evt.LINE_MAX) */
+	char evt_line[1024];		/* its EVT| line, "": none (evt.py's LINE_MAX) */
 	int exit_code;
 	bool checkpoint;		/* written while the run goes on */
 };

@@ -3,7 +3,7 @@
 trusted? Per run (a label, one file or several merged), per file: the
 setup verdict the run carried (latscope's "setup": which factors cost
 latency, and how to fix them), and the extreme-value estimate of its
-worst case (latscope_evt: the tests, the bounds, whether the maximum has
+worst case (evt.py: the tests, the bounds, whether the maximum has
 stopped moving, how much longer to run), or why there is none."""
 
 import re
@@ -15,11 +15,11 @@ def evt_of(doc):
     """The estimate of a run's JSON document; without SciPy, a result that
     says so (the other tables and plots do not need it)."""
     try:
-        import latscope_evt
+        from . import evt
     except ImportError as e:
-        return {"status": "no estimate", "reason": f"latscope_evt cannot be loaded ({e}); "
+        return {"status": "no estimate", "reason": f"latscope_report.evt cannot be loaded ({e}); "
                 "it needs python3-scipy"}
-    return latscope_evt.estimate(doc)
+    return evt.estimate(doc)
 
 
 def setup_of(doc):

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-"""latscope_evt: can a run's worst case be trusted? An extreme-value bound.
+"""latscope_report.evt: can a run's worst case be trusted? An extreme-value bound.
 
 Measurement-based probabilistic timing analysis (MBPTA) on the timeline a
 latscope JSON file holds: each timeline point is one block of B seconds

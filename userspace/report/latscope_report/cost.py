@@ -1,0 +1,245 @@
+# SPDX-License-Identifier: GPL-2.0
+"""latscope-report's cost suite files (`latscope --cost --json`): read and
+checked, the files of one label merged into one row (each workload's runs
+together, mean and stddev recomputed from them), and what a row's cells
+hold."""
+
+import math
+import os
+
+from .runs import BadRun, group_by_label, run_id, tell_apart
+
+# The suite's workloads in the order latscope runs them: the cost tables'
+# columns; a workload latscope-report does not know comes after them.
+WORKLOADS = ("queens-1", "queens-all", "hackbench", "switch", "fork", "fsync", "iperf3")
+VARIANTS = ("plain", "measured")
+# With the loaded pass (latscope --cost --stress): the runs while a load ran,
+# nothing measured. A file without one has a loaded variant of no run.
+ALL_VARIANTS = VARIANTS + ("loaded",)
+VARIANT_RUNS = {"plain": "in its plain runs", "measured": "in its runs while measured",
+                "loaded": "in its runs under load"}
+# What cost files of one label must share to be one row, and its name in a
+# message: one kernel, measured alike, the same amount of work and the same
+# load (or none) for the loaded runs.
+COST_MUST_AGREE = (("release", "kernel release"), ("preemption", "preemption model"),
+                   ("context", "measured context"), ("period_us", "measured period (µs)"),
+                   ("cpu", "measured CPU"), ("priority", "measured priority"),
+                   ("scale_percent", "scale (%, the amount of work)"),
+                   ("load", "load (of the runs under load)"),
+                   ("load_commands", "load's commands"))
+
+
+def cost_label_of(doc):
+    """A cost file's default label: its kernel as a latency run's label
+    names it, and how the measuring run measured (its context and period);
+    a latency run's label adds its load."""
+    si, m = doc["sysinfo"], doc["settings"]["measured"]
+    return f'{si["release"]} ({si["preemption"] or "?"}, {m["context"]} every {m["period_us"]} µs)'
+
+
+def load_of(path, st):
+    """The load of the loaded runs: ("NAME on CPUs", [commands]), or ("none",
+    []) for a file without them (settings.load null, or older)."""
+    ld = st.get("load")
+    if ld is None:
+        return "none", []
+    if not isinstance(ld, dict) or not isinstance(ld.get("name"), str):
+        raise BadRun(f"{path}: settings.load is {ld!r}, not null or a load")
+    cpus = ld.get("cpus")
+    return (f'{ld["name"]} on CPU{cpus}' if cpus else ld["name"]), list(ld.get("commands") or [])
+
+
+NO_RUN = {"runs": [], "mean": None, "stddev": None, "failed": None, "throttled": []}
+
+
+def throttled_of(heat):
+    """The throttling flags seen during a variant's runs, [] if none or not read."""
+    throttling = (heat or {}).get("throttling")
+    return list(throttling["during_run"]) if throttling else []
+
+
+def cost_variant(path, name, v):
+    """A workload's variant: its runs (s), why it failed (None), the
+    throttling flags seen. BadRun if its mean is not its runs'."""
+    runs = [float(t) for t in v["runs"]]
+    if any(not math.isfinite(t) or t < 0 for t in runs):
+        raise BadRun(f"{path}: {name}: a running time that is not a time: {v['runs']}")
+    if runs and (v["mean"] is None or
+                 abs(v["mean"] - sum(runs) / len(runs)) > 1e-5 + 1e-6 * abs(v["mean"])):
+        raise BadRun(f"{path}: {name}: its mean {v['mean']} is not that of its runs {v['runs']}")
+    failed = v["failed"]
+    if failed is not None and not isinstance(failed, str):
+        raise BadRun(f"{path}: {name}: \"failed\" is {failed!r}, not null or a reason")
+    return {"runs": runs, "mean": v["mean"] if runs else None,
+            "stddev": v["stddev"] if len(runs) > 1 else None,
+            "failed": failed, "throttled": throttled_of(v.get("heat"))}
+
+
+def load_cost(path, label, doc):
+    """A cost suite's file: its kernel, how it measured, and per workload
+    what it did, why it was skipped (None) and its variants: plain, measured
+    and under load (of no run in a file without runs under load)."""
+    try:
+        si, st = doc["sysinfo"], doc["settings"]
+        m = st["measured"]
+        load_name, load_commands = load_of(path, st)
+        cost = {
+            "kind": "cost",
+            "path": path,
+            "label": label or cost_label_of(doc),
+            "release": si["release"],
+            "preemption": si["preemption"],
+            "context": m["context"], "cpu": m["cpu"], "period_us": m["period_us"],
+            "priority": m["priority"],
+            "scale_percent": st["scale_percent"],
+            "run_id": run_id(doc),
+            # The load of the runs under load: "none" without them.
+            "load": load_name, "load_commands": load_commands, "load_doc": st.get("load"),
+            "interrupted": bool(doc["interrupted"]),
+            "measuring_json": doc["measuring_run"]["json"],
+            "measuring_exit": doc["measuring_run"]["exit_code"],
+            "workloads": {},
+        }
+        for w in doc["workloads"]:
+            name = w["name"]
+            if name in cost["workloads"]:
+                raise BadRun(f"{path}: workload {name} twice")
+            loaded = w.get("loaded")
+            if loaded is not None and cost["load"] == "none":
+                raise BadRun(f"{path}: {name} has runs under load but settings.load "
+                             "names no load")
+            cost["workloads"][name] = {
+                "what": w["what"], "skipped": w["skipped"], "change": w["change_percent"],
+                "load_change": w.get("loaded_change_percent"),
+                **{v: cost_variant(path, name, w[v]) for v in VARIANTS},
+                "loaded": NO_RUN if loaded is None else cost_variant(path, name, loaded)}
+    except KeyError as e:
+        raise BadRun(f"{path}: not a latscope cost suite's result (no {e})") from e
+    except (TypeError, ValueError, AttributeError) as e:
+        raise BadRun(f"{path}: not a latscope cost suite's result ({e})") from e
+    return cost
+
+
+def check_cost_mergeable(group):
+    """BadRun unless the cost files of @group are different runs of one
+    kernel, measured alike, with the same work."""
+    first = group[0]
+    for i, f in enumerate(group[1:], 1):
+        for key, what in COST_MUST_AGREE:
+            if f[key] != first[key]:
+                raise BadRun(f'{first["path"]} and {f["path"]} are both labelled '
+                             f'"{first["label"]}" but differ in {what}: {first[key]} and '
+                             f'{f[key]}; a label joins repeats of one setup: give them '
+                             'labels of their own, or --no-merge')
+        for name, w in f["workloads"].items():
+            other = first["workloads"].get(name)
+            if other and not other["skipped"] and not w["skipped"] and \
+                    other["what"] != w["what"]:
+                raise BadRun(f'{first["path"]} and {f["path"]} are both labelled '
+                             f'"{first["label"]}" but their {name} did different work: '
+                             f'"{other["what"]}" and "{w["what"]}"; give them labels of '
+                             'their own, or --no-merge')
+        for other in group[:i]:
+            if (os.path.realpath(f["path"]) == os.path.realpath(other["path"]) or
+                    f["run_id"] is not None and f["run_id"] == other["run_id"]):
+                raise BadRun(f'{other["path"]} and {f["path"]} are the same suite (one '
+                             'file twice): merged, its runs would count twice; give it once')
+
+
+def stat(runs):
+    """Mean and sample standard deviation (n - 1, None for one run) of @runs,
+    as latscope computes them; (None, None) for no run."""
+    n = len(runs)
+    if not n:
+        return None, None
+    mean = sum(runs) / n
+    if n == 1:
+        return mean, None
+    return mean, math.sqrt(sum((t - mean) ** 2 for t in runs) / (n - 1))
+
+
+def merge_cost(group):
+    """One row of the cost files of @group (check_cost_mergeable()'d): per
+    workload and variant the runs of every file that ran it, together, and
+    their mean and stddev recomputed from them all; "parts" keeps the files.
+    A single file keeps its own mean and stddev (latscope's, from its runs
+    before they were rounded to the ns)."""
+    row = {k: group[0][k] for k in ("label", "release", "preemption", "context", "cpu",
+                                    "period_us", "priority", "scale_percent", "load",
+                                    "load_commands", "load_doc")}
+    row["parts"] = group
+    row["workloads"] = {}
+    names = []
+    for f in group:
+        names += [n for n in f["workloads"] if n not in names]
+    for name in names:
+        have = [(f, f["workloads"][name]) for f in group if name in f["workloads"]]
+        ran = [(f, w) for f, w in have if not w["skipped"]]
+        merged = {
+            "what": (ran or have)[0][1]["what"],
+            # Skipped only if no file ran it; else the files that ran it.
+            "skipped": None if ran else have[0][1]["skipped"],
+            "files": len(group), "ran_in": len(ran),
+            "not_ran": [(f["path"], w["skipped"]) for f, w in have if w["skipped"]] if ran else [],
+            "missing_in": [f["path"] for f in group if name not in f["workloads"]],
+            # Measured against plain, in %: one file's own (latscope's), else None
+            # for measured_change() to work out from the means.
+            "change": ran[0][1]["change"] if len(ran) == 1 else None,
+            "load_change": ran[0][1]["load_change"] if len(ran) == 1 else None,
+        }
+        for v in ALL_VARIANTS:
+            runs = [t for _, w in ran for t in w[v]["runs"]]
+            if len(ran) == 1:
+                mean, sd = ran[0][1][v]["mean"], ran[0][1][v]["stddev"]
+            else:
+                mean, sd = stat(runs)
+            merged[v] = {
+                "runs": runs, "n": len(runs), "mean": mean, "stddev": sd,
+                "failed": [(f["path"], w[v]["failed"]) for f, w in ran if w[v]["failed"]],
+                "throttled": [(f["path"], w[v]["throttled"]) for f, w in ran
+                              if w[v]["throttled"]],
+            }
+        row["workloads"][name] = merged
+    return row
+
+
+def cost_rows_of(files, merging, labelled):
+    """The cost table's rows: the files of one label merged, or with
+    --no-merge each file alone (told apart by name if not --label'd)."""
+    if merging:
+        groups = group_by_label(files)
+        for g in groups:
+            check_cost_mergeable(g)
+        return [merge_cost(g) for g in groups]
+    if not labelled:
+        tell_apart(files)
+    return [merge_cost([f]) for f in files]
+
+
+def workload_names(rows):
+    """The workloads of any row: the suite's in its order, then others."""
+    seen = []
+    for r in rows:
+        seen += [n for n in r["workloads"] if n not in seen]
+    return [n for n in WORKLOADS if n in seen] + [n for n in seen if n not in WORKLOADS]
+
+
+def has_load(row):
+    """Whether @row's files ran the loaded pass (--stress)."""
+    return row["load"] != "none"
+
+
+def cell_state(row, name, v):
+    """What a workload's variant of @row has: "ok" (a mean), "-" (not in
+    the files), "skipped", "failed" or "not run" (no run made; every
+    loaded cell of a row without the loaded pass)."""
+    w = row["workloads"].get(name)
+    if v == "loaded" and not has_load(row):
+        return "not run"
+    if w is None:
+        return "-"
+    if w["skipped"]:
+        return "skipped"
+    if w[v]["failed"]:
+        return "failed"
+    return "ok" if w[v]["n"] else "not run"
