@@ -5,9 +5,8 @@ together, mean and stddev recomputed from them), and what a row's cells
 hold."""
 
 import math
-import os
 
-from .runs import BadRun, group_by_label, run_id, tell_apart
+from .runs import BadRun, check_agree, rows_of, run_id, same_run
 
 # The suite's workloads in the order latscope runs them: the cost tables'
 # columns; a workload latscope-report does not know comes after them.
@@ -125,12 +124,7 @@ def check_cost_mergeable(group):
     kernel, measured alike, with the same work."""
     first = group[0]
     for i, f in enumerate(group[1:], 1):
-        for key, what in COST_MUST_AGREE:
-            if f[key] != first[key]:
-                raise BadRun(f'{first["path"]} and {f["path"]} are both labelled '
-                             f'"{first["label"]}" but differ in {what}: {first[key]} and '
-                             f'{f[key]}; a label joins repeats of one setup: give them '
-                             'labels of their own, or --no-merge')
+        check_agree(first, f, COST_MUST_AGREE)
         for name, w in f["workloads"].items():
             other = first["workloads"].get(name)
             if other and not other["skipped"] and not w["skipped"] and \
@@ -139,11 +133,10 @@ def check_cost_mergeable(group):
                              f'"{first["label"]}" but their {name} did different work: '
                              f'"{other["what"]}" and "{w["what"]}"; give them labels of '
                              'their own, or --no-merge')
-        for other in group[:i]:
-            if (os.path.realpath(f["path"]) == os.path.realpath(other["path"]) or
-                    f["run_id"] is not None and f["run_id"] == other["run_id"]):
-                raise BadRun(f'{other["path"]} and {f["path"]} are the same suite (one '
-                             'file twice): merged, its runs would count twice; give it once')
+        other = same_run(f, group[:i])
+        if other is not None:
+            raise BadRun(f'{other["path"]} and {f["path"]} are the same suite (one '
+                         'file twice): merged, its runs would count twice; give it once')
 
 
 def stat(runs):
@@ -206,14 +199,7 @@ def merge_cost(group):
 def cost_rows_of(files, merging, labelled):
     """The cost table's rows: the files of one label merged, or with
     --no-merge each file alone (told apart by name if not --label'd)."""
-    if merging:
-        groups = group_by_label(files)
-        for g in groups:
-            check_cost_mergeable(g)
-        return [merge_cost(g) for g in groups]
-    if not labelled:
-        tell_apart(files)
-    return [merge_cost([f]) for f in files]
+    return rows_of(files, merging, labelled, check_cost_mergeable, merge_cost)
 
 
 def workload_names(rows):

@@ -281,22 +281,37 @@ def group_by_label(files):
     return list(groups.values())
 
 
+def check_agree(first, f, must_agree):
+    """BadRun unless file @f agrees with @first, the first file of its
+    label, on every key of @must_agree ((key, its name in the message))."""
+    for key, what in must_agree:
+        if f[key] != first[key]:
+            raise BadRun(f'{first["path"]} and {f["path"]} are both labelled '
+                         f'"{first["label"]}" but differ in {what}: {first[key]} and '
+                         f'{f[key]}; a label joins repeats of one setup: give them '
+                         'labels of their own, or --no-merge')
+
+
+def same_run(f, others):
+    """The file of @others that is file @f again (the same file, or one
+    that says it is the same run: host, start and command line), or None."""
+    for other in others:
+        if (os.path.realpath(f["path"]) == os.path.realpath(other["path"]) or
+                f["run_id"] is not None and f["run_id"] == other["run_id"]):
+            return other
+    return None
+
+
 def check_mergeable(group):
     """BadRun unless the files of @group are different runs of one setup."""
     first = group[0]
     for i, f in enumerate(group[1:], 1):
-        for key, what in MUST_AGREE:
-            if f[key] != first[key]:
-                raise BadRun(f'{first["path"]} and {f["path"]} are both labelled '
-                             f'"{first["label"]}" but differ in {what}: {first[key]} and '
-                             f'{f[key]}; a label joins repeats of one setup: give them '
-                             'labels of their own, or --no-merge')
-        for other in group[:i]:
-            if (os.path.realpath(f["path"]) == os.path.realpath(other["path"]) or
-                    f["run_id"] is not None and f["run_id"] == other["run_id"]):
-                raise BadRun(f'{other["path"]} and {f["path"]} are the same run (one file '
-                             'twice, or a --checkpoint copy and its final file): '
-                             'merged, its samples would count twice; give it once')
+        check_agree(first, f, MUST_AGREE)
+        other = same_run(f, group[:i])
+        if other is not None:
+            raise BadRun(f'{other["path"]} and {f["path"]} are the same run (one file '
+                         'twice, or a --checkpoint copy and its final file): '
+                         'merged, its samples would count twice; give it once')
 
 
 def merge_heat(heats):
@@ -376,14 +391,21 @@ def tell_apart(files):
             f["label"] += f' [{os.path.basename(f["path"])}]'
 
 
-def runs_of(files, merging, labelled):
-    """The runs to plot and table: the files of one label merged, or with
-    --no-merge each file alone (told apart by name if not --label'd)."""
+def rows_of(files, merging, labelled, check, merge_group):
+    """The rows of files of one kind: the files of each label checked by
+    @check and made one row by @merge_group, or with --no-merge each file
+    a row alone (told apart by name if not --label'd)."""
     if merging:
         groups = group_by_label(files)
         for g in groups:
-            check_mergeable(g)
-        return [merge(g) for g in groups]
+            check(g)
+        return [merge_group(g) for g in groups]
     if not labelled:
         tell_apart(files)
-    return [merge([f]) for f in files]
+    return [merge_group([f]) for f in files]
+
+
+def runs_of(files, merging, labelled):
+    """The runs to plot and table: the files of one label merged, or with
+    --no-merge each file alone (told apart by name if not --label'd)."""
+    return rows_of(files, merging, labelled, check_mergeable, merge)
