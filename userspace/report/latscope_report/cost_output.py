@@ -57,6 +57,8 @@ def measured_change(row, name, v="measured"):
 
 
 def measured_change_text(row, name, v="measured"):
+    """measured_change() as a cell of the cost tables: "+9.1 %", or why
+    there is none: "-", "skipped", "failed", "not run" or "no base"."""
     if v == "loaded" and not has_load(row):
         return "not run"
     x = measured_change(row, name, v)
@@ -79,6 +81,8 @@ def runs_text(row, names, v):
 
 
 def measured_text(row):
+    """How the measuring latscope measured: "kernel on CPU1 every 1000 µs,
+    priority 98"."""
     return (f'{row["context"]} on CPU{row["cpu"]} every {row["period_us"]} µs, '
             f'priority {row["priority"]}')
 
@@ -88,6 +92,8 @@ LEGEND = ("skipped: the workload did not run, failed: a run of it failed, not ru
 
 
 def load_text(row):
+    """The Kernels table's load cell: the load of the row's runs under
+    load, "-" for none."""
     return row["load"] if has_load(row) else "-"
 
 
@@ -219,6 +225,7 @@ def kernel_notes(rows):
 
 
 def write_cost_tables(rows, out):
+    """cost.txt and cost.md of the cost rows (cost_tables())."""
     write_sections(out, "cost", ("The cost suite (latscope --cost): running times in seconds",
                                  "The cost suite (`latscope --cost`): running times in seconds."),
                    cost_tables(rows))

@@ -14,6 +14,7 @@ FAINT = 0.45    # the alpha of each of a merged run's own lines
 
 
 def save(fig, out, name):
+    """Writes @fig as NAME.png and NAME.svg in @out, each file whole."""
     fig.tight_layout()
     for ext in ("png", "svg"):
         with written_whole(os.path.join(out, f"{name}.{ext}"), binary=True) as f:
@@ -43,6 +44,9 @@ def max_markers(ax, xs, ys, pcts, color):
 
 
 def plot_tail(plt, runs, out):
+    """tail.png/.svg: each run's percentiles on a log scale; a tail
+    percentile with a bar down to its bucket's lower edge, one only the
+    maximum bounds as a hollow circle."""
     fig, ax = plt.subplots(figsize=(10, 6))
     xs = [-math.log10(1 - p / 100.0) for p in PERCENTILES]
     ranged = beyond = False
@@ -88,6 +92,8 @@ def cdf_points(r):
 
 
 def plot_cdf(plt, runs, out):
+    """cdf.png/.svg: each run's cumulative distribution in steps
+    (cdf_points())."""
     fig, ax = plt.subplots(figsize=(10, 6))
     for r in runs:
         xs, ys = cdf_points(r)
@@ -111,6 +117,8 @@ def line_style(run):
 
 
 def plot_timeline(plt, runs, out):
+    """timeline.png/.svg: each run's max, avg and min point by point; a
+    merged run a fainter line per file (line_style())."""
     fig, ax = plt.subplots(figsize=(10, 6))
     for i, r in enumerate(runs):
         name, alpha = line_style(r)
@@ -135,6 +143,8 @@ def plot_timeline(plt, runs, out):
 
 
 def plot_histogram(plt, runs, out):
+    """histogram.png/.svg: each run's cells on a log count axis, every
+    cell from its first to its last; what lies past them in its legend."""
     fig, ax = plt.subplots(figsize=(10, 6))
     for r in runs:
         past = ""

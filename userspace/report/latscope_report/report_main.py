@@ -187,6 +187,9 @@ def latency_skipped(out):
 
 
 def main(argv):
+    """latscope-report with the arguments @argv (this module's docstring):
+    reads the files, writes the tables, plots and --json-out; returns the
+    exit status."""
     ap = argparse.ArgumentParser(prog="latscope-report",
                                  description="Plots and tables that compare latscope runs "
                                              "and the cost suite's results.")

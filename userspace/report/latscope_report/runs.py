@@ -35,7 +35,8 @@ MUST_AGREE = (("release", "kernel release"), ("preemption", "preemption model"),
 
 
 class BadRun(Exception):
-    pass
+    """A file that is no run, does not add up, or cannot be merged with the
+    others of its label; the message names it and says why (exit 2)."""
 
 
 def thread_tail(t):
@@ -229,6 +230,10 @@ def run_id(doc):
 
 
 def load_run(path, label, doc):
+    """The latency run of @doc, read from @path, as the report keeps it:
+    totals, histogram and tail, timeline, heat, worst-sample records,
+    setup verdict, EVT estimate, percentiles. BadRun if it is not a
+    latscope result or its histogram does not add up to its samples."""
     try:
         total = doc["total"]
         cells, under, over, tail = merged_histogram(doc)

@@ -56,6 +56,7 @@ def throttled_text(heat):
 
 
 def figure(value, fmt):
+    """@value formatted by @fmt, or "-" for None (not read)."""
     return "-" if value is None else format(value, fmt)
 
 
@@ -88,6 +89,7 @@ COLUMNS = [
 
 
 def table_rows(runs):
+    """table.txt/.md's head and a row of cells per run (COLUMNS)."""
     return [c[0] for c in COLUMNS], [[cell(r) for _, _, cell in COLUMNS] for r in runs]
 
 
@@ -112,6 +114,7 @@ def table_notes(runs):
 
 
 def write_tables(runs, out):
+    """table.txt and table.md: a row per run, then the notes."""
     head, rows = table_rows(runs)
     notes = table_notes(runs)
     left = [align == "l" for _, align, _ in COLUMNS]

@@ -71,6 +71,7 @@ def setup_section(run, part):
 
 
 def us(x):
+    """A figure in µs to one decimal; "-" for None."""
     return "-" if x is None else f"{x:.1f}"
 
 

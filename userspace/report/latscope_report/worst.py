@@ -99,6 +99,7 @@ def worst_notes(run):
 
 
 def us(ns):
+    """A time in ns as µs to one decimal, as the CLI writes it: "4122.9"."""
     return f"{ns / 1000:.1f}"
 
 
@@ -221,6 +222,7 @@ def worst_sections(runs):
 
 
 def write_worst_tables(runs, out):
+    """worst.txt and worst.md (worst_sections())."""
     write_sections(out, "worst", (WORST_INTRO[0] + WORST_LEGEND, WORST_INTRO[1] + WORST_LEGEND),
                    worst_sections(runs))
 
