@@ -27,11 +27,17 @@
 # last share vm-6.12-kernel.json's label, so they merge with it, a file
 # older than the recorder. evt.json (hand-made): small.json with a 900 s
 # timeline of a known Gumbel law and the 6.1 VM's setup block: trust.md's
-# setup rows and bounds that hold the law's true levels. Ends with
-# "report: N passed, N failed".
+# setup rows and bounds that hold the law's true levels. First, the
+# arithmetic alone (unit_test.py: percentiles, summed tails, merging, the
+# cost statistics, what the EVT estimator takes from a timeline), by
+# Debian's python3, the one the scripts run under (numpy and SciPy).
+# Ends with "report: N passed, N failed".
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+unit=0
+/usr/bin/python3 "$top/tests/report/unit_test.py" || unit=$?
 python3 "$top/tests/report/check_report.py" "$top/userspace/latscope-report" "$work" \
 	"$top"/tests/report/fixtures/*.json
+[ "$unit" -eq 0 ]
