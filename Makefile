@@ -22,8 +22,8 @@
 #   make pkg-test        build, lintian, install (DKMS on four kernels, each
 #                        booted in the VM), purge; make install/uninstall
 #   make kunit | build-matrix | checkpatch | kernel-doc | shellcheck |
-#        layers | commits | unit | docs-test | vm-test | vm-gpio | vm-fuzz |
-#        report-test | demo-test
+#        py-lint | layers | commits | unit | docs-test | vm-test | vm-gpio |
+#        vm-fuzz | report-test | demo-test
 #                        one stage of check (vm-fuzz: FUZZ_SECONDS, FUZZ_SEED)
 #   make dtbo            the Raspberry Pi overlays (dts-overlays/*.dtbo)
 #   make dt-check        the overlays applied to Debian's Pi DTBs, the binding
@@ -59,7 +59,7 @@ FUZZ_SECONDS ?= 60
 FUZZ_SEED ?=
 
 .PHONY: all module cli check demo demo-test install uninstall install-dkms deb pkg-test deps kunit build-matrix checkpatch shellcheck dtbo dt-check pi-vm report-test compare compare-gpio vm-gpiod vm-why why-cost bench setup-test cost-test serve-test evt-test fleet-test prom-bench \
-	vm-test vm-test-one vm-gpio vm-fuzz clean help layers commits kernel-doc unit docs-test compile_commands
+	vm-test vm-test-one vm-gpio vm-fuzz clean help layers commits kernel-doc py-lint unit docs-test compile_commands
 
 # The CLI first: a host without kernel headers still gets it.
 all: cli module
@@ -116,6 +116,10 @@ commits:
 # The driver's kernel-doc comments, -Wall (docs/testing.md).
 kernel-doc:
 	bash scripts/kernel-doc.sh
+
+# pyflakes over every Python file (docs/testing.md).
+py-lint:
+	bash scripts/pyflakes.sh
 
 # The CLI's unit tests and hostile command lines, no VM.
 unit:

@@ -1,7 +1,8 @@
 #!/bin/bash
 # Runs every test latscope has, stage by stage, with the time each took:
-# packages, checkpatch, shellcheck on every shell script, the layering
-# check (docs/design/layers.md), the W=1 + sparse build matrix, the KUnit
+# packages, checkpatch, kernel-doc, pyflakes on every Python file,
+# then shellcheck on every shell script, the layering check
+# (docs/design/layers.md), the W=1 + sparse build matrix, the KUnit
 # suite, the hostile command lines to a sanitized
 # CLI, the front door (tests/docs/run.sh: README and --help budgets,
 # links, every example parsed), the files it creates against an unprivileged racer, the host build
@@ -75,6 +76,8 @@ stage "install packages" "$top/scripts/install-deps.sh" || exit 1
 stage "checkpatch --strict" "$top/scripts/checkpatch.sh"
 stage "kernel-doc -Wall on the driver (the kernel's scripts/kernel-doc)" \
 	bash "$top/scripts/kernel-doc.sh"
+stage "pyflakes on every Python file (the report's package, its scripts, tests, scripts/)" \
+	bash "$top/scripts/pyflakes.sh"
 stage "one version (VERSION, driver, CLI, dkms.conf, debian/changelog)" "$top/scripts/version.sh"
 stage "shellcheck" "$top/scripts/shellcheck.sh"
 stage "commit subjects since the last release (area: summary, 75 at most)" \

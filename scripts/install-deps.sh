@@ -26,7 +26,7 @@ all)
 		linux-headers-amd64 linux-headers-rt-amd64 rt-tests python3-matplotlib python3-scipy stress-ng iputils-ping iperf3
 		libmicrohttpd-dev prometheus python3-prometheus-client systemd
 		device-tree-compiler python3-libfdt python3-venv qemu-system-arm gcc-aarch64-linux-gnu libc6-dev-arm64-cross
-		shellcheck libgpiod-dev groff-base libtracefs-dev libtraceevent-dev pkg-config
+		shellcheck pyflakes3 libgpiod-dev groff-base libtracefs-dev libtraceevent-dev pkg-config
 		bash-completion dkms dh-dkms debhelper dpkg-dev lintian debootstrap file strace
 	)
 	flavours=(amd64 rt-amd64)

@@ -27,7 +27,6 @@ SPEC words:
 A factor no word names must have the verdict, value and fix it has on the
 good board; the last line must count the verdicts as expected.
 """
-import copy
 import gzip
 import json
 import os
