@@ -46,6 +46,32 @@ latscope_driver_files() {
 	sort <<<"$files"
 }
 
+# The tree's files named by one of the GLOBs or whose first line matches
+# the regular expression RE (a shebang), relative to the tree's top (the
+# caller's working directory), sorted, each ended by a NUL: of the files
+# git knows of, so that no build leftover counts, else (no git) of all.
+latscope_files_of() { # re glob...
+	local re=$1 f g first
+
+	shift
+	while IFS= read -r -d '' f; do
+		[ -f "$f" ] || continue		# deleted, not yet staged
+		for g in "$@"; do
+			# shellcheck disable=SC2053 # $g is a glob, to match as one
+			if [[ $f == $g ]]; then
+				printf '%s\0' "$f"
+				continue 2
+			fi
+		done
+		first=
+		IFS= read -r first <"$f" || true
+		if [[ $first =~ $re ]]; then
+			printf '%s\0' "$f"
+		fi
+	done < <({ git ls-files -z --cached --others --exclude-standard 2>/dev/null ||
+		find . -path ./.git -prune -o -type f -printf '%P\0'; } | sort -z)
+}
+
 latscope_pkg_installed() {
 	dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'
 }

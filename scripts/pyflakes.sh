@@ -10,6 +10,8 @@
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=scripts/lib.sh
+. "$top/scripts/lib.sh"
 cd "$top"
 command -v pyflakes3 >/dev/null || {
 	echo "not ok - pyflakes: pyflakes3 not installed (run scripts/install-deps.sh)"
@@ -27,26 +29,9 @@ if pyflakes3 "$tmp/unused.py" >"$tmp/out" 2>&1 ||
 fi
 echo "ok - pyflakes: an unused import is refused"
 
-# The files git knows of (build leftovers are ignored), else all of them.
-list() {
-	git ls-files -z --cached --others --exclude-standard 2>/dev/null ||
-		find . -path ./.git -prune -o -type f -printf '%P\0'
-}
-
-files=()
-while IFS= read -r -d '' f; do
-	[ -f "$f" ] || continue		# deleted, not yet staged
-	if [[ $f == *.py ]]; then
-		files+=("$f")
-		continue
-	fi
-	first=
-	IFS= read -r first <"$f" || true
-	# #!/usr/bin/python3, #!/usr/bin/env python3, ...
-	if [[ $first =~ ^#!.*[/[:space:]]python[0-9.]*([[:space:]]|$) ]]; then
-		files+=("$f")
-	fi
-done < <(list | sort -z)
+# #!/usr/bin/python3, #!/usr/bin/env python3, ...
+shebang='^#!.*[/[:space:]]python[0-9.]*([[:space:]]|$)'
+mapfile -t -d '' files < <(latscope_files_of "$shebang" '*.py')
 
 for entry in userspace/latscope-report userspace/latscope-evt; do
 	if [[ " ${files[*]} " != *" $entry "* ]]; then

@@ -7,34 +7,17 @@
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=scripts/lib.sh
+. "$top/scripts/lib.sh"
 cd "$top"
 command -v shellcheck >/dev/null || {
 	echo "shellcheck: not installed (run scripts/install-deps.sh)" >&2
 	exit 1
 }
 
-# The files git knows of (build leftovers are ignored), else all of them.
-list() {
-	git ls-files -z --cached --others --exclude-standard 2>/dev/null ||
-		find . -path ./.git -prune -o -type f -printf '%P\0'
-}
-
-files=()
-while IFS= read -r -d '' f; do
-	[ -f "$f" ] || continue		# deleted, not yet staged
-	case $f in
-	*.sh | *.bash-completion)
-		files+=("$f")
-		continue
-		;;
-	esac
-	first=
-	IFS= read -r first <"$f" || true
-	# #!/bin/sh, #!/bin/bash, #!/usr/bin/env bash, #!/bin/busybox sh, ...
-	if [[ $first =~ ^#!.*[/[:space:]](ba|da|a|k)?sh([[:space:]]|$) ]]; then
-		files+=("$f")
-	fi
-done < <(list | sort -z)
+# #!/bin/sh, #!/bin/bash, #!/usr/bin/env bash, #!/bin/busybox sh, ...
+shebang='^#!.*[/[:space:]](ba|da|a|k)?sh([[:space:]]|$)'
+mapfile -t -d '' files < <(latscope_files_of "$shebang" '*.sh' '*.bash-completion')
 
 if [ ${#files[@]} -eq 0 ]; then
 	echo "shellcheck: no shell script found" >&2
