@@ -978,7 +978,15 @@ LATENCY_OUTPUTS = ("table.txt", "table.md", "worst.txt", "worst.md", "tail.png",
                    "histogram.svg", "heat.png", "heat.svg", "worst.png", "worst.svg")
 # The hand-made cost fixtures, every cell worked out by hand. A cell is the
 # mean in s ± the sample stddev (n - 1) (% against the first row's mean);
-# the cost table (measured mean - plain mean) / plain mean in %.
+# the cost table (measured mean - plain mean) / plain mean in %, with its
+# 95 % interval: R = mM / mP, a = sP^2 / (nP mP^2), b = sM^2 / (nM mM^2),
+# se = R sqrt(a + b), df = (a + b)^2 / (a^2 / (nP - 1) + b^2 / (nM - 1))
+# rounded down to a row of T975, 100 (R - 1 +- t se); "no difference at
+# this precision (±half its width)" when it holds 0. The intervals of the
+# cells below worked out with SciPy's stats.t.ppf (rounded up at the fourth
+# decimal, as latscope's table), e.g. cost-rt.json's hackbench: R = 1.1111,
+# a = 0, b = .0004 / (3 .25) = 5.33e-4, se = .02566, df = 2, t = 4.3027:
+# [+0.1, +22.2]; switch, no spread either way: [+10.0, +10.0].
 #
 # cost-mainline.json (6.12.0-cost-fixture, the first row):
 #   queens-1  plain 1.0 1.2 1.4: mean 1.2, sd sqrt((.04 + 0 + .04) / 2) = 0.2
@@ -1059,10 +1067,10 @@ COST_LOAD_HAND = {
         {"runs": "-", **{n: "not run" for n in ("queens-1", "hackbench", "switch", "fsync",
                                                  "iperf3")}}],
     "load cost": [
-        {"queens-1": "+37.5 %", "hackbench": "+100.0 %", "switch": "failed",
-         "fsync": "+100.0 %", "iperf3": "skipped"},
-        {"queens-1": "+65.0 %", "hackbench": "+100.0 %", "switch": "failed",
-         "fsync": "+100.0 %", "iperf3": "skipped"},
+        {"queens-1": "+37.5 % [+1.8, +73.2]", "hackbench": "+100.0 % [+100.0, +100.0]",
+         "switch": "failed", "fsync": "+100.0 % [+9.3, +190.7]", "iperf3": "skipped"},
+        {"queens-1": "+65.0 % [+20.6, +109.4]", "hackbench": "+100.0 % [+100.0, +100.0]",
+         "switch": "failed", "fsync": "+100.0 % [+9.3, +190.7]", "iperf3": "skipped"},
         {n: "not run" for n in ("queens-1", "hackbench", "switch", "fsync", "iperf3")}],
     "notes": ['its runs under load ran under the load grinder on CPU0,2-3, its commands: '
               '"while :; do hackbench -l 10000 -g 4; done", "dd if=/dev/zero of=/dev/null '
@@ -1072,7 +1080,7 @@ COST_LOAD_HAND = {
               "are of a slowed board."],
     "no base": {"queens-1": "2.200 ±0.200 (no base)"},
     "merged": {"runs": "6", "queens-1": "2.200 ±0.179 (base)"},
-    "merged cost": {"queens-1": "+37.5 %"},
+    "merged cost": {"queens-1": "+37.5 % [+21.4, +53.6]"},
 }
 COST_HAND = {
     "files": ("cost-mainline.json", "cost-rt.json"),
@@ -1089,10 +1097,13 @@ COST_HAND = {
          "hackbench": "0.500 ±0.020 (-16.7 %)", "switch": "0.330 ±0.000 (no base)",
          "fsync": "0.300 ±0.050 (no base)", "iperf3": "1.100 ±0.100 (no base)"}],
     "cost": [
-        {"queens-1": "+16.7 %", "hackbench": "+0.0 %", "switch": "-", "fsync": "failed",
-         "iperf3": "skipped"},
-        {"queens-1": "+12.5 %", "hackbench": "+11.1 %", "switch": "+10.0 %",
-         "fsync": "+20.0 %", "iperf3": "+10.0 %"}],
+        {"queens-1": "no difference at this precision (±44.5 %)",
+         "hackbench": "no difference at this precision (±41.4 %)", "switch": "-",
+         "fsync": "failed", "iperf3": "skipped"},
+        {"queens-1": "no difference at this precision (±32.1 %)",
+         "hackbench": "+11.1 % [+0.1, +22.2]", "switch": "+10.0 % [+10.0, +10.0]",
+         "fsync": "no difference at this precision (±57.4 %)",
+         "iperf3": "no difference at this precision (±27.3 %)"}],
 }
 COST_ALONE_HAND = {"file": "cost-rt-2.json",
                    "plain": {"runs": "1", "queens-1": "2.200 ±- (+83.3 %)"},
@@ -1105,8 +1116,10 @@ COST_MERGED_HAND = {
     "measured": {"runs": "3..4", "queens-1": "1.950 ±0.342 (+39.3 %)",
                  "hackbench": "0.520 ±0.043 (-13.3 %)", "switch": "0.330 ±0.000 (no base)",
                  "fsync": "0.300 ±0.041 (no base)", "iperf3": "1.100 ±0.100 (no base)"},
-    "cost": {"queens-1": "+11.4 %", "hackbench": "+15.6 %", "switch": "+10.0 %",
-             "fsync": "+20.0 %", "iperf3": "+10.0 %"},
+    "cost": {"queens-1": "no difference at this precision (±37.0 %)",
+             "hackbench": "+15.6 % [+0.3, +30.8]", "switch": "+10.0 % [+10.0, +10.0]",
+             "fsync": "no difference at this precision (±32.8 %)",
+             "iperf3": "no difference at this precision (±27.3 %)"},
     # The files' own means, averaged: what a mean of means would show.
     "mean of means": {("queens-1", "plain"): "1.900", ("queens-1", "measured"): "2.100",
                       ("hackbench", "measured"): "0.540"},
@@ -1174,6 +1187,36 @@ def signed(x):
     return f"{round(x, 1) + 0.0:+.1f} %"
 
 
+# Student's t at 0.975 for the rows of degrees of freedom latscope's table
+# has (1 to 30, 40, 60, 120, more): SciPy's stats.t.ppf(0.975, df) rounded
+# up at the fourth decimal; 1.96 past 120 only for no spread at all.
+T975 = dict(zip(list(range(1, 31)) + [40, 60, 120],
+                (12.7063, 4.3027, 3.1825, 2.7765, 2.5706, 2.4470, 2.3647, 2.3061, 2.2622,
+                 2.2282, 2.2010, 2.1789, 2.1604, 2.1448, 2.1315, 2.1200, 2.1099, 2.1010,
+                 2.0931, 2.0860, 2.0797, 2.0739, 2.0687, 2.0639, 2.0596, 2.0556, 2.0519,
+                 2.0485, 2.0453, 2.0423, 2.0211, 2.0003, 1.9800)))
+
+
+def change_cell(x, plain, other):
+    """A cost table's change cell: @x in % with the 95 % interval of
+    @other (mean, stddev, n) against @plain, as the comment above
+    COST_LOAD_HAND says."""
+    (mp, sp, np_), (mo, so, no) = plain, other
+    if np_ < 2 or no < 2:
+        return f"{signed(x)} (no interval: 1 run)"
+    r = mo / mp
+    a, b = sp ** 2 / (np_ * mp ** 2), so ** 2 / (no * mo ** 2)
+    if a + b == 0:
+        t = 1.96
+    else:
+        df = (a + b) ** 2 / (a ** 2 / (np_ - 1) + b ** 2 / (no - 1))
+        t = T975[max(d for d in T975 if d <= df)]
+    lo, hi = (r - t * r * math.sqrt(a + b) - 1) * 100, (r + t * r * math.sqrt(a + b) - 1) * 100
+    if lo > 0 or hi < 0:
+        return f"{signed(x)} [{round(lo, 1) + 0.0:+.1f}, {round(hi, 1) + 0.0:+.1f}]"
+    return f"no difference at this precision (±{(hi - lo) / 2:.1f} %)"
+
+
 def expected_cost(groups):
     """{table: [{column: cell}]} of cost.md for the rows @groups (each a
     list of docs), computed from the files' runs with statistics; the
@@ -1221,11 +1264,13 @@ def expected_cost(groups):
                 ps, ms = cost_cell(docs, n, "plain")[0], cost_cell(docs, n, v)[0]
                 ran = [w for d in docs for w in d["workloads"]
                        if w["name"] == n and w["skipped"] is None]
+                stats = [cost_mean(docs, n, x) + (len(cost_cell(docs, n, x)[1]),)
+                         for x in ("plain", v)] if ps == ms == "ok" else None
                 if ps == ms == "ok" and len(ran) == 1:
-                    row[n] = signed(ran[0][own])    # the file's own
+                    row[n] = change_cell(ran[0][own], *stats)    # the file's own change
                 elif ps == ms == "ok" and cost_mean(docs, n, "plain")[0]:
                     p, m = cost_mean(docs, n, "plain")[0], cost_mean(docs, n, v)[0]
-                    row[n] = signed((m - p) / p * 100)
+                    row[n] = change_cell((m - p) / p * 100, *stats)
                 else:
                     row[n] = next(s for s in ("-", "skipped", "failed", "not run", "ok")
                                   if s in (ps, ms))
@@ -1341,7 +1386,7 @@ def check_cost_apart(tool, work, costs):
                     check(row[w["name"]].startswith(want + " "),
                           f"{name}: {w['name']} {v}: the file's own mean and stddev",
                           (row[w["name"]], want))
-            if w["change_percent"] is not None and cost[w["name"]].endswith(" %"):
+            if w["change_percent"] is not None and cost[w["name"]][0] in "+-":
                 check(abs(float(cost[w["name"]].split()[0]) - w["change_percent"]) <= 0.051,
                       f"{name}: {w['name']}: the file's own change_percent",
                       (cost[w["name"]], w["change_percent"]))
@@ -1356,8 +1401,8 @@ def check_cost_apart(tool, work, costs):
                     check(loaded[w["name"]].startswith(want + " "),
                           f"{name}: {w['name']} under load: the file's own mean and stddev",
                           (loaded[w["name"]], want))
-                if w["loaded_change_percent"] is not None:
-                    check(cost[w["name"]] == signed(w["loaded_change_percent"]),
+                if w["loaded_change_percent"] is not None and cost[w["name"]][0] in "+-":
+                    check(cost[w["name"]].startswith(signed(w["loaded_change_percent"])),
                           f"{name}: {w['name']}: the file's own loaded_change_percent",
                           (cost[w["name"]], w["loaded_change_percent"]))
     names = {os.path.basename(p): p for p in costs}
@@ -1374,6 +1419,8 @@ def check_cost_apart(tool, work, costs):
             check(len(got) == 2 and all(not differences(g, w) for g, w in zip(got, want)),
                   f"cost-mainline + cost-rt: {COST_TABLES[kind]} worked out by hand",
                   [differences(g, w) for g, w in zip(got, want)])
+        check(svg_says(out, "+11.1 % [+0.1, +22.2]") and svg_says(out, "n.d. ±32.1 %"),
+              "cost hand: cost.svg labels the measured bars with their change and interval")
         notes = cost_notes(tables)
         for said in ("fsync failed in its runs while measured: run 2: disk full",
                      "iperf3 skipped: iperf3 not found",
@@ -1582,9 +1629,9 @@ def svg_says(out, text, name="cost"):
 
 
 def check_cost_unchanged(tool, work, costs):
-    """Without runs under load, cost.md and cost.txt are byte for byte what
-    they were before the runs under load (tests/report/expected/), and
-    cost.svg has no bars under load."""
+    """Without runs under load, cost.md and cost.txt are byte for byte
+    tests/report/expected/'s (the tables before the runs under load, with
+    the changes' intervals since), and cost.svg has no bars under load."""
     names = {os.path.basename(p): p for p in costs}
     for exp, files in UNCHANGED.items():
         if not all(n in names for n in files):
@@ -1599,7 +1646,7 @@ def check_cost_unchanged(tool, work, costs):
                 want = f.read()
             with open(os.path.join(out, f"cost.{ext}"), "rb") as f:
                 got = f.read()
-            check(got == want, f"{exp}: cost.{ext} without a load unchanged, byte for byte",
+            check(got == want, f"{exp}: cost.{ext} without a load as expected/ has it, byte for byte",
                   f"diff {os.path.join(EXPECTED, exp + '.' + ext)} "
                   f"{os.path.join(out, 'cost.' + ext)}")
         check(svg_says(out, "while measured") and not svg_says(out, "under load"),

@@ -3,8 +3,8 @@
 """Unit tests of latscope-report's arithmetic (userspace/report/latscope_report),
 beside the golden tests of its output (check_report.py): percentiles read
 off a histogram and its tail, summed tails and cells, two runs merged
-(and refused), the cost suite's mean and stddev recomputed from the runs,
-and what the EVT estimator takes from a timeline (its block maxima, "no
+(and refused), the cost suite's mean and stddev recomputed from the runs
+and the 95 % interval of its changes, and what the EVT estimator takes from a timeline (its block maxima, "no
 data", "too short", MIN_BLOCKS). Each expected value is worked out by
 hand in the comment above it. Also: the package's modules import only
 those after them in __init__.py's list.
@@ -25,7 +25,7 @@ PACKAGE = os.path.join(os.path.dirname(os.path.realpath(__file__)),
                        "..", "..", "userspace", "report")
 sys.path.insert(0, PACKAGE)
 sys.dont_write_bytecode = True      # no __pycache__ in the source tree
-from latscope_report import cost, evt, runs, tables  # noqa: E402
+from latscope_report import cost, cost_output, evt, runs, tables  # noqa: E402
 
 # A timeline's columns as latscope writes them.
 COLUMNS = ["second", "samples", "overruns", "min", "avg", "max"]
@@ -281,6 +281,71 @@ class CostStat(unittest.TestCase):
         doc["workloads"][0]["plain"] = dict(doc["workloads"][0]["plain"], mean=1.6)
         with self.assertRaisesRegex(runs.BadRun, "is not that of its runs"):
             cost.load_cost("c1.json", None, doc)
+
+
+def variant_of(runs_):
+    """A row's variant as interval() reads it: n, mean, sample stddev."""
+    mean, sd = cost.stat(runs_)
+    return {"n": len(runs_), "mean": mean, "stddev": sd}
+
+
+class CostInterval(unittest.TestCase):
+    """cost.interval() and cost_output.change_text(): the 95 % interval of a
+    change, as latscope's cost/stat.c (tests/unit/test_cost.c has the
+    same cases, worked out with SciPy's stats.t.ppf(0.975, floor(df)))."""
+
+    def test_t_rounded_down_to_a_row(self):
+        self.assertEqual(cost.t975(1), 12.7063)
+        self.assertEqual(cost.t975(1.9), 12.7063)
+        self.assertEqual(cost.t975(39.9), 2.0423)
+        self.assertEqual(cost.t975(1e9), 1.98)
+        self.assertEqual(cost.t975(float("inf")), 1.96)
+        self.assertIsNone(cost.t975(0.5))
+
+    def test_two_runs_a_side(self):
+        # {1.0, 1.2} vs {1.3, 1.5}: R = 1.2727, a = .02 / (2 1.21) = .0082645,
+        # b = .02 / (2 1.96) = .0051020, se = R sqrt(a + b) = .147145,
+        # df = (a + b)^2 / (a^2 + b^2) = 1.89 -> 1, t = 12.7063:
+        # [-159.69, +214.24], holding 0.
+        lo, hi = cost.interval(variant_of([1.0, 1.2]), variant_of([1.3, 1.5]))
+        self.assertAlmostEqual(lo, -159.692, places=2)
+        self.assertAlmostEqual(hi, 214.238, places=2)
+        self.assertEqual(cost_output.change_text(27.27, (lo, hi)),
+                         "no difference at this precision (±187.0 %)")
+
+    def test_ten_percent_slower(self):
+        # 1.00 +- 0.02 vs 1.10 +- 0.02, 5 runs each: df 7.93 -> 7, t 2.3647:
+        # [+7.51, +12.49]: a price.
+        a = [1.00, 1.02, 0.98, 1.01, 0.99]
+        lo, hi = cost.interval(variant_of(a), variant_of([x + 0.1 for x in a]))
+        self.assertAlmostEqual(lo, 7.5143, places=3)
+        self.assertAlmostEqual(hi, 12.4857, places=3)
+        self.assertEqual(cost_output.change_text(10.0, (lo, hi)), "+10.0 % [+7.5, +12.5]")
+
+    def test_no_spread_no_width(self):
+        # 0.3 x 3 vs 0.33 x 3: df infinite, se 0: the change itself.
+        lo, hi = cost.interval(variant_of([0.3] * 3), variant_of([0.33] * 3))
+        self.assertAlmostEqual(lo, 10.0)
+        self.assertAlmostEqual(hi, 10.0)
+
+    def test_aa_control_labelled_and_kept_apart(self):
+        # latscope --cost --cost-aa: nothing measured, said in the label and
+        # the Kernels table; under one label with a measured suite, refused.
+        doc = cost_doc([1.0, 2.0])
+        doc["settings"]["aa"] = True
+        aa = cost.load_cost("aa.json", None, doc)
+        self.assertEqual(aa["label"], "6.12.0 (PREEMPT_RT, A/A control)")
+        row = cost.merge_cost([aa])
+        self.assertTrue(row["aa"])
+        self.assertTrue(cost_output.measured_text(row).startswith("nothing (A/A control"))
+        measured = cost.load_cost("m.json", "one", cost_doc([1.0, 2.0]))
+        aa = cost.load_cost("aa.json", "one", doc)
+        with self.assertRaisesRegex(runs.BadRun, re.escape("A/A control")):
+            cost.check_cost_mergeable([measured, aa])
+
+    def test_a_single_run_no_interval(self):
+        self.assertIsNone(cost.interval(variant_of([1.0]), variant_of([1.1, 1.2])))
+        self.assertEqual(cost_output.change_text(9.06, None), "+9.1 % (no interval: 1 run)")
 
 
 def timeline(points, columns=COLUMNS, bucket_s=1):

@@ -25,7 +25,19 @@ COST_MUST_AGREE = (("release", "kernel release"), ("preemption", "preemption mod
                    ("cpu", "measured CPU"), ("priority", "measured priority"),
                    ("scale_percent", "scale (%, the amount of work)"),
                    ("load", "load (of the runs under load)"),
-                   ("load_commands", "load's commands"))
+                   ("load_commands", "load's commands"),
+                   ("aa", "A/A control (--cost-aa)"))
+
+# Student's t at 0.975 by degrees of freedom, a row each, as latscope's
+# cost/stat.c has them: SciPy's stats.t.ppf(0.975, df) rounded up at the
+# fourth decimal; the degrees of freedom are rounded down to a row.
+T975 = ((1, 12.7063), (2, 4.3027), (3, 3.1825), (4, 2.7765), (5, 2.5706), (6, 2.4470),
+        (7, 2.3647), (8, 2.3061), (9, 2.2622), (10, 2.2282), (11, 2.2010), (12, 2.1789),
+        (13, 2.1604), (14, 2.1448), (15, 2.1315), (16, 2.1200), (17, 2.1099),
+        (18, 2.1010), (19, 2.0931), (20, 2.0860), (21, 2.0797), (22, 2.0739),
+        (23, 2.0687), (24, 2.0639), (25, 2.0596), (26, 2.0556), (27, 2.0519),
+        (28, 2.0485), (29, 2.0453), (30, 2.0423), (40, 2.0211), (60, 2.0003),
+        (120, 1.9800), (math.inf, 1.9600))
 
 
 def cost_label_of(doc):
@@ -33,6 +45,8 @@ def cost_label_of(doc):
     names it, and how the measuring run measured (its context and period);
     a latency run's label adds its load."""
     si, m = doc["sysinfo"], doc["settings"]["measured"]
+    if doc["settings"].get("aa"):
+        return f'{si["release"]} ({si["preemption"] or "?"}, A/A control)'
     return f'{si["release"]} ({si["preemption"] or "?"}, {m["context"]} every {m["period_us"]} µs)'
 
 
@@ -91,6 +105,8 @@ def load_cost(path, label, doc):
             "context": m["context"], "cpu": m["cpu"], "period_us": m["period_us"],
             "priority": m["priority"],
             "scale_percent": st["scale_percent"],
+            # --cost-aa: the "measured" runs ran plain, nothing measured.
+            "aa": bool(st.get("aa", False)),
             "run_id": run_id(doc),
             # The load of the runs under load: "none" without them.
             "load": load_name, "load_commands": load_commands, "load_doc": st.get("load"),
@@ -151,6 +167,31 @@ def stat(runs):
     return mean, math.sqrt(sum((t - mean) ** 2 for t in runs) / (n - 1))
 
 
+def t975(df):
+    """Student's t at 0.975 for @df degrees of freedom rounded down to a
+    row of T975; None below 1."""
+    rows = [t for d, t in T975 if d <= df]
+    return rows[-1] if rows else None
+
+
+def interval(base, other):
+    """The 95 % interval (lo, hi) of how much longer @other took than
+    @base, in % of @base's mean, as latscope's cost/stat.c works it out:
+    Welch's t on the two means, the ratio's spread by the delta method,
+    the degrees of freedom rounded down; None with a single run a side.
+    @base, @other: a row's variants (n, mean, stddev)."""
+    if base["n"] < 2 or other["n"] < 2 or not base["mean"] or not other["mean"]:
+        return None
+    r = other["mean"] / base["mean"]
+    a = base["stddev"] ** 2 / (base["n"] * base["mean"] ** 2)
+    b = other["stddev"] ** 2 / (other["n"] * other["mean"] ** 2)
+    se = r * math.sqrt(a + b)
+    df = (a + b) ** 2 / (a * a / (base["n"] - 1) + b * b / (other["n"] - 1)) \
+        if a + b > 0 else math.inf
+    t = t975(df)
+    return (r - t * se - 1) * 100.0, (r + t * se - 1) * 100.0
+
+
 def merge_cost(group):
     """One row of the cost files of @group (check_cost_mergeable()'d): per
     workload and variant the runs of every file that ran it, together, and
@@ -158,7 +199,7 @@ def merge_cost(group):
     A single file keeps its own mean and stddev (latscope's, from its runs
     before they were rounded to the ns)."""
     row = {k: group[0][k] for k in ("label", "release", "preemption", "context", "cpu",
-                                    "period_us", "priority", "scale_percent", "load",
+                                    "period_us", "priority", "scale_percent", "aa", "load",
                                     "load_commands", "load_doc")}
     row["parts"] = group
     row["workloads"] = {}

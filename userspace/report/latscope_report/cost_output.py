@@ -4,7 +4,8 @@ rows as --json-out writes them, and cost.png/.svg."""
 
 import os
 
-from .cost import ALL_VARIANTS, VARIANT_RUNS, VARIANTS, cell_state, has_load, workload_names
+from .cost import (ALL_VARIANTS, VARIANT_RUNS, VARIANTS, cell_state, has_load, interval,
+                   workload_names)
 from .plots import save
 from .tables import figure, write_sections
 
@@ -56,14 +57,36 @@ def measured_change(row, name, v="measured"):
     return change(w["plain"]["mean"], w[v]["mean"])
 
 
+def measured_interval(row, name, v="measured"):
+    """The 95 % interval (lo, hi) of measured_change(), or None (a single
+    run a side, or no change)."""
+    if measured_change(row, name, v) is None:
+        return None
+    w = row["workloads"][name]
+    return interval(w["plain"], w[v])
+
+
+def change_text(x, ci):
+    """A change @x in % with its interval @ci: "+9.1 % [+3.1, +15.0]";
+    "no difference at this precision (±2.1 %)" when the interval holds 0;
+    "+9.1 % (no interval: 1 run)" without one."""
+    if ci is None:
+        return f"{percent_text(x)} (no interval: 1 run)"
+    lo, hi = ci
+    if lo > 0 or hi < 0:
+        return f"{percent_text(x)} [{round(lo, 1) + 0.0:+.1f}, {round(hi, 1) + 0.0:+.1f}]"
+    return f"no difference at this precision (±{(hi - lo) / 2:.1f} %)"
+
+
 def measured_change_text(row, name, v="measured"):
-    """measured_change() as a cell of the cost tables: "+9.1 %", or why
-    there is none: "-", "skipped", "failed", "not run" or "no base"."""
+    """measured_change() as a cell of the cost tables, with its interval
+    (change_text()), or why there is none: "-", "skipped", "failed", "not
+    run" or "no base"."""
     if v == "loaded" and not has_load(row):
         return "not run"
     x = measured_change(row, name, v)
     if x is not None:
-        return percent_text(x)
+        return change_text(x, measured_interval(row, name, v))
     states = [cell_state(row, name, x) for x in ("plain", v)]
     for state in ("-", "skipped", "failed", "not run"):
         if state in states:
@@ -82,7 +105,9 @@ def runs_text(row, names, v):
 
 def measured_text(row):
     """How the measuring latscope measured: "kernel on CPU1 every 1000 µs,
-    priority 98"."""
+    priority 98"; "nothing (A/A control)" for latscope --cost --cost-aa."""
+    if row["aa"]:
+        return "nothing (A/A control: the second runs plain too)"
     return (f'{row["context"]} on CPU{row["cpu"]} every {row["period_us"]} µs, '
             f'priority {row["priority"]}')
 
@@ -135,7 +160,12 @@ def cost_tables(rows):
         [[r["label"]] + [measured_change_text(r, n) for n in names] for r in rows],
         ["How much longer (+) or shorter (-) each workload ran while measured than "
          "plain on the same kernel, in % of plain: (measured mean - plain mean) / plain "
-         "mean, from the two tables above. " + LEGEND]))
+         "mean, from the two tables above, with its 95 % confidence interval in "
+         "brackets (Welch's t on the two means, the ratio's spread by the delta method, "
+         "the degrees of freedom rounded down, as latscope --cost works it out); "
+         "no difference at this precision (±x %): the interval, x either side, holds 0, "
+         "the runs cannot tell a price from their noise; no interval: a single run. " +
+         LEGEND]))
     if loaded:
         tables.append((
             "Running time under load (s)", ["kernel", "runs"] + names, "lr" + "r" * len(names),
@@ -154,7 +184,8 @@ def cost_tables(rows):
              for r in rows],
             ["How much longer (+) or shorter (-) each workload ran under load than plain "
              "on the same kernel, in % of plain: (loaded mean - plain mean) / plain mean, "
-             "from Running time, plain and the table above. " + LEGEND]))
+             "from Running time, plain and the table above, with its 95 % interval as in "
+             "Cost of being measured. " + LEGEND]))
     tables.append(("Workloads", ["workload", "kernel", "what"], "lll",
                    workload_rows(rows, names),
                    ["what: the fixed work of each run, as the files say; kernel: the rows "
@@ -253,7 +284,8 @@ def cost_json(rows, i):
         "interrupted": any(p["interrupted"] for p in r["parts"]),
         "workloads": {n: {"what": w["what"], "skipped": w["skipped"],
                           **{v: variant(n, v) for v in VARIANTS},
-                          "measured_vs_plain_percent": measured_change(r, n)}
+                          "measured_vs_plain_percent": measured_change(r, n),
+                          "measured_vs_plain_ci95": measured_interval(r, n)}
                       for n, w in r["workloads"].items()},
     }
     if loaded:
@@ -261,6 +293,7 @@ def cost_json(rows, i):
         for n, w in doc["workloads"].items():
             w["loaded"] = variant(n, "loaded")
             w["loaded_vs_plain_percent"] = measured_change(r, n, "loaded")
+            w["loaded_vs_plain_ci95"] = measured_interval(r, n, "loaded")
     return doc
 
 
@@ -270,12 +303,24 @@ COST_TITLE = "Running time relative to the first kernel's plain run (= 1.0)"
 HATCH = {"plain": None, "measured": "//", "loaded": ".."}
 
 
+def change_label(row, name, v):
+    """The label above a measured (or loaded) bar: its change against
+    plain with the 95 % interval, "+11.1 % [+0.1, +22.2]", or "n.d. ±32.1 %"
+    (no difference at this precision); None without a change."""
+    x = measured_change(row, name, v)
+    if x is None:
+        return None
+    text = change_text(x, measured_interval(row, name, v))
+    return text.replace("no difference at this precision (", "n.d. ").rstrip(")")
+
+
 def plot_cost(plt, rows, out):
     """cost.png/.svg: per workload a bar per kernel, plain, and beside it a
     hatched one while measured and, when a row has them, a dotted one
     under load, each divided by the first kernel's plain mean of that
-    workload, ± stddev likewise; a workload the first kernel has no plain
-    mean of has no bar."""
+    workload, ± stddev likewise, and above each hatched or dotted bar its
+    change against the row's plain with the 95 % interval (change_label());
+    a workload the first kernel has no plain mean of has no bar."""
     import matplotlib.lines
     import matplotlib.patches
     names = workload_names(rows)
@@ -296,11 +341,16 @@ def plot_cost(plt, rows, out):
                 state = cell_state(r, n, v)
                 if state == "ok" and r["workloads"][n]["what"] == first["workloads"][n]["what"]:
                     s = r["workloads"][n][v]
+                    top = (s["mean"] + (s["stddev"] or 0)) / base
                     ax.bar(pos, s["mean"] / base, width, color=f"C{i}",
                            hatch=HATCH[v],
                            edgecolor="black" if HATCH[v] else f"C{i}",
                            yerr=None if s["stddev"] is None else s["stddev"] / base,
                            capsize=3)
+                    label = change_label(r, n, v) if v != "plain" else None
+                    if label:
+                        ax.text(pos, top * 1.02, label, rotation=90, ha="center",
+                                va="bottom", fontsize="xx-small")
                 else:
                     ax.text(pos, 0.02, "other work" if state == "ok" else state,
                             rotation=90, ha="center", va="bottom", fontsize="x-small")
@@ -319,7 +369,10 @@ def plot_cost(plt, rows, out):
         handles.append(matplotlib.patches.Patch(facecolor="white", edgecolor="black",
                                                 hatch="..", label="under load"))
     handles.append(matplotlib.lines.Line2D([], [], color="black", label="± stddev"))
-    # Room above the bars for the legend.
-    ax.set_ylim(0, ax.get_ylim()[1] * (1.15 + 0.05 * (len(rows) + len(variants) - 1)))
+    handles.append(matplotlib.patches.Patch(
+        color="none", label="above a bar: its change against plain, 95 % interval;\n"
+        "n.d.: no difference at this precision (± half the interval)"))
+    # Room above the bars for their labels and the legend.
+    ax.set_ylim(0, ax.get_ylim()[1] * (1.45 + 0.05 * (len(rows) + len(variants) - 1)))
     ax.legend(handles=handles, fontsize="small", loc="upper center", ncol=2)
     save(fig, out, "cost")

@@ -55,7 +55,9 @@ the one the others are compared with:
                       second table, while measured, in s ± the runs'
                       stddev, with how much longer in % than the first
                       row's; the cost of being measured (measured against
-                      plain, in %, per kernel and workload); the work of
+                      plain, in %, per kernel and workload, with its 95 %
+                      interval, or "no difference at this precision
+                      (±x %)" when that holds 0); the work of
                       each workload; notes on skipped, failed, throttled
                       and interrupted runs. When a file has runs under
                       load (latscope --cost --stress PRESET: a load runs,
@@ -64,11 +66,14 @@ the one the others are compared with:
                       running time under load in a table of its own (%
                       against the first row's under load; "not run" in a
                       row without them) and the cost of the load (loaded
-                      against plain, in %, "not run" likewise)
+                      against plain, in %, with its interval, "not run"
+                      likewise)
   cost.png/.svg       per workload a bar per kernel, plain, and a hatched
                       one while measured (and a dotted one under load,
                       when a file has runs under load), relative to the
-                      first kernel's plain mean (1.0), ± stddev
+                      first kernel's plain mean (1.0), ± stddev, each
+                      hatched or dotted bar labelled with its change and
+                      interval ("n.d. ±x %": no difference)
 
 Given only cost files, the latency outputs are not written, and a line
 says so.
