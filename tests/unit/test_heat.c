@@ -194,9 +194,63 @@ static void test_heat_print(const char *dir)
 	free(buf);
 }
 
+/*
+ * What ls_heat_spare() leaves unread: the clock on x86 before 5.18 (an
+ * IPI a read), not on 5.18 or on arm64; an x86_pkg_temp zone whose
+ * package's first CPU (0 here, of 0-3) is measured, not when CPU2 is.
+ */
+static void test_heat_spare(const char *dir)
+{
+	struct ls_heat_src h;
+	char sys[256], err[256] = "";
+	cpu_set_t cpu0, cpu2;
+
+	snprintf(sys, sizeof(sys), "%s/spare", dir);
+	put_file(sys, "class/thermal/thermal_zone0/type", "x86_pkg_temp\n");
+	put_file(sys, "class/thermal/thermal_zone0/temp", "45000\n");
+	for (int c = 0; c < 4; c++) {
+		char rel[128];
+
+		snprintf(rel, sizeof(rel), "devices/system/cpu/cpu%d/cpufreq/scaling_cur_freq", c);
+		put_file(sys, rel, "2000000\n");
+		snprintf(rel, sizeof(rel), "devices/system/cpu/cpu%d/topology/package_cpus_list", c);
+		put_file(sys, rel, "0-3\n");
+	}
+	CPU_ZERO(&cpu0);
+	CPU_SET(0, &cpu0);
+	CPU_ZERO(&cpu2);
+	CPU_SET(2, &cpu2);
+
+	check(!ls_heat_find(&h, sys, 2, LS_ZONE_AUTO, err, sizeof(err)) && h.freq[0] && h.temp[0],
+	      "heat spare: the tree", "%s", err);
+	ls_heat_spare(&h, sys, &cpu2, "5.10.0-28-amd64", "x86_64");
+	check(!h.freq[0] && h.temp[0] &&
+	      !strcmp(h.spared, "CPU2's clock (on x86 before Linux 5.18 each read of scaling_cur_freq is an IPI to that CPU)"),
+	      "heat spare: 5.10 on x86: the clock left unread, said; the zone kept (CPU2)", "%s",
+	      h.spared);
+	ls_heat_find(&h, sys, 2, LS_ZONE_AUTO, err, sizeof(err));
+	ls_heat_spare(&h, sys, &cpu2, "5.18.0", "x86_64");
+	check(h.freq[0] && h.temp[0] && !h.spared[0], "heat spare: 5.18 on x86: all read", "%s",
+	      h.spared);
+	ls_heat_find(&h, sys, 2, LS_ZONE_AUTO, err, sizeof(err));
+	ls_heat_spare(&h, sys, &cpu2, "5.10.0-28-arm64", "aarch64");
+	check(h.freq[0] && !h.spared[0], "heat spare: 5.10 on arm64: the clock read", "%s",
+	      h.spared);
+	ls_heat_find(&h, sys, 0, LS_ZONE_AUTO, err, sizeof(err));
+	ls_heat_spare(&h, sys, &cpu0, "6.12.0", "x86_64");
+	check(h.freq[0] && !h.temp[0] &&
+	      !strcmp(h.spared, "thermal_zone0 (x86_pkg_temp: its read runs on CPU0, measured, through an IPI)"),
+	      "heat spare: CPU0 measured: x86_pkg_temp left unread, said", "%s", h.spared);
+	ls_heat_find(&h, sys, 0, LS_ZONE_AUTO, err, sizeof(err));
+	ls_heat_spare(&h, sys, &cpu0, "5.4.0", "x86_64");
+	check(!h.freq[0] && !h.temp[0] && strstr(h.spared, "clock") &&
+	      strstr(h.spared, "; thermal_zone0"), "heat spare: both, both said", "%s", h.spared);
+}
+
 void test_heat(const char *dir)
 {
 	test_heat_find(dir);
+	test_heat_spare(dir);
 	test_heat_timeline(dir);
 	test_heat_print(dir);
 }

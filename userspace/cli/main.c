@@ -55,6 +55,24 @@ static int first_measured_cpu(const struct ls_params *p, const struct ls_sysinfo
 }
 
 /*
+ * Heat and clock that would interrupt a measured CPU left unread: the
+ * run's CPUs, or the cost suite's one.
+ */
+static void spare_measured(const struct ls_options *o, const struct ls_sysinfo *sys,
+			   struct ls_heat_src *h, const char *sysfs)
+{
+	char err[512];
+	cpu_set_t cpus;
+
+	CPU_ZERO(&cpus);
+	if (o->cost.asked)
+		CPU_SET(first_measured_cpu(&o->p, sys), &cpus);
+	else if (ls_pick_cpus(&o->p, sys, &cpus, err, sizeof(err)))
+		return;	/* a bad CPU is the run's to refuse, in its words */
+	ls_heat_spare(h, sysfs, &cpus, sys->release, sys->machine);
+}
+
+/*
  * The verdict of each factor for a run on @cpus into @s; with
  * --apply-setup, taken after the changes, which @undo keeps for
  * ls_setup_restore(). The caller holds the signals meanwhile. 0, or the
@@ -334,6 +352,7 @@ int main(int argc, char **argv)
 			fprintf(stderr, "latscope: %s\n", err);
 			return LS_EXIT_SETUP;
 		}
+		spare_measured(&o, &sys, &heat, sysfs ? sysfs : "/sys");
 		env.heat = &heat;
 	}
 	for (m = 0; !modes[m].is(&o); m++)

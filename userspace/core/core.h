@@ -312,6 +312,7 @@ struct ls_heat_src {
 	char zone_type[32];		/* "cpu-thermal" */
 	char freq[256];			/* the CPU's scaling_cur_freq, "": none */
 	char throttle[256];		/* the firmware's get_throttled, "": none */
+	char spared[256];		/* what is left unread not to interrupt a measured CPU */
 };
 
 struct ls_heat_sample {
@@ -323,6 +324,8 @@ struct ls_heat_sample {
 
 int ls_heat_find(struct ls_heat_src *h, const char *sysfs, int cpu, int zone,
 		 char *err, size_t errlen);
+void ls_heat_spare(struct ls_heat_src *h, const char *sysfs, const cpu_set_t *measured,
+		   const char *release, const char *machine);
 void ls_heat_read(const struct ls_heat_src *h, struct ls_heat_sample *s);
 void ls_throttle_names(unsigned int flags, char *buf, size_t len);
 const char *ls_throttle_name(int bit);

@@ -8,11 +8,14 @@
  * them just has no such figure.
  *
  * What a read costs: scaling_cur_freq is a value the kernel keeps (not
- * cpuinfo_cur_freq, which may ask the CPU itself); a zone's temp runs its
- * driver (a register on most SoCs, an MSR read on a CPU of the package
- * for x86_pkg_temp, firmware for ACPI zones); get_throttled asks the Pi's
- * firmware through its mailbox. The logger reads them, off the measured
- * CPUs; --thermal-zone none leaves the temperature out.
+ * cpuinfo_cur_freq, which may ask the CPU itself), except on x86 before
+ * Linux 5.18, where it asks the CPU through an IPI (arch_freq_get_on_cpu()
+ * and its smp_call_function_single()); a zone's temp runs its driver (a
+ * register on most SoCs, an MSR read on the package's first CPU for
+ * x86_pkg_temp, through an IPI from any other, firmware for ACPI zones);
+ * get_throttled asks the Pi's firmware through its mailbox. The logger
+ * reads them, off the measured CPUs; ls_heat_spare() drops what would
+ * still interrupt one; --thermal-zone none leaves the temperature out.
  */
 #include <dirent.h>
 #include <glob.h>
@@ -163,6 +166,73 @@ int ls_heat_find(struct ls_heat_src *h, const char *sysfs, int cpu, int zone,
 		snprintf(h->freq, sizeof(h->freq), "%s", path);
 	find_throttle(h, sysfs);
 	return 0;
+}
+
+/* The first CPU of @cpu's package (its package_cpus_list, or core_siblings_list), or -1. */
+static int package_first(const char *sysfs, int cpu)
+{
+	static const char *const lists[] = { "package_cpus_list", "core_siblings_list" };
+	char path[256], buf[64];
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(lists); i++) {
+		snprintf(path, sizeof(path), "%s/devices/system/cpu/cpu%d/topology/%s", sysfs,
+			 cpu, lists[i]);
+		if (!ls_read_line(path, buf, sizeof(buf)) && buf[0] >= '0' && buf[0] <= '9')
+			return atoi(buf);
+	}
+	return -1;
+}
+
+/* Whether @release (uname's) is older than @major.@minor; unknown: false. */
+static bool older_than(const char *release, int major, int minor)
+{
+	int a, b;
+
+	if (sscanf(release, "%d.%d", &a, &b) != 2)
+		return false;
+	return a < major || (a == major && b < minor);
+}
+
+/**
+ * ls_heat_spare() - leave unread what would interrupt a measured CPU
+ * @h: as ls_heat_find() found it; what is dropped is said in @h->spared
+ * @sysfs: the sysfs root, for the CPUs' packages
+ * @measured: the CPUs the run measures
+ * @release: the kernel's release (uname -r)
+ * @machine: its machine (uname -m)
+ *
+ * The clock on x86 before Linux 5.18: each read of scaling_cur_freq sends
+ * the CPU an IPI. An x86_pkg_temp zone whose package's first CPU is
+ * measured: its read runs there, through an IPI.
+ */
+void ls_heat_spare(struct ls_heat_src *h, const char *sysfs, const cpu_set_t *measured,
+		   const char *release, const char *machine)
+{
+	bool x86 = strstr(machine, "86") != NULL;
+	int at = 0, c, first;
+
+	h->spared[0] = '\0';
+	if (h->freq[0] && x86 && older_than(release, 5, 18)) {
+		h->freq[0] = '\0';
+		at = snprintf(h->spared, sizeof(h->spared),
+			      "CPU%d's clock (on x86 before Linux 5.18 each read of scaling_cur_freq is an IPI to that CPU)",
+			      h->cpu);
+	}
+	if (!h->temp[0] || strcmp(h->zone_type, "x86_pkg_temp"))
+		return;
+	for (c = 0; c < CPU_SETSIZE; c++) {
+		if (!CPU_ISSET(c, measured))
+			continue;
+		first = package_first(sysfs, c);
+		if (first < 0 || !CPU_ISSET(first, measured))
+			continue;
+		h->temp[0] = '\0';
+		snprintf(h->spared + at, sizeof(h->spared) - at,
+			 "%s%s (x86_pkg_temp: its read runs on CPU%d, measured, through an IPI)",
+			 at ? "; " : "", h->zone, first);
+		return;
+	}
 }
 
 void ls_heat_read(const struct ls_heat_src *h, struct ls_heat_sample *s)

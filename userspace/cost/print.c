@@ -136,6 +136,9 @@ void ls_cost_print(FILE *f, const struct ls_cost_report *r)
 		}
 	}
 	batches(f, r);
+	if (r->heat && r->heat->spared[0])
+		fprintf(f, "COST| heat: not read, not to interrupt the measured CPU: %s\n",
+			r->heat->spared);
 	n = differing(r, &known);
 	if (r->aa)
 		fprintf(f, "COST| A/A: the second pass of each round ran plain too, nothing measured: %d of %d workloads differ at 95 %% (noise; about 1 in 20 by chance)\n",

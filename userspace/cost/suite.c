@@ -348,6 +348,7 @@ int ls_cost_suite(const struct ls_params *p, const struct ls_cost_params *cp,
 		.dir = cp->dir ? cp->dir : ".", .mask = &old,
 	};
 	pthread_condattr_t attr;
+	cpu_set_t others;
 	int i, v, ret;
 
 	r->repeat = cp->repeat;
@@ -362,7 +363,11 @@ int ls_cost_suite(const struct ls_params *p, const struct ls_cost_params *cp,
 	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);	/* heat_thread()'s clock */
 	pthread_cond_init(&h.wake, &attr);
 	pthread_condattr_destroy(&attr);
-	if (pthread_create(&h.t, NULL, heat_thread, &h)) {
+	/* Off the measured CPU: its reads neither run there nor wait behind it. */
+	if (sched_getaffinity(0, sizeof(others), &others))
+		CPU_ZERO(&others);
+	CPU_CLR(r->measured_cpu, &others);
+	if (ls_start_thread(&h.t, heat_thread, &h, SCHED_OTHER, 0, &others)) {
 		ls_fail(err, errlen, "cannot start the heat reader thread");
 		ls_unblock_signals(&signals, &old);
 		return LS_EXIT_RUNTIME;

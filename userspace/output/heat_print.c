@@ -41,6 +41,8 @@ void ls_heat_print_summary(FILE *f, const struct ls_report *r)
 	const struct ls_heat_total *h = heat_of(r);
 	char line[384], names[128];
 
+	if (r->heat && r->heat->spared[0])
+		fprintf(f, "HOT| not read, not to interrupt a measured CPU: %s\n", r->heat->spared);
 	if (!h)
 		return;
 	describe(line, sizeof(line), r, h);
@@ -61,6 +63,8 @@ void ls_heat_write_plot(FILE *f, const struct ls_report *r)
 	const struct ls_heat_total *h = heat_of(r);
 	char line[384], names[128];
 
+	if (r->heat && r->heat->spared[0])
+		fprintf(f, "# heat: not read, not to interrupt a measured CPU: %s\n", r->heat->spared);
 	if (!h) {
 		fprintf(f, "# heat: none read (no thermal zone, no cpufreq, no throttling flags)\n");
 		return;
