@@ -343,6 +343,17 @@ class CostInterval(unittest.TestCase):
         with self.assertRaisesRegex(runs.BadRun, re.escape("A/A control")):
             cost.check_cost_mergeable([measured, aa])
 
+    def test_the_files_own_interval(self):
+        # One file: latscope's own interval, as it wrote it; a bad one refused.
+        doc = cost_doc([1.0, 2.0])
+        doc["workloads"][0]["change_ci95"] = [-1.5, 2.5]
+        row = cost.merge_cost([cost.load_cost("c.json", None, doc)])
+        self.assertEqual(cost_output.measured_interval(row, "fork"), (-1.5, 2.5))
+        for bad in ([1.0], [2.0, 1.0], ["a", 1.0], [float("nan"), 1.0], "1,2"):
+            doc["workloads"][0]["change_ci95"] = bad
+            with self.assertRaisesRegex(runs.BadRun, "an interval that is not"):
+                cost.load_cost("c.json", None, doc)
+
     def test_a_single_run_no_interval(self):
         self.assertIsNone(cost.interval(variant_of([1.0]), variant_of([1.1, 1.2])))
         self.assertEqual(cost_output.change_text(9.06, None), "+9.1 % (no interval: 1 run)")

@@ -99,7 +99,7 @@ else
 fi
 if grep -qE 'FAILED|skipped|THROTTLED' cost.out; then nok "cost: nothing failed or skipped" "$(cat cost.out)"; else ok "cost: nothing failed or skipped"; fi
 has "cost: the measuring run's figures, plain and measured alternating" cost.out \
-	'^COST| measured: kernel context on CPU1, 1000 us period, priority 90, plain and measured alternating; its RTS|'
+	"^COST| measured: kernel context on CPU1, 1000 us period, priority 90, plain and measured alternating; its first round's RTS|"
 no_tool_left "cost"
 dump cost-kernel.json cost-kernel.json
 dump cost-kernel-latency.json cost-kernel-latency.json

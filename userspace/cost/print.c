@@ -146,7 +146,8 @@ void ls_cost_print(FILE *f, const struct ls_cost_report *r)
 	else
 		fprintf(f, "COST| measured: %s context on CPU%d, %u us period, priority %d, plain and measured alternating%s%s\n",
 			ls_run_context(p), r->measured_cpu, p->period_us, p->priority,
-			r->latency_rts[0] ? "; its " : "", r->latency_rts[0] ? r->latency_rts : "");
+			r->latency_rts[0] ? "; its first round's " : "",
+			r->latency_rts[0] ? r->latency_rts : "");
 	if (loaded)
 		fprintf(f, "COST| loaded: while the load '%s' ran on CPU%s, nothing measured\n",
 			r->load.name, r->load.cpus);

@@ -93,9 +93,11 @@ static int start_measuring(const struct ls_params *p, struct ls_cost_report *r,
 		[LATSCOPE_CTX_USER] = "-u",
 	};
 	char cpu[16], period[16], prio[16], out[2048];
+	/* -i has no thread and refuses a priority: "-c CPU" once more instead. */
+	bool irq = p->context == LATSCOPE_CTX_IRQ;
 	char *const argv[] = {
 		"/proc/self/exe", (char *)ctx_flag[p->context], "-c", cpu, "-p", period,
-		"-P", prio, "--thermal-zone", "none",
+		irq ? "-c" : "-P", irq ? cpu : prio, "--thermal-zone", "none",
 		first && r->latency_json[0] ? "--json" : NULL, r->latency_json, "--force", NULL
 	};
 	int ret, i;
@@ -146,17 +148,34 @@ static void stop_measuring(struct ls_cost_report *r, struct ls_cmd *m, bool firs
 	ls_cmd_close(m);
 }
 
-/* One timing: @w->batch runs of the work; 0, or -1 with the first failure in @err. */
+/*
+ * One timing: @w->batch runs of the work. 0; -1 with the first failure
+ * in @err; 1 if a signal asked the suite to end before the last (the
+ * timing is dropped: a batch may last --cost-min-run, the stop should not).
+ */
 static int run_batch(const struct ls_cost_ctx *c, struct ls_wl_state *st,
 		     const struct ls_workload *wl, struct ls_cost_result *w, char *err,
 		     size_t errlen)
 {
 	unsigned int k;
 
-	for (k = 0; k < w->batch; k++)
+	for (k = 0; k < w->batch; k++) {
+		if (k && stop_asked())
+			return 1;
 		if (wl->run(c, st, w->check, sizeof(w->check), err, errlen))
 			return -1;
+	}
 	return 0;
+}
+
+/* Whether the measuring latscope ended; said in @w's @variant if so. */
+static bool measuring_ended(struct ls_cmd *measuring, struct ls_cost_result *w, int variant)
+{
+	if (!measuring || ls_cmd_wait(measuring, 0))
+		return false;
+	snprintf(w->failed[variant], sizeof(w->failed[variant]),
+		 "the measuring latscope ended during the suite");
+	return true;
 }
 
 /* One pass of every workload that runs; false if the suite must stop. */
@@ -169,25 +188,30 @@ static bool one_pass(const struct ls_cost_ctx *c, struct ls_cost_report *r,
 	for (i = 0; i < r->nr; i++) {
 		struct ls_cost_result *w = &r->w[i];
 		char err[200] = "";
-		double t0;
+		double t0, t;
+		int ret;
 
 		if (w->skipped[0] || w->failed[variant][0])
 			continue;
-		if (stop_asked())
+		if (stop_asked() || measuring_ended(measuring, w, variant))
 			return false;
-		if (measuring && !ls_cmd_wait(measuring, 0)) {
-			snprintf(w->failed[variant], sizeof(w->failed[variant]),
-				 "the measuring latscope ended during the suite");
-			return false;
-		}
 		heat_slot(h, &w->heat[variant]);
 		t0 = now_s();
-		if (run_batch(c, &st[i], wl[i], w, err, sizeof(err)))
-			snprintf(w->failed[variant], sizeof(w->failed[variant]), "run %u: %.180s",
-				 rep + 1, err);
-		else	/* the time of one run of the work: comparable whatever the batch */
-			w->t[variant][w->stat[variant].n++] = (now_s() - t0) / w->batch;
+		ret = run_batch(c, &st[i], wl[i], w, err, sizeof(err));
+		t = now_s() - t0;
 		heat_slot(h, NULL);
+		if (ret > 0)
+			return false;
+		if (ret < 0) {
+			snprintf(w->failed[variant], sizeof(w->failed[variant]),
+				 "round %u: %.180s", rep + 1, err);
+			continue;
+		}
+		/* Measured only if it measured all along. */
+		if (measuring_ended(measuring, w, variant))
+			return false;
+		/* The time of one run of the work: comparable whatever the batch. */
+		w->t[variant][w->stat[variant].n++] = t / w->batch;
 	}
 	return true;
 }
@@ -253,8 +277,10 @@ static void all_passes(const struct ls_cost_ctx *c, struct ls_cost_report *r,
 /*
  * The rounds: a plain pass, then a measured one (a measuring latscope
  * started for it and stopped after), --cost-repeat times; with --cost-aa
- * the second pass runs plain, nothing started. LS_EXIT_SETUP if a
- * measuring latscope does not start (why in @err), else LS_EXIT_OK.
+ * the second pass runs plain, nothing started. A signal ends them between
+ * two timings (@r->interrupted). LS_EXIT_SETUP if the first measuring
+ * latscope does not start, LS_EXIT_RUNTIME if a later one does not (why
+ * in @err), else LS_EXIT_OK.
  */
 static int rounds(const struct ls_params *p, const struct ls_cost_ctx *c,
 		  struct ls_cost_report *r, struct ls_wl_state *st,
@@ -271,11 +297,19 @@ static int rounds(const struct ls_params *p, const struct ls_cost_ctx *c,
 		go = one_pass(c, r, st, wl, LS_COST_PLAIN, rep, h, NULL);
 		if (go && r->aa) {
 			go = one_pass(c, r, st, wl, LS_COST_MEASURED, rep, h, NULL);
-		} else if (go) {
-			if (start_measuring(p, r, mask, &measuring, !rep, err, errlen))
-				return LS_EXIT_SETUP;
+		} else if (go && !stop_asked()) {
+			if (start_measuring(p, r, mask, &measuring, !rep, err, errlen)) {
+				/* Ctrl-C reaches it too: then the suite was interrupted. */
+				r->interrupted = stop_asked();
+				if (r->interrupted)
+					err[0] = '\0';
+				return r->interrupted ? LS_EXIT_OK :
+				       rep ? LS_EXIT_RUNTIME : LS_EXIT_SETUP;
+			}
 			go = one_pass(c, r, st, wl, LS_COST_MEASURED, rep, h, &measuring);
 			stop_measuring(r, &measuring, !rep);
+		} else {
+			go = false;
 		}
 	}
 	if (!go)
@@ -375,7 +409,7 @@ int ls_cost_suite(const struct ls_params *p, const struct ls_cost_params *cp,
 	r->nr = prepare_all(cp->only, &c, r, st, wl);
 	warm_up(&c, r, st, wl);
 	ret = rounds(p, &c, r, st, wl, &h, &old, err, errlen);
-	if (!r->interrupted && !ret && (p->stress || p->stress_cmd) &&
+	if (!r->interrupted && !stop_asked() && !ret && (p->stress || p->stress_cmd) &&
 	    under_load(p, &c, r, st, wl, &h, err, errlen))
 		ret = LS_EXIT_SETUP;
 	for (i = 0; i < r->nr; i++) {

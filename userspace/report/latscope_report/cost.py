@@ -88,6 +88,18 @@ def cost_variant(path, name, v):
             "failed": failed, "throttled": throttled_of(v.get("heat"))}
 
 
+def ci95_of(path, name, ci):
+    """A workload's interval as its file has it: None, or (lo, hi), two
+    finite numbers, lo <= hi; BadRun if it is anything else."""
+    if ci is None:
+        return None
+    if (not isinstance(ci, list) or len(ci) != 2 or
+            not all(isinstance(x, (int, float)) and math.isfinite(x) for x in ci) or
+            ci[0] > ci[1]):
+        raise BadRun(f"{path}: {name}: an interval that is not [lo, hi]: {ci!r}")
+    return float(ci[0]), float(ci[1])
+
+
 def load_cost(path, label, doc):
     """A cost suite's file: its kernel, how it measured, and per workload
     what it did, why it was skipped (None) and its variants: plain, measured
@@ -126,6 +138,9 @@ def load_cost(path, label, doc):
             cost["workloads"][name] = {
                 "what": w["what"], "skipped": w["skipped"], "change": w["change_percent"],
                 "load_change": w.get("loaded_change_percent"),
+                # latscope's own intervals (from its runs before rounding), when it wrote them.
+                "change_ci95": ci95_of(path, name, w.get("change_ci95")),
+                "load_change_ci95": ci95_of(path, name, w.get("loaded_change_ci95")),
                 **{v: cost_variant(path, name, w[v]) for v in VARIANTS},
                 "loaded": NO_RUN if loaded is None else cost_variant(path, name, loaded)}
     except KeyError as e:
@@ -220,6 +235,8 @@ def merge_cost(group):
             # for measured_change() to work out from the means.
             "change": ran[0][1]["change"] if len(ran) == 1 else None,
             "load_change": ran[0][1]["load_change"] if len(ran) == 1 else None,
+            "change_ci95": ran[0][1]["change_ci95"] if len(ran) == 1 else None,
+            "load_change_ci95": ran[0][1]["load_change_ci95"] if len(ran) == 1 else None,
         }
         for v in ALL_VARIANTS:
             runs = [t for _, w in ran for t in w[v]["runs"]]

@@ -58,11 +58,15 @@ def measured_change(row, name, v="measured"):
 
 
 def measured_interval(row, name, v="measured"):
-    """The 95 % interval (lo, hi) of measured_change(), or None (a single
-    run a side, or no change)."""
+    """The 95 % interval (lo, hi) of measured_change(): for one file the
+    one latscope wrote, if it did, else worked out from the runs; None (a
+    single run a side, or no change)."""
     if measured_change(row, name, v) is None:
         return None
     w = row["workloads"][name]
+    own = w["change_ci95" if v == "measured" else "load_change_ci95"]
+    if own is not None:
+        return own     # latscope's, as it wrote it
     return interval(w["plain"], w[v])
 
 
