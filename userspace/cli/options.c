@@ -238,7 +238,9 @@ static int serve_value(struct opt_call *call)
 
 static int textfile_every_value(struct opt_call *call)
 {
-	if (ls_parse_duration(call->arg, &call->o->serve.textfile_s) || call->o->serve.textfile_s > 3600)
+	unsigned long long *every = &call->o->serve.textfile_s;
+
+	if (ls_parse_duration(call->arg, every) || *every > 3600)
 		return BAD_VALUE;
 	return 0;
 }
@@ -493,7 +495,8 @@ static const struct opt opts[] = {
 	  .hint = "e.g. 30, 30s, 5m, 2h, 1d; at most 100 days" },
 	{ "duration", 0, required_argument, HANDLER(timeout_value),
 	  .hint = "e.g. 30, 30s, 5m, 2h, 1d; at most 100 days" },
-	{ "plot", 'g', required_argument, TEXT(p.plot_path), .word = "a file name, or - for stdout" },
+	{ "plot", 'g', required_argument, TEXT(p.plot_path),
+	  .word = "a file name, or - for stdout" },
 	{ "histogram", 'H', required_argument, NUMBER(p.hist_cells, 1, LATSCOPE_MAX_HIST_CELLS),
 	  .hint = "%llu to %llu cells" },
 	{ "irq", 'i', no_argument, HANDLER(context_value), .value = LATSCOPE_CTX_IRQ },
@@ -812,8 +815,8 @@ static int check_exporter(struct ls_options *o, char *err, size_t errlen)
 
 	if (!sp->http && !sp->textfile)
 		return 0;
-	if (o->cost.asked || o->check_setup || o->apply_setup || p->calibrate || p->latmon_host[0] ||
-	    p->checkpoint_s || p->abort_us || p->breaktrace_us) {
+	if (o->cost.asked || o->check_setup || o->apply_setup || p->calibrate ||
+	    p->latmon_host[0] || p->checkpoint_s || p->abort_us || p->breaktrace_us) {
 		ls_fail(err, errlen, "--serve and --textfile measure until stopped and show the figures to Prometheus: not with --cost, --check-setup, --apply-setup, --calibrate, a latmon host (-z/-Z HOST), --checkpoint, -A or -b");
 		return -1;
 	}
@@ -892,11 +895,11 @@ static int check_together(struct ls_options *o, const bool *given, char *err, si
 		return -1;
 	}
 	if (o->cost.asked && (p->source != LATSCOPE_SRC_TIMER || p->context == LS_CTX_GPIOD ||
-			p->latmon_host[0] || p->monitor || p->timeout_s || p->plot_path ||
-			p->checkpoint_s || p->cpus_all ||
-			CPU_COUNT(&p->cpus) > 1 || p->abort_us || p->breaktrace_us || p->why ||
-			p->hist_cells != LATSCOPE_DEFAULT_HIST_CELLS ||
-			p->lines != LS_DEFAULT_LINES)) {
+			      p->latmon_host[0] || p->monitor || p->timeout_s || p->plot_path ||
+			      p->checkpoint_s || p->cpus_all || CPU_COUNT(&p->cpus) > 1 ||
+			      p->abort_us || p->breaktrace_us || p->why ||
+			      p->hist_cells != LATSCOPE_DEFAULT_HIST_CELLS ||
+			      p->lines != LS_DEFAULT_LINES)) {
 		ls_fail(err, errlen, "--cost measures with the timer on one CPU while its workloads run, until they end: -i/-k/-u, -c, -p, -P, --json, --stress and --cost-* only");
 		return -1;
 	}

@@ -209,7 +209,7 @@ static bool older_than(const char *release, int major, int minor)
 void ls_heat_spare(struct ls_heat_src *h, const char *sysfs, const cpu_set_t *measured,
 		   const char *release, const char *machine)
 {
-	bool x86 = strstr(machine, "86") != NULL;
+	bool x86 = strstr(machine, "86");
 	int at = 0, c, first;
 
 	h->spared[0] = '\0';

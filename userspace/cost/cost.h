@@ -91,7 +91,7 @@ struct ls_cost_report {
 	time_t started, ended;
 	unsigned int repeat, scale;
 	unsigned int min_run_ms;	/* --cost-min-run's */
-	bool aa;			/* --cost-aa: LS_COST_MEASURED ran plain, nothing measured */
+	bool aa;			/* --cost-aa: LS_COST_MEASURED ran plain */
 	int nr;
 	struct ls_cost_result w[LS_COST_MAX_WORKLOADS];
 	bool variant_ran[LS_COST_VARIANTS];

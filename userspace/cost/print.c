@@ -58,7 +58,7 @@ static void padded(FILE *f, const char *s, int width)
 }
 
 /* Each workload's batch, when one is more than a run: "queens-1 ×30, fsync ×2". */
-static void batches(FILE *f, const struct ls_cost_report *r)
+static void batch_line(FILE *f, const struct ls_cost_report *r)
 {
 	const char *sep = "";
 	int i;
@@ -135,7 +135,7 @@ void ls_cost_print(FILE *f, const struct ls_cost_report *r)
 			}
 		}
 	}
-	batches(f, r);
+	batch_line(f, r);
 	if (r->heat && r->heat->spared[0])
 		fprintf(f, "COST| heat: not read, not to interrupt the measured CPU: %s\n",
 			r->heat->spared);

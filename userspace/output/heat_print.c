@@ -64,7 +64,8 @@ void ls_heat_write_plot(FILE *f, const struct ls_report *r)
 	char line[384], names[128];
 
 	if (r->heat && r->heat->spared[0])
-		fprintf(f, "# heat: not read, not to interrupt a measured CPU: %s\n", r->heat->spared);
+		fprintf(f, "# heat: not read, not to interrupt a measured CPU: %s\n",
+			r->heat->spared);
 	if (!h) {
 		fprintf(f, "# heat: none read (no thermal zone, no cpufreq, no throttling flags)\n");
 		return;
