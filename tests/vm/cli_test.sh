@@ -133,6 +133,15 @@ else
 fi
 no_tool_left "cost after SIGINT"
 
+# Measured in the irq context: the measuring run has no thread, so no -P
+# (which -i refuses: the suite could not start it before).
+latscope --cost -i -c 1 --cost-scale 1 --cost-repeat 2 --cost-min-run 0 --cost-dir /tmp \
+	--cost-only queens-1 >cost-irq.out 2>&1
+expect_rc "cost -i: the suite measured by the irq context" $? 0
+has "cost -i: its measuring run's figures" cost-irq.out \
+	"^COST| measured: irq context on CPU1, 1000 us period, priority 90, plain and measured alternating; its first round's RTS|"
+no_tool_left "cost -i"
+
 # M:N: six kernel-thread responders dealt over two CPUs, three on each.
 latscope -k --cpus 0,1 --threads 6 -T 2 -g mn.plot --json mn-kernel.json >mn.out 2>&1
 expect_rc "M:N: six threads on two CPUs" $? 0
