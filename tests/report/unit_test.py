@@ -357,6 +357,10 @@ class CostInterval(unittest.TestCase):
     def test_a_single_run_no_interval(self):
         self.assertIsNone(cost.interval(variant_of([1.0]), variant_of([1.1, 1.2])))
         self.assertEqual(cost_output.change_text(9.06, None), "+9.1 % (no interval: 1 run)")
+        # cost.png's labels: the same, "n.d." for no difference.
+        self.assertEqual(cost_output.change_text(9.06, None, short=True),
+                         "+9.1 % (no interval: 1 run)")
+        self.assertEqual(cost_output.change_text(1.0, (-31.0, 33.0), short=True), "n.d. ±32.0 %")
 
 
 def timeline(points, columns=COLUMNS, bucket_s=1):

@@ -10,9 +10,14 @@ from .plots import save
 from .tables import figure, write_sections
 
 
+def signed(x):
+    """@x with its sign and one decimal, "+9.1"; never "-0.0"."""
+    return f"{round(x, 1) + 0.0:+.1f}"
+
+
 def percent_text(x):
     """A change in % with its sign, "+9.1 %"; never "-0.0 %"."""
-    return f"{round(x, 1) + 0.0:+.1f} %"
+    return f"{signed(x)} %"
 
 
 def change(base, other):
@@ -70,16 +75,18 @@ def measured_interval(row, name, v="measured"):
     return interval(w["plain"], w[v])
 
 
-def change_text(x, ci):
+def change_text(x, ci, short=False):
     """A change @x in % with its interval @ci: "+9.1 % [+3.1, +15.0]";
-    "no difference at this precision (±2.1 %)" when the interval holds 0;
-    "+9.1 % (no interval: 1 run)" without one."""
+    "no difference at this precision (±2.1 %)" when the interval holds 0
+    (@short: "n.d. ±2.1 %", for a plot); "+9.1 % (no interval: 1 run)"
+    without one."""
     if ci is None:
         return f"{percent_text(x)} (no interval: 1 run)"
     lo, hi = ci
     if lo > 0 or hi < 0:
-        return f"{percent_text(x)} [{round(lo, 1) + 0.0:+.1f}, {round(hi, 1) + 0.0:+.1f}]"
-    return f"no difference at this precision (±{(hi - lo) / 2:.1f} %)"
+        return f"{percent_text(x)} [{signed(lo)}, {signed(hi)}]"
+    half = f"±{(hi - lo) / 2:.1f} %"
+    return f"n.d. {half}" if short else f"no difference at this precision ({half})"
 
 
 def measured_change_text(row, name, v="measured"):
@@ -314,8 +321,7 @@ def change_label(row, name, v):
     x = measured_change(row, name, v)
     if x is None:
         return None
-    text = change_text(x, measured_interval(row, name, v))
-    return text.replace("no difference at this precision (", "n.d. ").rstrip(")")
+    return change_text(x, measured_interval(row, name, v), short=True)
 
 
 def plot_cost(plt, rows, out):
