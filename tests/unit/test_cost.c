@@ -114,19 +114,20 @@ static void test_cost_interval(void)
 	check(isnan(d.pct) && isnan(d.lo), "cost: no run, nothing", " ");
 }
 
-/* A fixed sequence of normal draws (xorshift64*, Box-Muller): the same on every machine. */
+/* The next of a fixed sequence in [0, 1) (xorshift64*): the same on every machine. */
+static double uniform(unsigned long long *x)
+{
+	*x ^= *x >> 12;
+	*x ^= *x << 25;
+	*x ^= *x >> 27;
+	return ((*x * 2685821657736338717ULL) >> 11) * 0x1.0p-53;
+}
+
+/* A normal draw from two uniform ones (Box-Muller). */
 static double normal(unsigned long long *x)
 {
-	double u1, u2;
+	double u1 = uniform(x), u2 = uniform(x);
 
-	*x ^= *x >> 12;
-	*x ^= *x << 25;
-	*x ^= *x >> 27;
-	u1 = ((*x * 2685821657736338717ULL) >> 11) * 0x1.0p-53;
-	*x ^= *x >> 12;
-	*x ^= *x << 25;
-	*x ^= *x >> 27;
-	u2 = ((*x * 2685821657736338717ULL) >> 11) * 0x1.0p-53;
 	return sqrt(-2 * log(u1 > 0 ? u1 : 0x1.0p-53)) * cos(2 * M_PI * u2);
 }
 
