@@ -1,17 +1,16 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0
 """The EVT bound judged on a real run: fit on the start of a latscope run
-(its first 10 %, or its first evt.MIN_BLOCKS blocks when 10 % is
+(its first 10 %, or its first evt.MIN_RUN_S seconds when 10 % is
 fewer), then count how often the rest of the same run went above the
 bounds. Prints a markdown table, one row per file.
 
 usage: scripts/evt-holdout.py [--fraction 0.1] RUN.json...
 
-For each bound: per sample p (1e-6, 1e-9), the rest's seconds whose
-maximum exceeded it (each such second has at least one sample above it),
-against the samples of the rest: the exceedance rate seen, at least
-(seconds above) / (samples), to compare with p; per hour (1e-3), whether
-any second of the rest exceeded it, and how many hours the rest lasted."""
+For each bound (1e-3 per minute, per hour, per day): the rest's seconds
+whose maximum exceeded it, and how many such windows the rest lasted (a
+bound at 1e-3 per window should be exceeded in about one window of a
+thousand)."""
 
 import argparse
 import copy
@@ -34,7 +33,7 @@ def holdout(path, fraction):
     with open(path, encoding="utf-8") as f:
         doc = json.load(f)
     points, tl = points_of(doc)
-    fit_n = max(int(len(points) * fraction), evt.MIN_BLOCKS)
+    fit_n = max(int(len(points) * fraction), int(evt.MIN_RUN_S / tl.get("bucket_s", 1)))
     if fit_n >= len(points):
         return {"file": path, "status": f"only {len(points)} blocks: nothing left to judge on"}
     head = copy.deepcopy(doc)
@@ -53,8 +52,8 @@ def holdout(path, fraction):
     row["bounds"] = []
     for b in res["bounds"]:
         above = sum(1 for p in rest if p["max"] > b["upper_us"])
-        row["bounds"].append(dict(b, seconds_above=above,
-                                  rate_seen=above / samples if b["per"] == "sample" else None))
+        windows = row["rest_s"] / evt.WINDOW_S[b["per"]]
+        row["bounds"].append(dict(b, seconds_above=above, windows=windows))
     return row
 
 
@@ -65,7 +64,7 @@ def main(argv):
     args = ap.parse_args(argv)
     rows = [holdout(p, args.fraction) for p in args.runs]
     print("| file | blocks | fit on | max in fit | max after | bound | upper µs "
-          "| seconds above after | rate seen |")
+          "| seconds above after | windows after |")
     print("|---|---:|---:|---:|---:|---|---:|---:|---:|")
     for r in rows:
         if r["status"] != "ok":
@@ -73,7 +72,7 @@ def main(argv):
                   f"| - | - | {r['status']}: {r.get('reason') or ''} | - | - | - |")
             continue
         for b in r["bounds"]:
-            rate = "-" if b["rate_seen"] is None else f"{b['rate_seen']:.1e}"
+            rate = f"{b['windows']:.3g}"
             print(f"| {os.path.basename(r['file'])} | {r['blocks']} | {r['fit_blocks']} "
                   f"| {r['fit_max_us']:.1f} | {r['rest_max_us']:.1f} "
                   f"| {b['p']:.0e} per {b['per']} | {b['upper_us']:.1f} "

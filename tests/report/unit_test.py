@@ -5,7 +5,7 @@ beside the golden tests of its output (check_report.py): percentiles read
 off a histogram and its tail, summed tails and cells, two runs merged
 (and refused), the cost suite's mean and stddev recomputed from the runs
 and the 95 % interval of its changes, and what the EVT estimator takes from a timeline (its block maxima, "no
-data", "too short", MIN_BLOCKS). Each expected value is worked out by
+data", "too short", MIN_RUN_S). Each expected value is worked out by
 hand in the comment above it. Also: the package's modules import only
 those after them in __init__.py's list.
 
@@ -20,6 +20,8 @@ import os
 import re
 import sys
 import unittest
+
+import numpy as np
 
 PACKAGE = os.path.join(os.path.dirname(os.path.realpath(__file__)),
                        "..", "..", "userspace", "report")
@@ -409,47 +411,72 @@ class EvtInputs(unittest.TestCase):
                 self.assertEqual(res["status"], "no data")
                 self.assertEqual(res["blocks"], 0)
 
-    def test_min_blocks(self):
-        # 600 one-second blocks: ten minutes (the module docstring's why).
-        self.assertEqual(evt.MIN_BLOCKS, 600)
+    def test_min_run(self):
+        # Ten minutes (the module docstring's why), 100 blocks for a fit.
+        self.assertEqual((evt.MIN_RUN_S, evt.MIN_FIT_BLOCKS), (600, 100))
 
     def test_too_short(self):
-        # 599 full blocks and a partial one (100 of 1000 samples): the
-        # partial block does not count, 599 < 600, 1 block of 1 s more.
+        # 599 full buckets and a partial one (100 of 1000 samples): the
+        # partial bucket does not count, 599 s < 600 s, 1 s more.
         res = evt.estimate(timeline(steady(599) + [[599, 100, 0, 1.0, 2.0, 5.0]]))
-        self.assertEqual((res["status"], res["blocks"], res["skipped_blocks"]),
+        self.assertEqual((res["status"], res["run_s"], res["skipped_blocks"]),
                          ("too short", 599, 1))
-        self.assertEqual(res["reason"], "only 599 blocks of 1 s; the estimate needs at "
-                                        "least 600 (about 1 s more of the run)")
+        self.assertEqual(res["reason"], "only 9 min 59 s of full blocks; the estimate needs "
+                                        "at least 10 min of the run (about 1 s more)")
 
-    def test_too_short_in_blocks_of_the_bucket(self):
-        # 500 blocks of 2 s: 100 blocks short, 100 * 2 = 200 s more.
-        res = evt.estimate(timeline(steady(500), bucket_s=2))
-        self.assertIn("(about 200 s more of the run)", res["reason"])
+    def test_too_short_in_buckets_of_2_s(self):
+        # 250 buckets of 2 s: 500 s, 100 s short.
+        res = evt.estimate(timeline(steady(250), bucket_s=2))
+        self.assertIn("(about 100 s more)", res["reason"])
 
-    def test_long_enough_at_min_blocks(self):
-        # 600 blocks pass the length test; their maxima all 5 us then leave
+    def test_long_enough_at_min_run(self):
+        # 600 s pass the length test; their maxima all 5 us then leave
         # nothing to fit: refused for that, not as too short.
         res = evt.estimate(timeline(steady(600)))
         self.assertEqual(res["status"], "refused")
         self.assertEqual(res["reason"], "all 600 block maxima are 5 us: no spread to fit, "
                                         "no bound")
 
+    def test_lengths(self):
+        # Multiples of the bucket; the bucket itself when none is.
+        self.assertEqual(evt.lengths_for(1.0), [1, 2, 5, 10, 20, 30, 60])
+        self.assertEqual(evt.lengths_for(2.0), [2, 10, 20, 30, 60])
+        self.assertEqual(evt.lengths_for(128.0), [128.0])
+
+    def test_recut(self):
+        # 2 s blocks of 1 s buckets: seconds 0-1, 2-3 (second 3 partial:
+        # the block is left out), 4-5 (second 5 missing: left out), 6-7.
+        doc = timeline([[0, 1000, 0, 1, 2, 10.0], [1, 1000, 0, 1, 2, 12.0],
+                        [2, 1000, 0, 1, 2, 11.0], [3, 100, 0, 1, 2, 30.0],
+                        [4, 1000, 0, 1, 2, 9.0], [6, 1000, 0, 1, 2, 8.0],
+                        [7, 1000, 0, 1, 2, 7.0]])
+        self.assertEqual(list(evt.recut(evt.blocks_of(doc), 2.0)), [12.0, 8.0])
+
+    def test_block_probability(self):
+        # An hour of 1 s blocks at 1e-3: 1 - (1 - 1e-3)^(1/3600) =
+        # 2.77917e-7; a minute in 60 s blocks: p itself; in 120 s blocks
+        # too (the block's maximum bounds the minute's).
+        self.assertAlmostEqual(evt.block_probability("hour", 1e-3, 1.0) / 2.77917e-7, 1.0,
+                               places=5)
+        self.assertEqual(evt.block_probability("minute", 1e-3, 60.0), 1e-3)
+        self.assertEqual(evt.block_probability("minute", 1e-3, 120.0), 1e-3)
+
     def test_reduced_variate(self):
-        # Per sample, p = 1e-6, m = 1000: y = -m log(1 - p) = 1.0000005e-3,
-        # log y = -6.9077548. Per hour, p = 1e-3, 1 s blocks: y = -log(1 -
-        # p) / 3600 = 1.0005003e-3 / 3600, log y = -6.9072553 - 8.1886891
-        # = -15.0959444.
-        self.assertAlmostEqual(evt.log_reduced_variate("sample", 1e-6, 1000, 1), -6.9077548,
-                               places=6)
-        self.assertAlmostEqual(evt.log_reduced_variate("hour", 1e-3, 1000, 1), -15.0959444,
-                               places=6)
+        # q = 1e-3: y = -log(1 - q) = 1.0005003e-3, log y = -6.9072553.
+        self.assertAlmostEqual(evt.log_reduced_variate(1e-3), -6.9072553, places=6)
 
     def test_return_level(self):
         # Gumbel (loc 0, scale e^0 = 1) at y = e^-5: -log y = 5. GEV with
         # xi = 0.5: (y^-xi - 1) / xi = (e^2.5 - 1) / 0.5 = 22.3649879.
         self.assertAlmostEqual(evt.return_level((0.0, 0.0), -5.0), 5.0)
         self.assertAlmostEqual(evt.return_level((0.0, 0.0, 0.5), -5.0), 22.3649879, places=6)
+
+    def test_period(self):
+        # Ranks that repeat every 5 blocks: lag 5; a slow drift: none.
+        rng = np.random.default_rng(1)
+        x = rng.random(600) + (np.arange(600) % 5 == 0)
+        self.assertEqual(evt.period_of(x)[0], 5)
+        self.assertIsNone(evt.period_of(rng.random(600) + np.linspace(0, 3, 600)))
 
 
 def module_tree(name):

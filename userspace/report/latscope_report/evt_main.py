@@ -5,10 +5,10 @@ usage: latscope-evt [--confidence 0.95] [--cli] FILE.json|-
 
 Reads the JSON `latscope --json` wrote (or a checkpoint of it; "-" for
 standard input) and estimates from its timeline's block maxima the latency
-a sample exceeds with probability 1e-6 and 1e-9, and one hour of the same
-load with probability 1e-3, each with an upper confidence bound; or says
-why it gives none (the run too short, its load not steady, its maxima not
-of one extreme-value law). How: evt.py's docstring.
+some sample of a minute, an hour and a day of the same load exceeds with
+probability 1e-3, each with an upper confidence bound; or says why it
+gives none (the run too short, its load not steady, its maxima not of one
+extreme-value law) and what would help. How: evt.py's docstring.
 
 Without --cli, prints the result as indented JSON. With --cli, prints two
 lines for latscope itself: the "EVT| " line, then the result as one line

@@ -32,10 +32,10 @@ load (or --label, given once per file, in order):
                       measured with (the factors that cost latency,
                       the fix), then the extreme-value estimate of its
                       worst case (latscope-evt: the tests on its
-                      per-second maxima, the bounds at 1e-6 and 1e-9
-                      per sample and 1e-3 per hour, convergence, how
-                      much longer to run), or why there is none (a run
-                      under 600 s, a test failed); needs python3-scipy
+                      per-second maxima, the bounds at 1e-3 per
+                      minute, hour and day, convergence, how much
+                      longer to run), or why there is none (a run
+                      under 10 min, a test failed); needs python3-scipy
   worst.png/.svg      a bar per worst sample, as long as its latency, its
                       segments what its time went to: a colour per
                       culprit (the 8 that took the most time, the rest
