@@ -264,8 +264,9 @@ static void test_cost_output(const char *dir)
 	snprintf(r.w[2].skipped, sizeof(r.w[2].skipped), "iperf3 not found");
 	r.w[3].name = "switch";
 	r.w[3].batch = 1;
-	memcpy(r.w[3].t[0], (double[]){ 1.0, 1.02, 0.98 }, 3 * sizeof(double));
-	memcpy(r.w[3].t[1], (double[]){ 1.2, 1.22, 1.18 }, 3 * sizeof(double));
+	/* A batched workload's times per run: microseconds, said in us. */
+	memcpy(r.w[3].t[0], (double[]){ 1.0e-6, 1.02e-6, 0.98e-6 }, 3 * sizeof(double));
+	memcpy(r.w[3].t[1], (double[]){ 1.2e-6, 1.22e-6, 1.18e-6 }, 3 * sizeof(double));
 	ls_cost_stat(r.w[3].t[0], 3, &r.w[3].stat[0]);
 	ls_cost_stat(r.w[3].t[1], 3, &r.w[3].stat[1]);
 
@@ -273,10 +274,10 @@ static void test_cost_output(const char *dir)
 	ls_cost_print(f, &r);
 	fclose(f);
 	check(buf && strstr(buf, "COST| queens-1    2.000 s sd 1.414 (2 runs)    2.500 s sd 0.000 (2 runs)    no difference at this precision (±794.1 %)\n") &&
-	      strstr(buf, "COST| fsync       0.500 s sd 0.000 (1 run)     no run                       -\n") &&
+	      strstr(buf, "COST| fsync       500.000 ms sd 0.000 (1 run)  no run                       -\n") &&
 	      strstr(buf, "COST| fsync       FAILED measured: run 1: disk full\n") &&
 	      strstr(buf, "COST| iperf3      skipped: iperf3 not found\n") &&
-	      strstr(buf, "COST| switch      1.000 s sd 0.020 (3 runs)    1.200 s sd 0.020 (3 runs)    +20.0 % [+14.3, +25.7]\n") &&
+	      strstr(buf, "COST| switch      1.000 us sd 0.020 (3 runs)   1.200 us sd 0.020 (3 runs)   +20.0 % [+14.3, +25.7]\n") &&
 	      strstr(buf, "COST| batches: each timing runs the work this often, to last 1000 ms (--cost-min-run); the times are of one run: queens-1 ×3\n") &&
 	      strstr(buf, "COST| measured: user context on CPU2, 1000 us period, priority 90, plain and measured alternating; its first round's RTS| test\n"),
 	      "cost: the table", "\n%s", buf ? buf : "");
@@ -294,7 +295,7 @@ static void test_cost_output(const char *dir)
 	fclose(f);
 	check(buf && strstr(buf, "COST| workload    plain                        measured                     change                                       loaded                       change\n") &&
 	      strstr(buf, "COST| queens-1    2.000 s sd 1.414 (2 runs)    2.500 s sd 0.000 (2 runs)    no difference at this precision (±794.1 %)   4.000 s sd 0.000 (1 run)     +100.0 % (no interval: 1 run)\n") &&
-	      strstr(buf, "COST| fsync       0.500 s sd 0.000 (1 run)     no run                       -                                            no run                       -\n") &&
+	      strstr(buf, "COST| fsync       500.000 ms sd 0.000 (1 run)  no run                       -                                            no run                       -\n") &&
 	      strstr(buf, "COST| loaded: while the load 'grinder' ran on CPU0-3, nothing measured\n"),
 	      "cost: the table with a load", "\n%s", buf ? buf : "");
 	free(buf);

@@ -139,7 +139,7 @@ latscope --cost -i -c 1 --cost-scale 1 --cost-repeat 2 --cost-min-run 0 --cost-d
 	--cost-only queens-1 >cost-irq.out 2>&1
 expect_rc "cost -i: the suite measured by the irq context" $? 0
 has "cost -i: its measuring run's figures" cost-irq.out \
-	"^COST| measured: irq context on CPU1, 1000 us period, priority 90, plain and measured alternating; its first round's RTS|"
+	"^COST| measured: irq context on CPU1, 1000 us period, no responder thread, plain and measured alternating; its first round's RTS|"
 no_tool_left "cost -i"
 
 # M:N: six kernel-thread responders dealt over two CPUs, three on each.

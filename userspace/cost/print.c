@@ -14,19 +14,32 @@
 
 static const char *const variant_name[LS_COST_VARIANTS] = { "plain", "measured", "loaded" };
 
-/* "0.612 s sd 0.004 (5 runs)", or why there is none. */
+/*
+ * "0.612 s sd 0.004 (5 runs)", "7.120 ms sd 0.031 (5 runs)", or why there
+ * is none: a batch's time per run can be microseconds, and the unit the
+ * mean's, so its figures keep three decimals that say something.
+ */
 static void cell(char *buf, size_t len, const struct ls_cost_result *w, int v,
 		 bool ran)
 {
 	const struct ls_cost_stat *st = &w->stat[v];
+	double scale = 1;
+	const char *unit = "s";
 
+	if (st->n && st->mean < 0.001) {
+		scale = 1e6;
+		unit = "us";
+	} else if (st->n && st->mean < 1) {
+		scale = 1e3;
+		unit = "ms";
+	}
 	if (!ran)
 		snprintf(buf, len, "not run");
 	else if (!st->n)
 		snprintf(buf, len, "no run");
 	else
-		snprintf(buf, len, "%.3f s sd %.3f (%u run%s)", st->mean, st->stddev, st->n,
-			 st->n == 1 ? "" : "s");
+		snprintf(buf, len, "%.3f %s sd %.3f (%u run%s)", st->mean * scale, unit,
+			 st->stddev * scale, st->n, st->n == 1 ? "" : "s");
 }
 
 /*
@@ -94,7 +107,7 @@ static int differing(const struct ls_cost_report *r, int *known)
 void ls_cost_print(FILE *f, const struct ls_cost_report *r)
 {
 	const struct ls_params *p = r->params;
-	char a[64], b[64], names[128], pct[64];
+	char a[64], b[64], names[128], pct[64], prio[32];
 	bool loaded = r->variant_ran[LS_COST_LOADED];
 	struct ls_cost_delta d;
 	int i, v, n, known;
@@ -139,13 +152,18 @@ void ls_cost_print(FILE *f, const struct ls_cost_report *r)
 	if (r->heat && r->heat->spared[0])
 		fprintf(f, "COST| heat: not read, not to interrupt the measured CPU: %s\n",
 			r->heat->spared);
+	/* The irq context has no responder thread, so no priority. */
+	if (ls_responder_priority(p))
+		snprintf(prio, sizeof(prio), "priority %d", ls_responder_priority(p));
+	else
+		snprintf(prio, sizeof(prio), "no responder thread");
 	n = differing(r, &known);
 	if (r->aa)
 		fprintf(f, "COST| A/A: the second pass of each round ran plain too, nothing measured: %d of %d workloads differ at 95 %% (noise; about 1 in 20 by chance)\n",
 			n, known);
 	else
-		fprintf(f, "COST| measured: %s context on CPU%d, %u us period, priority %d, plain and measured alternating%s%s\n",
-			ls_run_context(p), r->measured_cpu, p->period_us, p->priority,
+		fprintf(f, "COST| measured: %s context on CPU%d, %u us period, %s, plain and measured alternating%s%s\n",
+			ls_run_context(p), r->measured_cpu, p->period_us, prio,
 			r->latency_rts[0] ? "; its first round's " : "",
 			r->latency_rts[0] ? r->latency_rts : "");
 	if (loaded)
@@ -245,7 +263,7 @@ int ls_cost_write_json(FILE *f, const struct ls_cost_report *r)
 	fputs("    \"measured\": { ", f);
 	ls_json_key_string(f, "", "context", ls_run_context(p), ", ");
 	fprintf(f, "\"cpu\": %d, \"period_us\": %u, \"priority\": %d },\n", r->measured_cpu,
-		p->period_us, p->priority);
+		p->period_us, ls_responder_priority(p));
 	fputs("    \"load\": ", f);
 	if (r->variant_ran[LS_COST_LOADED]) {
 		int i;
