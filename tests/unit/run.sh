@@ -74,7 +74,7 @@ check(doc["heat"] is None, "heat: null where nothing was read", doc.get("heat"))
 # test_heat.c's throttled run
 with open(sys.argv[3]) as f:
     heat = json.load(f)["heat"]
-check(heat == {"samples": 2,
+check(heat == {"samples": 2, "spared": None,
                "temperature": {"zone": "thermal_zone0", "type": "cpu-thermal",
                                "min_c": 45.0, "max_c": 71.5},
                "clock": {"cpu": 3, "min_mhz": 1500.0, "max_mhz": 1500.0},
@@ -100,7 +100,7 @@ check(q["name"] == "queens-1" and q["what"] == 'N-queens "12"' and q["skipped"] 
       "cost: a workload's runs, figures, change and heat", q)
 check(fs["measured"] == {"runs": [], "mean": None, "stddev": None, "min": None, "max": None,
                          "failed": "run 1: disk full",
-                         "heat": {"samples": 0, "temperature": None, "clock": None,
+                         "heat": {"samples": 0, "spared": None, "temperature": None, "clock": None,
                                   "throttling": None}} and fs["change_percent"] is None,
       "cost: a variant that failed", fs["measured"])
 check(q["loaded"] is None and q["loaded_change_percent"] is None,

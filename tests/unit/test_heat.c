@@ -192,6 +192,16 @@ static void test_heat_print(const char *dir)
 	check_str(buf, "# heat: none read (no thermal zone, no cpufreq, no throttling flags)\n",
 		  "heat: a board without any figure");
 	free(buf);
+
+	/* What was left unread not to interrupt a measured CPU: in the JSON too. */
+	snprintf(h.spared, sizeof(h.spared), "CPU3's clock");
+	buf = NULL;
+	f = open_memstream(&buf, &len);
+	ls_heat_write_json(f, &r);
+	fclose(f);
+	check(buf && strstr(buf, "\n    \"spared\": \"CPU3's clock\",\n"),
+	      "heat: what was spared, in the JSON", "%s", buf ? buf : "");
+	free(buf);
 }
 
 /*

@@ -101,7 +101,10 @@ static void json_flags(FILE *f, unsigned int flags)
 void ls_heat_json_value(FILE *f, const struct ls_heat_src *src, const struct ls_heat_total *h,
 			const char *in)
 {
-	fprintf(f, "{\n%s\"samples\": %llu,\n%s\"temperature\": ", in, h->seconds, in);
+	fprintf(f, "{\n%s\"samples\": %llu,\n%s\"spared\": ", in, h->seconds, in);
+	/* What was left unread not to interrupt a measured CPU (ls_heat_spare()). */
+	ls_json_string_or_null(f, src->spared);
+	fprintf(f, ",\n%s\"temperature\": ", in);
 	if (h->heat & LS_HEAT_TEMP) {
 		fputs("{ ", f);
 		ls_json_key_string(f, "", "zone", src->zone, ", ");
