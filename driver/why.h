@@ -204,6 +204,8 @@ struct latscope_worst {
 	u32 gen;			/* which claim of its slot it is */
 	s32 responder;			/* the claim's, for the builder */
 	u32 job_flags;			/* LATSCOPE_WHY_* the sample brings */
+	u64 remote_arrival;		/* its EVENT, handled on another CPU: */
+	u64 remote_wake;		/* irq stamp and wake-up; 0: none */
 	bool pending;			/* claimed, not built yet */
 };
 
@@ -212,7 +214,8 @@ struct latscope_worst {
  * @worker: its thread, SCHED_FIFO 1, off the CPU when there is another
  * @cpu: the CPU
  * @users: sessions set up with a recorder there, under why_builder.c's lock
- * @scratch: a copy of the flight record, LATSCOPE_FLIGHT_SLOTS entries
+ * @scratch: a copy of the flight record, LATSCOPE_FLIGHT_SLOTS entries,
+ *	and room for one more (latscope_why_merge_event())
  * @tally: the walk's
  * @build: the record built before it goes in its slot
  *
@@ -247,6 +250,11 @@ void latscope_builder_put(struct latscope_builder *b);
  * @flight: the measured CPU's flight record
  * @holder: the windows of @flight it has yet to copy, under @lock
  * @self_fn: the timeline's hrtimer callback, not counted
+ * @remote_ideal: the last event handed over on another CPU than the
+ *	measured one (a GPIO line's interrupt), under @lock: its ideal time,
+ * @remote_arrival: irq stamp
+ * @remote_wake: and the responder's wake-up (0: none); that CPU's flight
+ *	record is not the builder's, so the sample's claim takes them along
  *
  * The measuring context claims a slot (placeholder: latency and ideal
  * time, marked pending) and queues the set's work; the CPU's builder,
@@ -270,9 +278,14 @@ struct latscope_worst_set {
 	struct latscope_flight *flight;
 	struct latscope_flight_holder holder;
 	u64 self_fn;
+	u64 remote_ideal;
+	u64 remote_arrival;
+	u64 remote_wake;
 };
 
 /* why_walk.c */
+u32 latscope_why_merge_event(struct latscope_flight_entry *ev, u32 n,
+			     const struct latscope_flight_entry *e);
 void latscope_why_build(const struct latscope_flight_entry *ev, u32 n,
 			const struct latscope_why_window *w,
 			struct latscope_why_tally *t,

@@ -42,7 +42,8 @@ static struct latscope_builder *latscope_builder_new(unsigned int cpu)
 	if (!b)
 		return ERR_PTR(-ENOMEM);
 	b->cpu = cpu;
-	b->scratch = kvcalloc(LATSCOPE_FLIGHT_SLOTS, sizeof(*b->scratch), GFP_KERNEL);
+	/* A flight record's copy, and an EVENT from another CPU. */
+	b->scratch = kvcalloc(LATSCOPE_FLIGHT_SLOTS + 1, sizeof(*b->scratch), GFP_KERNEL);
 	b->tally = kvzalloc(sizeof(*b->tally), GFP_KERNEL);
 	b->worker = kthread_create_worker(0, "latscope-why/%u", cpu);
 	if (!b->scratch || !b->tally || IS_ERR(b->worker)) {

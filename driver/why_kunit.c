@@ -9,6 +9,7 @@
 #include <kunit/test.h>
 #include <linux/delay.h>
 #include <linux/completion.h>
+#include <linux/cpumask.h>
 #include <linux/interrupt.h>
 #include <linux/kthread.h>
 #include <linux/ktime.h>
@@ -16,6 +17,7 @@
 #include <linux/numa.h>
 #include <linux/preempt.h>
 #include <linux/sched.h>
+#include <linux/smp.h>
 #include <linux/string.h>
 
 #include "latscope.h"
@@ -619,6 +621,17 @@ static void why_expect_sane(struct why_case *c)
 				why->run_ns, why->latency_ns);
 }
 
+/* The split's four parts, in ns. */
+static void why_expect_split(struct why_case *c, s64 irq, s64 wake, s64 sched, s64 run)
+{
+	const struct latscope_why *why = &c->out.why;
+
+	KUNIT_EXPECT_EQ(c->test, why->irq_ns, irq);
+	KUNIT_EXPECT_EQ(c->test, why->wake_ns, wake);
+	KUNIT_EXPECT_EQ(c->test, why->sched_ns, sched);
+	KUNIT_EXPECT_EQ(c->test, why->run_ns, run);
+}
+
 /* The time the items, the rest and what is not known account for. */
 static u64 why_accounted(const struct latscope_why *why)
 {
@@ -654,10 +667,7 @@ static void latscope_why_splits_latency(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, why->window_ns, 12000ULL);
 	KUNIT_EXPECT_EQ(test, why->flags, (u32)WHY_SPLIT);
 	/* The ideal time to the irq stamp, to the wake-up, to the switch-in, on. */
-	KUNIT_EXPECT_EQ(test, why->irq_ns, 6000LL);
-	KUNIT_EXPECT_EQ(test, why->wake_ns, 1000LL);
-	KUNIT_EXPECT_EQ(test, why->sched_ns, 3000LL);
-	KUNIT_EXPECT_EQ(test, why->run_ns, 2000LL);
+	why_expect_split(c, 6000, 1000, 3000, 2000);
 	KUNIT_EXPECT_EQ(test, why->idle_state, -1);
 	KUNIT_EXPECT_EQ(test, why->pid, WHY_TASK_A);
 	KUNIT_EXPECT_STREQ(test, why->comm, "taskA");
@@ -1006,10 +1016,7 @@ static void latscope_why_busy_responder(struct kunit *test)
 
 	KUNIT_EXPECT_EQ(test, why->flags,
 			(u32)(WHY_SPLIT | LATSCOPE_WHY_BUSY | LATSCOPE_WHY_NO_WHERE));
-	KUNIT_EXPECT_EQ(test, why->irq_ns, 2000LL);
-	KUNIT_EXPECT_EQ(test, why->wake_ns, 1000LL);
-	KUNIT_EXPECT_EQ(test, why->sched_ns, 0LL);
-	KUNIT_EXPECT_EQ(test, why->run_ns, 2000LL);
+	why_expect_split(c, 2000, 1000, 0, 2000);
 	/* Its own time: no item, nothing more, nothing unknown. */
 	KUNIT_EXPECT_EQ(test, why->nr_items, 0U);
 	KUNIT_EXPECT_EQ(test, why->more_items, 0U);
@@ -1177,6 +1184,115 @@ static void latscope_why_late_builder(struct kunit *test)
 
 	/* Later tests arm this record: let the clock pass what was made up. */
 	while (ktime_get_mono_fast_ns() <= base + 1000 + more)
+		cpu_relax();
+}
+
+/*
+ * An EVENT written on another CPU, merged into the measured CPU's copy:
+ * in its place by time, and the split known from it; not what that
+ * CPU's irq interrupted.
+ */
+static void latscope_why_merged_event(struct kunit *test)
+{
+	struct why_case *c = why_case(test, WHY_RESPONDER, 12000);
+	struct latscope_flight_entry e = {
+		.ts = AT(7000), .arg = AT(0), .arg2 = AT(6000),
+		.kind = LATSCOPE_FL_EVENT, .id = WHY_SESSION,
+	};
+	const struct latscope_why *why;
+
+	why_switch(c, -1000, WHY_TASK_A);
+	why_irq(c, 2000, 5000, 11, "eth0");
+	why_switch(c, 10000, WHY_RESPONDER);
+	why = why_build(c);
+	KUNIT_EXPECT_EQ(test, why->flags & WHY_SPLIT, 0U);
+
+	KUNIT_ASSERT_LT(test, c->n, (u32)WHY_ENTRIES);
+	c->n = latscope_why_merge_event(c->ev, c->n, &e);
+	KUNIT_ASSERT_EQ(test, c->n, 5U);
+	KUNIT_EXPECT_EQ(test, c->ev[2].kind, (u16)LATSCOPE_FL_IRQ_EXIT);
+	KUNIT_EXPECT_EQ(test, c->ev[3].kind, (u16)LATSCOPE_FL_EVENT);
+	KUNIT_EXPECT_EQ(test, c->ev[4].kind, (u16)LATSCOPE_FL_SWITCH);
+	why = why_build(c);
+	KUNIT_EXPECT_EQ(test, why->flags, (u32)(WHY_SPLIT | LATSCOPE_WHY_NO_WHERE));
+	why_expect_split(c, 6000, 1000, 3000, 2000);
+	KUNIT_EXPECT_EQ(test, why->pid, 0);
+	KUNIT_EXPECT_EQ(test, c->out.where, 0ULL);
+	why_expect_sane(c);
+
+	/* Stamped before every entry: first; after every one: last. */
+	e.ts = AT(-2000);
+	c->n = latscope_why_merge_event(c->ev, 1, &e);
+	KUNIT_EXPECT_EQ(test, c->ev[0].kind, (u16)LATSCOPE_FL_EVENT);
+	KUNIT_EXPECT_EQ(test, c->ev[1].kind, (u16)LATSCOPE_FL_SWITCH);
+	e.ts = AT(20000);
+	KUNIT_EXPECT_EQ(test, latscope_why_merge_event(c->ev, 2, &e), 3U);
+	KUNIT_EXPECT_EQ(test, c->ev[2].ts, AT(20000));
+}
+
+struct why_remote {
+	struct latscope_session *s;
+	u64 ideal;
+	u64 arrival;
+};
+
+static void why_remote_fn(void *data)
+{
+	struct why_remote *r = data;
+
+	latscope_recorder_event(r->s, r->ideal, r->arrival);
+}
+
+/*
+ * A GPIO line's interrupt handled on another CPU than the measured one
+ * (here an IPI's handler stands for it): its EVENT is not in the measured
+ * CPU's flight record, yet its sample's record has the irq part (its
+ * wake-up is the handler's clock: not checked); a sample of another
+ * event has none.
+ */
+static void latscope_why_remote_event(struct kunit *test)
+{
+	struct latscope_setup setup = latscope_base_setup(LATSCOPE_CTX_USER, NS_PER_MS);
+	const struct latscope_why *why;
+	struct latscope_session *s;
+	struct latscope_worst *tmp;
+	struct why_remote r = {};
+	unsigned int other;
+	u64 base;
+
+	setup.why_records = 2;
+	s = latscope_kunit_session(test, &setup);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, s->worst);
+	other = cpumask_any_but(cpu_online_mask, s->worst->builder->cpu);
+	if (other >= nr_cpu_ids)
+		kunit_skip(test, "one CPU online: none other to take the irq");
+	tmp = kunit_kcalloc(test, setup.why_records, sizeof(*tmp), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, tmp);
+
+	base = ktime_get_mono_fast_ns();
+	flight_write(s->worst->flight, LATSCOPE_FL_SWITCH, base + 100);
+	/* A user responder on the measured CPU, so the split has an irq part. */
+	WRITE_ONCE(s->resp_pid, current->pid);
+	WRITE_ONCE(s->resp_cpu, s->setup.cpu);
+	r.s = s;
+	r.ideal = base + 150;
+	r.arrival = base + 400;
+	KUNIT_ASSERT_EQ(test, smp_call_function_single(other, why_remote_fn, &r, 1), 0);
+	latscope_recorder_sample(s, 500, r.ideal, false);
+	latscope_recorder_sample(s, 300, base + 160, false);
+
+	KUNIT_ASSERT_EQ(test, latscope_recorder_export(s, tmp), 2);
+	why = (const struct latscope_why *)tmp;
+	KUNIT_EXPECT_EQ(test, why[0].latency_ns, 500LL);
+	KUNIT_EXPECT_TRUE_MSG(test, why[0].flags & LATSCOPE_WHY_HAS_IRQ, "flags %#x",
+			      why[0].flags);
+	KUNIT_EXPECT_EQ(test, why[0].irq_ns, 250LL);
+	KUNIT_EXPECT_TRUE(test, why[0].flags & LATSCOPE_WHY_NO_WHERE);
+	KUNIT_EXPECT_EQ(test, why[1].latency_ns, 300LL);
+	KUNIT_EXPECT_FALSE(test, why[1].flags & LATSCOPE_WHY_HAS_IRQ);
+
+	/* Later tests arm this record: let the clock pass what was made up. */
+	while (ktime_get_mono_fast_ns() <= base + 1000)
 		cpu_relax();
 }
 
@@ -1448,6 +1564,8 @@ static struct kunit_case latscope_why_cases[] = {
 	KUNIT_CASE(latscope_why_task_from_event),
 	KUNIT_CASE(latscope_why_no_event_no_blocking),
 	KUNIT_CASE(latscope_why_late_builder),
+	KUNIT_CASE(latscope_why_merged_event),
+	KUNIT_CASE(latscope_why_remote_event),
 	KUNIT_CASE(latscope_why_snapshot_spares_pulse),
 	KUNIT_CASE(latscope_why_setup_refused),
 	KUNIT_CASE_SLOW(latscope_why_real_run),

@@ -27,6 +27,8 @@ struct latscope_why_job {
 	u32 slot;
 	u32 gen;
 	u32 flags;			/* LATSCOPE_WHY_* the sample brings */
+	u64 remote_arrival;
+	u64 remote_wake;
 };
 
 /*
@@ -60,11 +62,33 @@ static bool latscope_recorder_job(struct latscope_worst_set *set,
 		job->slot = i;
 		job->gen = w->gen;
 		job->flags = w->job_flags;
+		job->remote_arrival = w->remote_arrival;
+		job->remote_wake = w->remote_wake;
 		any = true;
 	}
 	latscope_flight_hold(set->flight, &set->holder, hold);
 	raw_spin_unlock_irqrestore(&set->lock, flags);
 	return any;
+}
+
+/*
+ * The EVENT of a sample whose event was handled on another CPU, into the
+ * measured CPU's copy (latscope_recorder_event()): it says nothing of what
+ * that CPU's irq interrupted, only the split's times.
+ */
+static u32 latscope_recorder_remote(struct latscope_worst_set *set,
+				    const struct latscope_why_job *job,
+				    struct latscope_flight_entry *ev, u32 n)
+{
+	struct latscope_flight_entry e = {
+		.ts = job->remote_wake,
+		.arg = job->ideal,
+		.arg2 = job->remote_arrival,
+		.kind = LATSCOPE_FL_EVENT,
+		.id = set->id,
+	};
+
+	return latscope_why_merge_event(ev, n, &e);
 }
 
 /*
@@ -90,6 +114,8 @@ static void latscope_recorder_build(struct kthread_work *work)
 		w.responder = job.responder;
 		w.self_fn = set->self_fn;
 		n = latscope_flight_copy(set->flight, job.ideal, w.end, b->scratch, &w.cut);
+		if (job.remote_wake)
+			n = latscope_recorder_remote(set, &job, b->scratch, n);
 		latscope_why_build(b->scratch, n, &w, b->tally, rec);
 		rec->why.latency_ns = job.lat;
 		rec->why.realtime_ns = ktime_to_ns(ktime_mono_to_real(ns_to_ktime(job.ideal)));
@@ -211,8 +237,27 @@ void latscope_recorder_disarm(struct latscope_session *s)
  */
 void latscope_recorder_event(struct latscope_session *s, u64 ideal, u64 arrival)
 {
-	if (s->worst)
-		latscope_flight_event(s->worst->id, ideal, arrival);
+	struct latscope_worst_set *set = s->worst;
+	unsigned long flags;
+
+	if (!set)
+		return;
+	/*
+	 * On the measured CPU, its flight record holds it. Elsewhere (a GPIO
+	 * line's interrupt may be routed to any CPU) the builder, which reads
+	 * only the measured CPU's record, would not find it: the set keeps
+	 * it for the sample. An irq thread that moves after this test only
+	 * loses the split, as before.
+	 */
+	if (raw_smp_processor_id() == set->builder->cpu) {
+		latscope_flight_event(set->id, ideal, arrival);
+		return;
+	}
+	raw_spin_lock_irqsave(&set->lock, flags);
+	set->remote_ideal = ideal;
+	set->remote_arrival = arrival;
+	set->remote_wake = ktime_get_mono_fast_ns();
+	raw_spin_unlock_irqrestore(&set->lock, flags);
 }
 
 /* The responder whose wake-up and running the split needs, or 0. */
@@ -275,6 +320,10 @@ void latscope_recorder_sample(struct latscope_session *s, s64 lat, u64 ideal,
 	slot->gen = ++set->gen;
 	slot->responder = latscope_recorder_responder(s);
 	slot->job_flags = why;
+	if (set->remote_wake && set->remote_ideal == ideal) {
+		slot->remote_arrival = set->remote_arrival;
+		slot->remote_wake = set->remote_wake;
+	}
 	slot->pending = true;
 	latscope_worst_done(set);
 	/* Its window stays in the flight record until the builder copied it. */

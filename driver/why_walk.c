@@ -380,6 +380,30 @@ static void latscope_why_items(struct latscope_why_tally *t,
 }
 
 /**
+ * latscope_why_merge_event() - an EVENT from another CPU, in its place
+ * @ev: a flight record's entries, oldest first, with room for one more
+ * @n: how many
+ * @e: the EVENT; its @ts the responder's wake-up
+ *
+ * Goes after every entry stamped no later than it, as the measured CPU's
+ * own EVENT would have been written.
+ *
+ * Context: any; no allocation.
+ * Return: @n + 1.
+ */
+u32 latscope_why_merge_event(struct latscope_flight_entry *ev, u32 n,
+			     const struct latscope_flight_entry *e)
+{
+	u32 i = n;
+
+	while (i && ev[i - 1].ts > e->ts)
+		i--;
+	memmove(&ev[i + 1], &ev[i], (n - i) * sizeof(*ev));
+	ev[i] = *e;
+	return n + 1;
+}
+
+/**
  * latscope_why_build() - explain one sample from its CPU's flight record
  * @ev: the record's entries, oldest first (latscope_flight_copy())
  * @n: how many

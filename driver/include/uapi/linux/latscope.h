@@ -581,7 +581,8 @@ struct latscope_why_item {
  * @flags: LATSCOPE_WHY_*, which parts are known and what was seen
  * @idle_state: the cpuidle state the CPU was in at the ideal time, -1
  *	unknown or not idle
- * @pid: the task the event's irq interrupted (0: idle)
+ * @pid: the task the event's irq interrupted (0: idle); unknown
+ *	(LATSCOPE_WHY_NO_WHERE) when that irq ran on another CPU
  * @policy: its SCHED_* policy
  * @prio: its real-time priority, or nice value
  * @__reserved: 0
