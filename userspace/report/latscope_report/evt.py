@@ -11,8 +11,8 @@ same load exceeds with a small probability:
   P(some sample above x within a window of W s) = 1 - G(x)^(W / B)
 
 G the law of one block's maximum; for W <= B, P(block maximum > x) bounds
-it. The levels: 1e-3 per minute, 1e-3 and 1e-6 per hour. Each is given
-as a point estimate and an upper bound at the chosen confidence.
+it. The levels: 1e-3 per minute, per hour and per day. Each is given as
+a point estimate and an upper bound at the chosen confidence.
 
 No per-sample level is given. It would need G(x) = F(x)^m, the m samples
 of a block independent, and a run's samples are not: a preempted timer
@@ -24,37 +24,31 @@ which the tests check.
 
 **Block length, from the data.** The buckets are re-cut into blocks of
 B = 1, 2, 5, 10, 20, 30 and 60 s (the multiples of the bucket), those with
-at least MIN_FIT_BLOCKS blocks tried, and the shortest whose maxima pass
-both independence tests is used, each test at ALPHA divided by the number
-of lengths tried (Bonferroni). A disturbance every few seconds (a
-writeback flusher every 5 s) correlates 1 s maxima but falls once in each
-5 or 10 s block. The run must last MIN_RUN_S (10 minutes) and hold
-MIN_FIT_BLOCKS blocks of the length chosen: 100 minutes for 60 s blocks.
+at least MIN_FIT_BLOCKS blocks tried, each independence test at ALPHA
+divided by the number of lengths tried (Bonferroni). A disturbance every
+few seconds (a writeback flusher every 5 s) correlates 1 s maxima but
+falls once in each 5 or 10 s block. The shortest length that passes is
+the run's block length: its tests, fit and convergence are the ones
+reported. The bound is the higher of its and the longest passing
+length's (tested and fitted the same way; either refusing refuses): a
+rare mode just above the bulk shows in more of the longer blocks. The
+run must last MIN_RUN_S (10 minutes) and hold MIN_FIT_BLOCKS blocks of a
+length: 100 minutes for 60 s blocks. No length passes: no bound, and the
+reason names what would help (a period the 1 s maxima repeat at, the run
+length that would try 60 s blocks, a quieter load).
 
-**Two models of the largest maxima**, each fitted by maximum likelihood
-in a scaled unit ((x - median) / standard deviation) so the optimisers see
-numbers of order 1:
-
-- the generalised extreme value law (GEV, scipy.stats.genextreme) of all
-  block maxima, and the Gumbel (xi = 0) beside it;
-- the generalised Pareto law (GPD, scipy.stats.genpareto) of the excesses
-  of the top TAIL_FRACTION of the maxima (at least TAIL_MIN) over the
-  next one, u, and the exponential (xi = 0) beside it: a
-  peaks-over-threshold fit that sees only the tail, where a rare mode just
-  above the bulk shows (P(max > x) = (k / n) (1 + xi (x - u) / sigma)^(-1/xi)).
-
-Each model's bound is the upper end of the one-sided profile-likelihood
-interval of the return level (Coles 2001, ch. 3.3.3, 4.3.4 and 2.6.6):
-the largest level among the parameters whose deviance from the fit is at
-most the chi2(1) quantile of 2 confidence - 1 (2.706 at 95 %), found as
-one constrained maximisation (scipy.optimize.minimize, SLSQP, in
-coordinates whitened by the observed information). The bound given is
-the highest of the models that fit: the xi = 0 floor keeps a light tail
-from being extrapolated lighter than an exponential one (a fitted xi < 0
-promises a finite endpoint), the tail model keeps a heavier top from
-being hidden by the bulk. When the GEV does not fit (maxima of two modes,
-a real board's usual case) and the tail does, the tail's bound is given
-alone.
+**The fit.** The generalised extreme value law (GEV,
+scipy.stats.genextreme) of the block maxima by maximum likelihood, in a
+scaled unit ((x - median) / standard deviation) so the optimisers see
+numbers of order 1, and the Gumbel (xi = 0) beside it. Each one's bound
+is the upper end of the one-sided profile-likelihood interval of the
+return level (Coles 2001, ch. 3.3.3 and 2.6.6): the largest level among
+the parameters whose deviance from the fit is at most the chi2(1)
+quantile of 2 confidence - 1 (2.706 at 95 %), found as one constrained
+maximisation (scipy.optimize.minimize, SLSQP, in coordinates whitened by
+the observed information). The higher of the two is given: the xi = 0
+floor keeps a light tail from being extrapolated lighter than an
+exponential one (a fitted xi < 0 promises a finite endpoint).
 
 What the bound assumes, and so what it does not say:
 
@@ -87,9 +81,12 @@ the bound:
   GEV (in its Gumbel coordinates, scipy.stats.anderson), p from SciPy's
   parametric bootstrap (goodness_of_fit, 199 samples, seeded, drawn once
   per n; shape held, so approximate and somewhat lenient);
-- goodness of fit, tail: the same of the excesses against the fitted GPD
-  (in its exponential coordinates), p from the exponential's bootstrap.
-  The bound needs one of the two fits.
+- goodness of fit, tail: the top TAIL_FRACTION of the maxima (at least
+  TAIL_MIN), a peaks-over-threshold view that sees only the tail, where a
+  rare mode just above the bulk shows: a likelihood ratio of their
+  excesses over the next maximum, u, under the fitted GEV's own law above
+  u against a free generalised Pareto law (GPD, scipy.stats.genpareto),
+  chi2(2); it fails when p < ALPHA and the GPD's tail is the heavier.
 
 Blocks without samples are skipped, and so are buckets with fewer than
 half the median samples (a partial last bucket has a smaller maximum);
@@ -132,9 +129,8 @@ Fit = collections.namedtuple("Fit", "theta nll")
 # The timeline's buckets with samples: when each began (s), its maximum (us)
 # and samples, whether it is full, and the bucket length (s).
 Blocks = collections.namedtuple("Blocks", "seconds maxima samples full bucket_s")
-# The tail: the threshold u and the excesses over it (scaled unit), and the
-# share of the blocks they are.
-Tail = collections.namedtuple("Tail", "u excesses rate")
+# The tail: the threshold u and the excesses over it (scaled unit).
+Tail = collections.namedtuple("Tail", "u excesses")
 
 
 def blocks_of(doc):
@@ -280,7 +276,7 @@ def tail_of(z):
     excesses = z[z > u] - u
     if len(excesses) < TAIL_MIN:
         return None
-    return Tail(u, excesses, len(excesses) / len(z))
+    return Tail(u, excesses)
 
 
 def fit_gpd(e, expon):
@@ -693,8 +689,9 @@ def estimate(doc, confidence=0.95, with_convergence=True, min_run_s=MIN_RUN_S,
     res = {"status": "ok", "reason": None, "confidence": confidence,
            "method": (f"block maxima, the block length chosen from the data; the "
                       f"{confidence * 100:g} % upper bound by profile likelihood "
-                      f"(one-sided, Coles 2001), the highest of the GEV, Gumbel, GPD and "
-                      f"exponential tail fits that pass their test"),
+                      f"(one-sided, Coles 2001), the higher of the GEV's and the "
+                      f"Gumbel's, at the shortest and the longest block length that "
+                      f"pass the tests"),
            "bucket_s": blocks.bucket_s, "block_s": None, "block_choice": [],
            "blocks": 0, "run_s": full_s, "skipped_blocks": int(np.sum(~blocks.full)),
            "samples_per_block": None, "observed_max_us": None, "observed_max_at_s": None,
