@@ -40,7 +40,7 @@ if [ -n "${nt:-}" ] && [ "$nt" = "$n" ] && [ "$nd" -le 2 ]; then
 else
 	nok "A/A: at most 2 of $n workloads differ at 95 %" "${line:-no A/A line}"
 fi
-if grep -q '^COST| workload    plain                        again ' "$work/aa.out" &&
+if grep -q '^COST| workload    plain                           again ' "$work/aa.out" &&
 	! grep -q '^COST| measured:' "$work/aa.out"; then
 	ok "A/A: the second column is 'again', no measuring run named"
 else

@@ -273,11 +273,11 @@ static void test_cost_output(const char *dir)
 	f = open_memstream(&buf, &len);
 	ls_cost_print(f, &r);
 	fclose(f);
-	check(buf && strstr(buf, "COST| queens-1    2.000 s sd 1.414 (2 runs)    2.500 s sd 0.000 (2 runs)    no difference at this precision (±794.1 %)\n") &&
-	      strstr(buf, "COST| fsync       500.000 ms sd 0.000 (1 run)  no run                       -\n") &&
+	check(buf && strstr(buf, "COST| queens-1    2.000 s sd 1.414 (2 runs)       2.500 s sd 0.000 (2 runs)       no difference at this precision (±794.1 %)\n") &&
+	      strstr(buf, "COST| fsync       500.000 ms sd 0.000 (1 run)     no run                          -\n") &&
 	      strstr(buf, "COST| fsync       FAILED measured: run 1: disk full\n") &&
 	      strstr(buf, "COST| iperf3      skipped: iperf3 not found\n") &&
-	      strstr(buf, "COST| switch      1.000 us sd 0.020 (3 runs)   1.200 us sd 0.020 (3 runs)   +20.0 % [+14.3, +25.7]\n") &&
+	      strstr(buf, "COST| switch      1.000 us sd 0.020 (3 runs)      1.200 us sd 0.020 (3 runs)      +20.0 % [+14.3, +25.7]\n") &&
 	      strstr(buf, "COST| batches: each timing runs the work this often, to last 1000 ms (--cost-min-run); the times are of one run: queens-1 ×3\n") &&
 	      strstr(buf, "COST| measured: user context on CPU2, 1000 us period, priority 90, plain and measured alternating; its first round's RTS| test\n"),
 	      "cost: the table", "\n%s", buf ? buf : "");
@@ -293,9 +293,9 @@ static void test_cost_output(const char *dir)
 	f = open_memstream(&buf, &len);
 	ls_cost_print(f, &r);
 	fclose(f);
-	check(buf && strstr(buf, "COST| workload    plain                        measured                     change                                       loaded                       change\n") &&
-	      strstr(buf, "COST| queens-1    2.000 s sd 1.414 (2 runs)    2.500 s sd 0.000 (2 runs)    no difference at this precision (±794.1 %)   4.000 s sd 0.000 (1 run)     +100.0 % (no interval: 1 run)\n") &&
-	      strstr(buf, "COST| fsync       500.000 ms sd 0.000 (1 run)  no run                       -                                            no run                       -\n") &&
+	check(buf && strstr(buf, "COST| workload    plain                           measured                        change                                       loaded                          change\n") &&
+	      strstr(buf, "COST| queens-1    2.000 s sd 1.414 (2 runs)       2.500 s sd 0.000 (2 runs)       no difference at this precision (±794.1 %)   4.000 s sd 0.000 (1 run)        +100.0 % (no interval: 1 run)\n") &&
+	      strstr(buf, "COST| fsync       500.000 ms sd 0.000 (1 run)     no run                          -                                            no run                          -\n") &&
 	      strstr(buf, "COST| loaded: while the load 'grinder' ran on CPU0-3, nothing measured\n"),
 	      "cost: the table with a load", "\n%s", buf ? buf : "");
 	free(buf);
@@ -307,7 +307,7 @@ static void test_cost_output(const char *dir)
 	f = open_memstream(&buf, &len);
 	ls_cost_print(f, &r);
 	fclose(f);
-	check(buf && strstr(buf, "COST| workload    plain                        again                        change\n") &&
+	check(buf && strstr(buf, "COST| workload    plain                           again                           change\n") &&
 	      strstr(buf, "COST| A/A: the second pass of each round ran plain too, nothing measured: 1 of 2 workloads differ at 95 % (noise; about 1 in 20 by chance)\n") &&
 	      !strstr(buf, "COST| measured:"), "cost: the A/A table", "\n%s", buf ? buf : "");
 	free(buf);

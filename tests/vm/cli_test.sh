@@ -88,7 +88,7 @@ latscope --cost -k -c 1 --cost-scale 2 --cost-repeat 2 --cost-min-run 100 --cost
 expect_rc "cost: the suite at 2 %" $? 0
 for w in queens-1 queens-all hackbench switch fork fsync iperf3; do
 	has "cost: $w ran both ways, the change with its interval" cost.out \
-		"^COST| $w  *[0-9.]* s sd [0-9.]* (2 runs)  *[0-9.]* s sd [0-9.]* (2 runs)  *\([-+][0-9.]* % \[[-+][0-9.]*, [-+][0-9.]*\]\|no difference at this precision (±[0-9.]* %)\)$"
+		"^COST| $w  *[0-9.]* [mu]*s sd [0-9.]* (2 runs)  *[0-9.]* [mu]*s sd [0-9.]* (2 runs)  *\([-+][0-9.]* % \[[-+][0-9.]*, [-+][0-9.]*\]\|no difference at this precision (±[0-9.]* %)\)$"
 done
 has "cost: the short ones in batches" cost.out '^COST| batches: each timing runs the work this often, to last 100 ms (--cost-min-run); the times are of one run: queens-1 ×[0-9]'
 if grep -q '"order": "alternating"' cost-kernel.json && grep -q '"batch": [0-9]' cost-kernel.json &&
@@ -109,7 +109,7 @@ cat cost.out
 latscope --cost -k -c 1 --cost-scale 2 --cost-repeat 2 --cost-min-run 0 --cost-dir /tmp \
 	--cost-only queens-all,fsync --stress grinder >cost-load.out 2>&1
 expect_rc "cost: under the grinder load" $? 0
-has "cost: loaded runs" cost-load.out '^COST| queens-all .* (2 runs) .* (2 runs) .* %.*  *[0-9.]* s sd [0-9.]* (2 runs)  *\([-+][0-9.]* % \[.*\]\|no difference at this precision (±[0-9.]* %)\)$'
+has "cost: loaded runs" cost-load.out '^COST| queens-all .* (2 runs) .* (2 runs) .* %.*  *[0-9.]* [mu]*s sd [0-9.]* (2 runs)  *\([-+][0-9.]* % \[.*\]\|no difference at this precision (±[0-9.]* %)\)$'
 has "cost: the load named" cost-load.out "^COST| loaded: while the load 'grinder' ran on CPU0-1, nothing measured$"
 left=$(pidof hackbench dd)
 if [ -z "$left" ]; then ok "cost: the load stopped"; else nok "cost: the load stopped" "$left"; fi

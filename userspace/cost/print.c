@@ -112,10 +112,10 @@ void ls_cost_print(FILE *f, const struct ls_cost_report *r)
 	struct ls_cost_delta d;
 	int i, v, n, known;
 
-	fprintf(f, "COST| %-11s %-28s %-28s ", "workload", "plain", r->aa ? "again" : "measured");
+	fprintf(f, "COST| %-11s %-31s %-31s ", "workload", "plain", r->aa ? "again" : "measured");
 	padded(f, "change", loaded ? 44 : 0);
 	if (loaded)
-		fprintf(f, " %-28s %s", "loaded", "change");
+		fprintf(f, " %-31s %s", "loaded", "change");
 	fputc('\n', f);
 	for (i = 0; i < r->nr; i++) {
 		const struct ls_cost_result *w = &r->w[i];
@@ -128,13 +128,13 @@ void ls_cost_print(FILE *f, const struct ls_cost_report *r)
 		cell(b, sizeof(b), w, LS_COST_MEASURED, r->variant_ran[LS_COST_MEASURED]);
 		ls_cost_delta(&w->stat[LS_COST_PLAIN], &w->stat[LS_COST_MEASURED], &d);
 		percent(pct, sizeof(pct), &d);
-		fprintf(f, "COST| %-11s %-28s %-28s ", w->name, a, b);
+		fprintf(f, "COST| %-11s %-31s %-31s ", w->name, a, b);
 		padded(f, pct, loaded ? 44 : 0);
 		if (loaded) {
 			cell(a, sizeof(a), w, LS_COST_LOADED, true);
 			ls_cost_delta(&w->stat[LS_COST_PLAIN], &w->stat[LS_COST_LOADED], &d);
 			percent(pct, sizeof(pct), &d);
-			fprintf(f, " %-28s %s", a, pct);
+			fprintf(f, " %-31s %s", a, pct);
 		}
 		fputc('\n', f);
 		for (v = 0; v < LS_COST_VARIANTS; v++) {
