@@ -350,26 +350,24 @@ def log_reduced_variate(q):
     return math.log(-math.log1p(-q))
 
 
-def shape(theta, i):
-    """xi of a theta whose shape is at index i, 0 when it has none."""
-    return theta[i] if len(theta) > i else 0.0
-
-
-def grow(xi, t):
-    """(exp(xi t) - 1) / xi, t at xi = 0."""
-    return t + xi * t * t / 2 if abs(xi * t) < 1e-8 else math.expm1(min(xi * t, 700.0)) / xi
+def shape(theta):
+    """xi of a GEV theta (loc, log scale, xi), 0 for a Gumbel one."""
+    return theta[2] if len(theta) > 2 else 0.0
 
 
 def return_level(theta, log_y):
     """The GEV (or Gumbel) return level (scaled unit) of reduced variate
     y = exp(log_y): loc + scale (y^-xi - 1) / xi, loc - scale log y."""
-    return theta[0] + math.exp(theta[1]) * grow(shape(theta, 2), -log_y)
+    loc, log_scale, xi = theta[0], theta[1], shape(theta)
+    t = -log_y
+    g = t + xi * t * t / 2 if abs(xi * t) < 1e-8 else math.expm1(min(xi * t, 700.0)) / xi
+    return loc + math.exp(log_scale) * g
 
 
 def gev_nll(theta, z):
     """Negative log-likelihood of z under the GEV theta, finite and large
     outside the support so SLSQP's finite differences stay finite."""
-    nll = stats.genextreme.nnlf((-shape(theta, 2), theta[0], math.exp(theta[1])), z)
+    nll = stats.genextreme.nnlf((-shape(theta), theta[0], math.exp(theta[1])), z)
     return nll if np.isfinite(nll) else 1e10
 
 
@@ -505,7 +503,7 @@ def analyse(x, block_s, confidence, levels=BOUNDS):
                   "scale_us": round(spread * math.exp(log_scale), 3)}
     failed = [t for t in tests if not t["pass"]]
     if failed:
-        return tests, fit_us, [], refusal_reason(failed, [])
+        return tests, fit_us, [], refusal_reason(failed)
     if not models:
         return tests, fit_us, [], "no bound: no fit of the maxima converged"
     out = []
@@ -541,10 +539,9 @@ def period_of(x):
     return (k + 1, float(acf[k])) if acf[k] - level > 4 / math.sqrt(len(x)) else None
 
 
-def refusal_reason(failed, helps):
+def refusal_reason(failed):
     """One sentence: which tests failed (the list holds only those that
-    refuse), their p-values, what that means of the load and what would
-    help."""
+    refuse), their p-values, and what that means of the load."""
     meaning = {
         "independence": ("the block maxima are not independent", None),
         "identical distribution": ("the block maxima are not identically distributed",
@@ -562,7 +559,7 @@ def refusal_reason(failed, helps):
                            for t in these)
             parts.append(f"{what} ({ps} < {these[0]['alpha']:.2g})"
                          + (f": {means}" if means else ""))
-    return "no bound: " + "; ".join(parts + helps)
+    return "no bound: " + "; ".join(parts)
 
 
 def choose_length(blocks, min_fit_blocks):
@@ -588,13 +585,12 @@ def choose_length(blocks, min_fit_blocks):
     return rows, passing[:1] + passing[1:][-1:]
 
 
-def dependence_help(blocks, rows, min_fit_blocks):
+def dependence_help(blocks, rows, shortest, min_fit_blocks):
     """What would help a run whose maxima are dependent at every length
-    tried: a periodic disturbance named, a longer run for longer blocks,
-    a quieter load."""
+    tried (shortest: the maxima at the shortest): a periodic disturbance
+    named, a longer run for longer blocks, a quieter load."""
     helps = []
-    one = recut(blocks, rows[0]["block_s"])
-    found = period_of(one)
+    found = period_of(shortest)
     if found:
         helps.append(f"something recurs every {found[0] * rows[0]['block_s']:g} s (the "
                      f"maxima correlate at that lag, r = {found[1]:.2f}): find it "
@@ -719,10 +715,10 @@ def estimate(doc, confidence=0.95, with_convergence=True, min_run_s=MIN_RUN_S,
     block_s, x, tests = chosen[0]
     if block_s is None:
         return dict(res, status="refused", tests=tests, blocks=len(x),
-                    reason=refusal_reason([t for t in tests if not t["pass"]], [])
+                    reason=refusal_reason([t for t in tests if not t["pass"]])
                     + f" at every block length from {rows[0]['block_s']:g} to "
                       f"{rows[-1]['block_s']:g} s; "
-                    + "; ".join(dependence_help(blocks, rows, min_fit_blocks)))
+                    + "; ".join(dependence_help(blocks, rows, x, min_fit_blocks)))
     res.update(block_s=block_s, blocks=len(x),
                samples_per_block=float(np.median(blocks.samples[blocks.full]))
                * block_s / blocks.bucket_s)
