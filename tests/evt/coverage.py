@@ -17,7 +17,12 @@ The laws (rows), each with the outcome expected of it:
   rare 1e-4    exponential, but a sample is 150 + Exp(10 us) with
   rare 1e-5    probability 1e-4 (1e-5): a slow mode far above the bulk
   near 1e-5    ... 64 + Exp(8 us) with probability 1e-5: a rare mode
-               just above the ordinary per-second maxima (64 us)
+               just above the ordinary per-second maxima (64 us), in
+               1 second of 100
+  near 3e-5    ... 64 + Exp(6 us), probability 3e-5: 1 second of 33
+  near 1e-4    ... 64 + Exp(4 us), probability 1e-4: 1 second of 10
+      safe where the run showed the mode at least evt.MODE_SEEN (50)
+      times: held or refused; rarer, a figure (INFO, below);
   cluster      exponential samples in clusters of 5 (a moving maximum:
                extremal index 0.2); no per-sample level is given, so the
                per-window levels are what is checked
@@ -39,10 +44,12 @@ is at least the true level. A row's check is a one-sided binomial test at
 that truly covers 95 % fails a check about once in a hundred (the seeds
 are fixed: a given tree passes or fails every time).
 
-"near 1e-5" is printed (INFO), not checked: its mode shows in about 6
-seconds of a 600 s run, 36 of a 3600 s one, and the tests and the bound
-do not yet tell it from the bulk's top often enough (docs/design/evt.md:
-an open limit, not a pass).
+The "near" rows whose runs show the mode fewer than evt.MODE_SEEN times
+are printed (INFO), not checked: near 1e-5 in about 6 seconds of a 600 s
+run, 18 of 1800, 36 of 3600, near 3e-5 in 18 of 600. Just above the bulk,
+so few are not told from its top often enough, and a result says so: it
+names the rarest mode it can vouch for, once in run_s / MODE_SEEN
+seconds (docs/design/evt.md: a limit, not a pass).
 
 Refusals (>= 95 % of the runs): a load cycle (a 2-minute sine of 3 us)
 by the independence tests at every block length; a drift (maxima rising
@@ -64,6 +71,7 @@ import multiprocessing
 import os
 import sys
 import time
+import zlib
 
 import numpy as np
 from scipy import optimize, stats
@@ -77,7 +85,7 @@ CONFIDENCE = 0.95
 LEVELS = evt.BOUNDS
 COLUMNS = ["second", "samples", "overruns", "min", "avg", "max"]
 CLEAN = ("exponential", "normal", "pareto", "beta")
-INFO = {("near 1e-5", 600), ("near 1e-5", 3600)}
+INFO = {("near 1e-5", 600), ("near 1e-5", 1800), ("near 1e-5", 3600), ("near 3e-5", 600)}
 USEFUL = ("every 5 s +5 %", "every 5 s +10 %")
 MIN_USEFUL = 0.80
 MAX_REFUSED = 0.25
@@ -85,10 +93,12 @@ MIN_REFUSED = 0.95
 # (family, blocks, repetitions): every family at 600 blocks (ten minutes,
 # the minimum), the clean, the rare and the disturbed ones at 3600.
 PLAN = ([(f, 600, 100) for f in ("exponential", "normal", "pareto", "beta", "rare 1e-4",
-                                  "rare 1e-5", "near 1e-5", "cluster", "every 5 s +5 %",
-                                  "every 5 s +10 %", "every 10 s +10 us", "step 2 %")]
+                                  "rare 1e-5", "near 1e-5", "near 3e-5", "near 1e-4",
+                                  "cluster", "every 5 s +5 %", "every 5 s +10 %",
+                                  "every 10 s +10 us", "step 2 %")]
+        + [(f, 1800, 40) for f in ("near 1e-5", "near 3e-5")]
         + [(f, 3600, 40) for f in ("exponential", "pareto", "rare 1e-5", "near 1e-5",
-                                   "every 5 s +5 %", "step 2 %")])
+                                   "near 1e-4", "every 5 s +5 %", "step 2 %")])
 MEDIAN_MAX = 50.0 + 2.0 * (math.log(M) + 0.3665)   # the exponential's median maximum
 
 
@@ -148,6 +158,8 @@ FAMILIES = {
     "rare 1e-4": Family(50.0, stats.expon(scale=2.0), 1e-4, stats.expon(150.0, 10.0)),
     "rare 1e-5": Family(50.0, stats.expon(scale=2.0), 1e-5, stats.expon(150.0, 10.0)),
     "near 1e-5": Family(50.0, stats.expon(scale=2.0), 1e-5, stats.expon(64.0, 8.0)),
+    "near 3e-5": Family(50.0, stats.expon(scale=2.0), 3e-5, stats.expon(64.0, 6.0)),
+    "near 1e-4": Family(50.0, stats.expon(scale=2.0), 1e-4, stats.expon(64.0, 4.0)),
     "cluster": Family(50.0, stats.expon(scale=2.0), cluster=5),
     "every 5 s +5 %": Family(50.0, stats.expon(scale=2.0), period=5,
                              shift=0.05 * MEDIAN_MAX),
@@ -337,6 +349,10 @@ def check_edges(checks):
                      for r in results), "every line() starts 'EVT| ' and fits LINE_MAX")
     checks.check(all(r["status"] == "ok" or (r["reason"] or r["status"]) in evt.line(r)
                      for r in results), "every refusal's line() holds its reason whole")
+    checks.check(plain["unseen_once_in_s"] == 600 / evt.MODE_SEEN
+                 and "blind to modes rarer than 1 in 12 s" in evt.line(plain)
+                 and "once in 12 s" in plain["sentence"],
+                 "the rarest mode a 600 s run vouches for: once in 12 s, said")
     checks.check(plain["convergence"] is not None and len(plain["convergence"]) == 4
                  and plain["advice"]["minutes_more"] is not None,
                  f"convergence and advice given: {evt.line(plain)}")
@@ -373,7 +389,8 @@ def main():
     start = time.time()
     checks = Checks()
     check_edges(checks)
-    jobs = [(name, n, reps, seed) for seed, (name, n, reps) in enumerate(PLAN, 1)]
+    # A row's seed is its name's: adding a row leaves the others' runs as they were.
+    jobs = [(name, n, reps, zlib.crc32(f"{name}/{n}".encode())) for name, n, reps in PLAN]
     refusal_jobs = [(name, 600, 100, seed) for seed, name in enumerate(REFUSALS, 100)]
     with multiprocessing.Pool(args.jobs) as pool:
         rows = pool.map(coverage_row, jobs, chunksize=1)
