@@ -23,10 +23,13 @@ for flavour in amd64 rt-amd64; do
 	cp "$files/compare-cost.json" "$out/6.12-$flavour-cost.json"
 	cp "$files/compare-cost-latency.json" "$out/6.12-$flavour-cost-latency.json"
 done
-"$top/userspace/latscope-report" -o "$out" \
+# From the output directory, so the pages name the files as they sit
+# beside them, not by this machine's absolute paths.
+cd "$out"
+"$top/userspace/latscope-report" -o . \
 	--label "6.12 mainline (PREEMPT_DYNAMIC), grinder, emulated" \
 	--label "6.12 PREEMPT_RT, grinder, emulated" \
 	--label "6.12 mainline (PREEMPT_DYNAMIC), emulated" \
 	--label "6.12 PREEMPT_RT, emulated" \
-	"$out/6.12-amd64.json" "$out/6.12-rt-amd64.json" \
-	"$out/6.12-amd64-cost.json" "$out/6.12-rt-amd64-cost.json"
+	6.12-amd64.json 6.12-rt-amd64.json \
+	6.12-amd64-cost.json 6.12-rt-amd64-cost.json
