@@ -78,7 +78,7 @@ struct ls_cost_result {
 	char check[160];		/* what its output showed */
 	char failed[LS_COST_VARIANTS][200];	/* a run that failed, or its check */
 	unsigned int batch;		/* runs of its work each timing takes (--cost-min-run) */
-	double warm_s;			/* its warm-up run's time, which set @batch */
+	double warm_s;			/* its faster warm-up run's time, which set @batch */
 	double t[LS_COST_VARIANTS][LS_COST_MAX_REPEAT];	/* seconds, each run */
 	struct ls_cost_stat stat[LS_COST_VARIANTS];	/* of the runs made */
 	struct ls_heat_total heat[LS_COST_VARIANTS];	/* during them */
