@@ -204,7 +204,10 @@ static bool older_than(const char *release, int major, int minor)
  *
  * The clock on x86 before Linux 5.18: each read of scaling_cur_freq sends
  * the CPU an IPI. An x86_pkg_temp zone whose package's first CPU is
- * measured: its read runs there, through an IPI.
+ * measured: its read runs there, through an IPI. sysfs does not say
+ * which package a zone is, so on several packages the zone is left
+ * unread when any package's first CPU is measured: a lost temperature
+ * costs nothing, an IPI costs the measurement.
  */
 void ls_heat_spare(struct ls_heat_src *h, const char *sysfs, const cpu_set_t *measured,
 		   const char *release, const char *machine)
