@@ -34,6 +34,7 @@
 #   make vm-gpiod        the GPIO VM's libgpiod part alone (both kernels)
 #   make setup-test      the setup verdict (--check-setup) on fake roots
 #   make cost-test       the cost suite's A/A control on this machine
+#   make survey-test     --survey: plan, bad values, a short survey, Ctrl-C
 #   make evt-test        the EVT estimator's coverage and refusal tests
 #   make serve-test      the exporter against a slow-header and a burst peer
 #   make fleet-test      the Prometheus rules and the dashboard's queries
@@ -58,7 +59,7 @@ FLAVOUR ?= amd64
 FUZZ_SECONDS ?= 60
 FUZZ_SEED ?=
 
-.PHONY: all module cli check demo demo-test install uninstall install-dkms deb pkg-test deps kunit build-matrix checkpatch shellcheck dtbo dt-check pi-vm report-test compare compare-gpio vm-gpiod vm-why why-cost bench setup-test cost-test serve-test evt-test fleet-test prom-bench \
+.PHONY: all module cli check demo demo-test install uninstall install-dkms deb pkg-test deps kunit build-matrix checkpatch shellcheck dtbo dt-check pi-vm report-test compare compare-gpio vm-gpiod vm-why why-cost bench setup-test cost-test survey-test serve-test evt-test fleet-test prom-bench \
 	vm-test vm-test-one vm-gpio vm-fuzz clean help layers commits kernel-doc py-lint unit docs-test compile_commands
 
 # The CLI first: a host without kernel headers still gets it.
@@ -90,6 +91,10 @@ evt-test:
 # The cost suite's A/A control (--cost --cost-aa): its intervals hold the noise.
 cost-test:
 	bash tests/cost/run.sh
+
+# --survey with the fake device: the plan, bad values, a short survey, Ctrl-C in it.
+survey-test:
+	bash tests/survey/run.sh
 
 # The exporter's door against hostile peers, over loopback (fake device).
 serve-test:

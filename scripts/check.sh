@@ -95,6 +95,8 @@ stage "setup verdict on fake roots (every factor good and bad, --apply-setup set
 	bash "$top/tests/setup/run.sh"
 stage "cost suite's A/A control on this machine (at most 2 of 4 workloads differ at 95 %)" \
 	bash "$top/tests/cost/run.sh"
+stage "survey: the plan, bad values, a short survey and Ctrl-C in it (fake device)" \
+	bash "$top/tests/survey/run.sh"
 stage "files latscope creates, against an unprivileged racer (setpriv, fake device)" \
 	bash "$top/tests/files/run.sh"
 stage "docs: README and --help budgets, links, every example parsed, GPIO pins as the overlays" \

@@ -35,6 +35,7 @@ from collections import defaultdict
 LAYERS = [
     # folder    what it holds
     ("cli",     "option parsing, main; the only place that exits"),
+    ("survey",  "the survey: a plan of phases, each a child latscope, then the profile"),
     ("cost",    "the cost suite: workloads timed, plain and while latscope measures"),
     ("serve",   "the exporter: a sink of the run's seconds, HTTP (libmicrohttpd), textfile"),
     ("latmon",  "latmon client and monitor, plugged into run by a link ops table"),

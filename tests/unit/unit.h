@@ -50,6 +50,9 @@ void test_latmon_sums(void);
 /* test_cost.c */
 void test_cost(const char *dir);
 
+/* test_survey.c */
+void test_survey(void);
+
 /* test_file.c */
 void test_file(const char *dir);
 

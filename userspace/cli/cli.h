@@ -12,6 +12,7 @@
 #include "cost/cost.h"
 #include "latmon/latmon.h"
 #include "serve/serve.h"
+#include "survey/survey.h"
 
 enum ls_parse {
 	LS_PARSE_RUN,
@@ -27,6 +28,7 @@ enum ls_parse {
  */
 struct ls_options {
 	struct ls_params p;
+	struct ls_survey_params survey;	/* --survey, --survey-plan: survey/ */
 	struct ls_cost_params cost;	/* --cost, --cost-*: cost/ */
 	struct ls_serve_params serve;	/* --serve, --textfile, ...: serve/ */
 	struct ls_door_params door;	/* --listen, --allow, ...: latmon/'s monitor */

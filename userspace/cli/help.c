@@ -26,9 +26,8 @@ static const char main_head[] =
 "Who answers (one of them):\n";
 
 static const char main_tail[] =
-"Exit status: 0 ok, 1 device failed or a file not written, 2 usage error,\n"
-"3 setup (device, permission, CPU, file), 4 latmon monitor not reached, 5 lost,\n"
-"6 --check-setup: a factor costs latency, 102 -A, 103 weird results, 104 -b.\n";
+"Exit status: 0 ok, 1 device or file failed, 2 usage, 3 setup (device, CPU,\n"
+"file), 4 no monitor, 5 lost, 6 a setup factor costs, 102 -A, 103 weird, 104 -b.\n";
 
 /* Prints @text's lines, each from column DESC_COL + 1. */
 static void text_at_column(FILE *f, const char *text, int used)

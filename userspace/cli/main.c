@@ -235,6 +235,57 @@ static int mode_check_setup(const struct mode_env *e)
 	return check_setup(e->o, e->sys, e->root);
 }
 
+static bool is_survey(const struct ls_options *o)
+{
+	return o->survey.dir || o->survey.plan_only;
+}
+
+/*
+ * --survey: the plan (the parser checked -T against it), then its phases;
+ * --apply-setup's changes held for all of them and set back at the end.
+ */
+static int mode_survey(const struct mode_env *e)
+{
+	const struct ls_options *o = e->o;
+	struct ls_survey_params sp = o->survey;
+	struct ls_setup_undo undo = { 0 };
+	struct ls_survey_plan plan;
+	struct ls_setup *setup;
+	sigset_t signals, old;
+	char err[512] = "";
+	cpu_set_t cpus;
+	int ret;
+
+	ls_survey_plan(o->p.timeout_s, o->survey.skip, &plan, err, sizeof(err));
+	if (sp.plan_only) {
+		ls_survey_print_plan(stdout, &plan);
+		return LS_EXIT_OK;
+	}
+	if (ls_pick_cpus(&o->p, e->sys, &cpus, err, sizeof(err)) ||
+	    ls_device_check(&o->p, err, sizeof(err))) {
+		fprintf(stderr, "latscope: %s\n", err);
+		return LS_EXIT_SETUP;
+	}
+	if (o->p.cpus_all)
+		snprintf(sp.cpus, sizeof(sp.cpus), "all");
+	else if (o->cpus_opt)
+		ls_format_cpu_list(&cpus, sp.cpus, sizeof(sp.cpus));
+	sp.first_cpu = first_measured_cpu(&o->p, e->sys);
+	setup = calloc(1, sizeof(*setup));
+	if (!setup) {
+		fprintf(stderr, "latscope: out of memory\n");
+		return LS_EXIT_RUNTIME;
+	}
+	ls_block_signals(&signals, &old);
+	ret = setup_verdict(o, e->root, &cpus, setup, &undo);
+	if (ret == LS_EXIT_OK)
+		ret = ls_survey_run(&o->p, &sp, &plan, &old);
+	ls_setup_restore(&undo);
+	ls_unblock_signals(&signals, &old);
+	free(setup);
+	return ret;
+}
+
 static bool is_cost(const struct ls_options *o)
 {
 	return o->cost.asked;
@@ -284,6 +335,7 @@ static const struct {
 	int (*run)(const struct mode_env *e);
 } modes[] = {
 	{ "check-setup", is_check_setup, false, mode_check_setup },
+	{ "survey", is_survey, false, mode_survey },
 	{ "cost", is_cost, false, mode_cost },
 	{ "exporter", is_exporter, true, mode_exporter },
 	{ "monitor", is_monitor, true, mode_monitor },

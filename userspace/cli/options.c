@@ -446,6 +446,11 @@ static int thermal_zone_value(struct opt_call *call)
 }
 
 /* --cost-only a,b: workloads of the cost suite, each named once. */
+static int survey_skip_value(struct opt_call *call)
+{
+	return ls_survey_parse_skip(call->arg, &call->o->survey.skip, call->err, call->errlen);
+}
+
 static int cost_only_value(struct opt_call *call)
 {
 	char names[160], word[64];
@@ -545,6 +550,10 @@ static const struct opt opts[] = {
 	{ "stress-cmd", 0, required_argument, HANDLER(stress_cmd_value), .word = "a command" },
 	{ "threads", 0, required_argument, NUMBER(p.threads, 1, 1024), .hint = "%llu to %llu" },
 	{ "cost", 0, no_argument, SET(cost.asked, true) },
+	{ "survey", 0, required_argument, TEXT(survey.dir), .word = "a new directory" },
+	{ "survey-plan", 0, no_argument, SET(survey.plan_only, true) },
+	{ "survey-skip", 0, required_argument, HANDLER(survey_skip_value),
+	  .word = "phases, e.g. cost,classic" },
 	{ "check-setup", 0, no_argument, SET(check_setup, true) },
 	{ "apply-setup", 0, no_argument, SET(apply_setup, true) },
 	{ "restore-setup", 0, no_argument, SET(restore_setup, true) },
@@ -832,6 +841,46 @@ static int check_exporter(struct ls_options *o, char *err, size_t errlen)
 	return 0;
 }
 
+/*
+ * --survey runs each context and load itself, into its directory: of
+ * the options of every run it takes the CPUs, the period, the priority,
+ * -T (the timer runs' total, an hour by default) and --apply-setup.
+ */
+static int check_survey(struct ls_options *o, const bool *given, char *err, size_t errlen)
+{
+	static const char *const allowed[] = {
+		"survey", "survey-plan", "survey-skip", "timeout", "duration", "cpu", "cpus", "period",
+		"priority", "apply-setup", "help", "version",
+	};
+	struct ls_survey_plan plan;
+	size_t i, k;
+
+	if (!o->survey.dir && !o->survey.plan_only)
+		return 0;
+	for (i = 0; i < NR_OPTS; i++) {
+		for (k = 0; given[i] && k < ARRAY_SIZE(allowed); k++)
+			if (!strcmp(opts[i].name, allowed[k]))
+				break;
+		if (given[i] && k == ARRAY_SIZE(allowed)) {
+			ls_fail(err, errlen, "--%s with --survey: a survey runs every context and load itself, into its directory; it takes -T, -c/--cpus, -p, -P and --apply-setup only",
+				opts[i].name);
+			return -1;
+		}
+	}
+	if (o->survey.dir && (!o->survey.dir[0] || strlen(o->survey.dir) > LS_SURVEY_MAX_DIR)) {
+		ls_fail(err, errlen, "--survey '%.40s%s': give the directory to make and fill, at most %d characters",
+			o->survey.dir, strlen(o->survey.dir) > 40 ? "..." : "", LS_SURVEY_MAX_DIR);
+		return -1;
+	}
+	if (!o->survey.dir && o->apply_setup) {
+		ls_fail(err, errlen, "--apply-setup with --survey-plan: the plan changes nothing; give --survey DIR");
+		return -1;
+	}
+	if (!o->p.timeout_s)
+		o->p.timeout_s = LS_SURVEY_DEFAULT_S;
+	return ls_survey_plan(o->p.timeout_s, o->survey.skip, &plan, err, errlen);
+}
+
 /* "--ack-in belongs to --gpiod or --monitor (latscope --help=gpiod, --help=monitor)" */
 static void not_its_mode(const char *name, const struct ls_help_page **owners, size_t n,
 			 char *err, size_t errlen)
@@ -903,7 +952,7 @@ static int check_together(struct ls_options *o, const bool *given, char *err, si
 		ls_fail(err, errlen, "--cost measures with the timer on one CPU while its workloads run, until they end: -i/-k/-u, -c, -p, -P, --json, --stress and --cost-* only");
 		return -1;
 	}
-	if (check_exporter(o, err, errlen))
+	if (check_exporter(o, err, errlen) || check_survey(o, given, err, errlen))
 		return -1;
 	if (p->threads && (p->source != LATSCOPE_SRC_TIMER || p->context == LS_CTX_GPIOD ||
 			   p->latmon_host[0] || p->monitor || o->cost.asked)) {

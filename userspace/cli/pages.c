@@ -35,6 +35,11 @@ static bool in_cost(const struct ls_options *o)
 	return o->cost.asked;
 }
 
+static bool in_survey(const struct ls_options *o)
+{
+	return o->survey.dir || o->survey.plan_only;
+}
+
 static bool in_serve(const struct ls_options *o)
 {
 	return o->serve.http || o->serve.textfile;
@@ -88,6 +93,17 @@ static const struct ls_help_page pages[] = {
 "  latscope --monitor --pulse-out gpiochip0,25 --ack-in gpiochip0,24\n"
 "  latscope --monitor --gpio-dt          (the overlay loaded)\n",
 	  "--monitor", in_monitor },
+	{ "survey", "qualify a board in one command: --survey",
+"latscope --survey DIR: one command that qualifies a board. The setup\n"
+"verdict; each context (-u, -k, -i) quiet and under each --stress preset,\n"
+"with the recorder (--why), -T shared by a plan (--survey-plan prints it):\n"
+"from 20 minutes on, half of it one quiet -u run for the EVT bound; then\n"
+"the cost suite. Each phase's files go into DIR, then latscope-report's\n"
+"pages of all of them into DIR/profile. Ctrl-C ends the phase that runs and\n"
+"writes the profile of what was measured.\n",
+"  latscope --survey-plan -T 1h\n"
+"  latscope --survey rt-board -c 3 -T 1h          (on each kernel)\n",
+	  "--survey", in_survey },
 	{ "cost", "what being measured costs other work: --cost",
 "latscope --cost: the price of being measured. Runs fixed amounts of work,\n"
 "--cost-repeat rounds: each plainly, then while a latscope run measures at\n"

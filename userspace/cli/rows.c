@@ -96,6 +96,18 @@ static const struct ls_help_row rows[] = {
 	{ "monitor", "subtract", "=<us>", "take the fixture's delay (whole us) off what\n"
 					  "clients get, records and histogram" },
 
+	{ "survey", "survey", "=<dir>", "qualify the board: every context quiet and under\n"
+					"each load, the setup verdict, the cost suite,\n"
+					"the profile; into <dir>, a new directory" },
+	{ "survey", "survey-plan", "", "print the plan for -T and exit" },
+	{ "survey", "survey-skip", "=<list>", "leave out the phases of these words: setup, cost,\n"
+					      "user, kernel, irq, quiet, grinder, neighbour,\n"
+					      "classic" },
+	{ "survey", NULL, "-T <t>", "the timer runs' total, 2 min or more [=1h]" },
+	{ "survey", NULL, "-c, -p, -P, --cpus", "as in every run, for every phase" },
+	{ "survey", NULL, "--apply-setup", "set up the board for the whole survey, set back\n"
+					   "at its end" },
+
 	{ "cost", "cost", "", "run the suite instead of a measurement" },
 	{ "cost", "cost-repeat", "=<n>", "runs of each workload, each way, 1 to 100 [=5]" },
 	{ "cost", "cost-scale", "=<pct>", "the work of each run, percent of the default [=100]" },

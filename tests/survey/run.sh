@@ -1,0 +1,138 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# latscope --survey on this machine, with the fake /dev/latscope of
+# tests/fakedev (real clocks: FAKEDEV_CLOCK=real), no VM: the plan
+# (--survey-plan for 1 h and 10 min: its phases, the EVT run, the cost
+# suite's scale); every bad value refused with exit 2 and one line
+# naming it, an existing directory with exit 3 and left as it was; a
+# short survey (the setup verdict and the three contexts quiet, 10 s
+# each; the loads and the cost suite skipped: they run real programs for
+# minutes) whose files, survey.txt and profile agree with its own JSON
+# files; and Ctrl-C during its second phase: that phase ends with its
+# files written, the rest do not run, survey.txt says so and the profile
+# of what was measured is made. Root (the survey refuses nothing as a
+# user, but the fake device is opened as the CLI would). Ends with
+# "survey: N passed, N failed".
+# shellcheck disable=SC2016 # the inner bash -c expands them
+set -euo pipefail
+umask 022
+top=$(cd "$(dirname "$0")/../.." && pwd)
+bin=$top/userspace/latscope
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+passed=0
+failed=0
+
+check() { # check WHAT COMMAND...: one PASS or FAIL line
+	local what=$1
+	shift
+	if "$@"; then
+		echo "PASS $what"
+		passed=$((passed + 1))
+	else
+		echo "FAIL $what"
+		failed=$((failed + 1))
+	fi
+}
+
+make -s -C "$top/userspace" latscope
+cc -std=c11 -Wall -Wextra -Werror -shared -fPIC -I"$top/driver/include/uapi" \
+	-o "$work/fakedev.so" "$top/tests/fakedev/fakedev.c" -ldl
+export FAKEDEV_CLOCK=real FAKEDEV_SECONDS=5 OPENBLAS_NUM_THREADS=1
+fake() {
+	LD_PRELOAD=$work/fakedev.so "$bin" "$@"
+}
+skip=grinder,neighbour,classic,cost
+
+# ---- the plan ----
+"$bin" --survey-plan -T 1h >"$work/plan1h"
+check "plan, 1 h: 14 phases, setup first, the cost suite last" \
+	bash -c '[ "$(grep -c "^  [0-9][0-9]-" "$1")" = 14 ] &&
+		grep -q "^  01-setup " "$1" && grep -q "^  14-cost .*100 % of its work" "$1"' _ "$work/plan1h"
+check "plan, 1 h: one 30-minute quiet user run for the EVT bound, first" \
+	grep -Eq "^  02-user-quiet +user context, quiet, for the EVT bound, 30 min" "$work/plan1h"
+"$bin" --survey-plan -T 10m >"$work/plan10m"
+check "plan, 10 min: 12 runs of 50 s, no EVT bound said, the cost suite at 10 %" \
+	bash -c '[ "$(grep -c ", 50 s$" "$1")" = 12 ] && grep -q "no EVT bound" "$1" &&
+		grep -q "10 % of its work" "$1"' _ "$work/plan10m"
+
+# ---- bad values: exit 2 (3 for the directory), one line naming the value ----
+bad() { # bad STATUS WORD ARGS...: exits STATUS, one stderr line holding WORD
+	local want=$1 word=$2 rc=0
+	shift 2
+	fake "$@" >"$work/bad.out" 2>"$work/bad.err" || rc=$?
+	[ "$rc" = "$want" ] && [ "$(wc -l <"$work/bad.err")" = 1 ] && grep -qF -- "$word" "$work/bad.err"
+}
+check "-T 1m: too short, said" bad 2 "-T 1 min" --survey "$work/x" -T 1m
+check "-k with --survey: refused, named" bad 2 "--kernel" --survey "$work/x" -k
+check "--json with --survey: refused, named" bad 2 "--json" --survey "$work/x" --json j
+check "--survey-skip bogus: the word named" bad 2 "'bogus'" --survey-plan --survey-skip cost,bogus
+check "--survey-skip leaving no timer run: said" bad 2 "no timer run" \
+	--survey-plan --survey-skip user,kernel,irq
+check "--survey '': refused" bad 2 "--survey ''" --survey ''
+check "--apply-setup with --survey-plan: refused" bad 2 "--apply-setup" --survey-plan --apply-setup
+mkdir "$work/there"
+touch "$work/there/keep"
+rc=0
+fake --survey "$work/there" -T 30s --survey-skip "$skip" >/dev/null 2>"$work/there.err" || rc=$?
+check "an existing directory: exit 3 ($rc), one line, left as it was" \
+	bash -c '[ "$1" = 3 ] && [ "$(wc -l <"$2")" = 1 ] && grep -q "a survey writes into a new directory" "$2" &&
+		[ "$(ls "$3")" = keep ]' _ "$rc" "$work/there.err" "$work/there"
+check "nothing made for a bad value" test ! -e "$work/x"
+
+# ---- a short survey ----
+rc=0
+fake --survey "$work/s" -T 30s --survey-skip "$skip" >"$work/s.out" 2>&1 || rc=$?
+check "short survey: exit 0 ($rc)" test "$rc" = 0
+for f in 01-setup.txt 02-user-quiet.json 02-user-quiet.plot 02-user-quiet.txt \
+	03-kernel-quiet.json 04-irq-quiet.json survey.txt profile/table.md profile/trust.md \
+	profile/histogram.png profile/profile.txt; do
+	check "short survey: $f written" test -s "$work/s/$f"
+done
+check "short survey: a progress line at each phase's start and end, not a terminal" \
+	bash -c '[ "$(grep -c "^SURVEY| phase [1-4] of 4: " "$1")" = 8 ]' _ "$work/s.out"
+check "short survey: its files mode 0644 and the directory 0755, umask 022" \
+	bash -c '[ "$(stat -c %a "$1" "$1/02-user-quiet.json" "$1/survey.txt" | sort -u | tr "\n" " ")" = "644 755 " ]' \
+	_ "$work/s"
+check "short survey: survey.txt, every phase done, its maximum the JSON's; the profile's table the same" \
+	/usr/bin/python3 - "$work/s" <<'EOF'
+import json, re, sys
+d = sys.argv[1]
+outcome = open(f"{d}/survey.txt").read().split("Outcome:")[1]
+rows = [l for l in open(f"{d}/profile/table.md") if l.startswith("| ") and not l.startswith("| run ")]
+names = ["02-user-quiet", "03-kernel-quiet", "04-irq-quiet"]
+assert re.search(r"01-setup +done", outcome), outcome
+assert len(rows) == len(names), rows
+for name, row in zip(names, rows):
+    top = json.load(open(f"{d}/{name}.json"))["total"]["max"]
+    said = re.search(name + r" +done, max ([0-9.]+) us", outcome)
+    assert said and float(said.group(1)) == top, (name, said, top)
+    cells = [c.strip() for c in row.strip().strip("|").split("|")]
+    assert float(cells[10]) == top, (name, cells, top)
+EOF
+
+# ---- Ctrl-C in the second phase ----
+LD_PRELOAD=$work/fakedev.so "$bin" --survey "$work/i" -T 60s --survey-skip "$skip" \
+	>"$work/i.out" 2>&1 &
+pid=$!
+for _ in $(seq 600); do
+	grep -q "^SURVEY| phase 2 of 4: 02-user-quiet: user" "$work/i.out" && break
+	sleep 0.1
+done
+sleep 1	# the child is measuring: it printed its first line
+kill -INT "$pid"
+rc=0
+wait "$pid" || rc=$?
+check "Ctrl-C: exit 0 ($rc), said" \
+	bash -c '[ "$1" = 0 ] && grep -q "ended by a signal: 2 of 4 phases ran" "$2"' _ "$rc" "$work/i.out"
+check "Ctrl-C: the phase ended with its files, the rest not run" \
+	bash -c 'grep -Eq "02-user-quiet +interrupted" "$1/survey.txt" &&
+		grep -Eq "03-kernel-quiet +not run" "$1/survey.txt" &&
+		grep -Eq "04-irq-quiet +not run" "$1/survey.txt" &&
+		test -s "$1/02-user-quiet.json" && test ! -e "$1/03-kernel-quiet.json"' _ "$work/i"
+check "Ctrl-C: the profile of what was measured" test -s "$work/i/profile/table.md"
+check "Ctrl-C: the interrupted run's JSON is whole" \
+	/usr/bin/python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$work/i/02-user-quiet.json"
+
+echo "survey: $passed passed, $failed failed"
+[ "$failed" = 0 ]

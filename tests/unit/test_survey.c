@@ -1,0 +1,143 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests of the survey's plan (survey/plan.c) and its options: the
+ * timer runs share -T to the second, the EVT run from 20 minutes on and
+ * only with the quiet user run kept, --survey-skip's words and bad
+ * values, what the parser refuses with --survey.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "survey/survey.h"
+#include "unit.h"
+
+/* The timer phases' seconds together, and how many there are. */
+static unsigned long long timed(const struct ls_survey_plan *plan, int *runs, int *evt)
+{
+	unsigned long long sum = 0;
+	int i;
+
+	*runs = 0;
+	*evt = 0;
+	for (i = 0; i < plan->nr; i++) {
+		if (plan->phase[i].kind != LS_PHASE_TIMER)
+			continue;
+		sum += plan->phase[i].seconds;
+		(*runs)++;
+		*evt += plan->phase[i].evt;
+	}
+	return sum;
+}
+
+static void test_plan_sums(void)
+{
+	static const unsigned long long totals[] = { 120, 121, 599, 600, 1199, 1200, 3600, 86400 };
+	struct ls_survey_plan plan;
+	char err[256];
+	size_t i;
+	int runs, evt;
+	bool ok = true;
+
+	for (i = 0; i < ARRAY_SIZE(totals); i++) {
+		unsigned long long sum;
+
+		if (ls_survey_plan(totals[i], 0, &plan, err, sizeof(err))) {
+			check(false, "survey: plans", "-T %llu refused: %s", totals[i], err);
+			return;
+		}
+		sum = timed(&plan, &runs, &evt);
+		if (sum != totals[i] || runs != 12 ||
+		    evt != (totals[i] >= 1200) || plan.phase[0].kind != LS_PHASE_SETUP ||
+		    plan.phase[plan.nr - 1].kind != LS_PHASE_COST) {
+			check(false, "survey: plans", "-T %llu: %llu s in %d runs, %d EVT", totals[i],
+			      sum, runs, evt);
+			ok = false;
+		}
+	}
+	check(ok, "survey: the timer runs share -T to the second, setup first, cost last", " ");
+	ls_survey_plan(3600, 0, &plan, err, sizeof(err));
+	check(plan.phase[1].evt && plan.phase[1].context == LATSCOPE_CTX_USER &&
+	      !strcmp(plan.phase[1].stress, "none") && plan.phase[1].seconds == 1807 &&
+	      plan.phase[2].seconds == 163 && plan.cost_scale == 100 &&
+	      !strcmp(plan.phase[1].name, "02-user-quiet") &&
+	      !strcmp(plan.phase[13].name, "14-cost"),
+	      "survey: 1 h: the EVT run first, half and the rest, the cost suite whole",
+	      "%s %llu, %llu, scale %u", plan.phase[1].name, plan.phase[1].seconds,
+	      plan.phase[2].seconds, plan.cost_scale);
+	ls_survey_plan(600, 0, &plan, err, sizeof(err));
+	check(plan.phase[1].seconds == 50 && !plan.phase[1].evt && plan.cost_scale == 10 &&
+	      plan.nr == 14, "survey: 10 min: twelve runs of 50 s, the cost suite at 10 %",
+	      "%d phases, %llu s", plan.nr, plan.phase[1].seconds);
+}
+
+static void test_plan_skip(void)
+{
+	struct ls_survey_plan plan;
+	unsigned int skip = 0;
+	char err[256] = "";
+	int runs, evt;
+
+	check(!ls_survey_parse_skip("cost,grinder,neighbour,classic,setup", &skip, err,
+				    sizeof(err)) &&
+	      skip == (LS_SKIP_COST | LS_SKIP_GRINDER | LS_SKIP_NEIGHBOUR | LS_SKIP_CLASSIC |
+		       LS_SKIP_SETUP),
+	      "survey: --survey-skip's words as bits", "%#x %s", skip, err);
+	ls_survey_plan(30, skip, &plan, err, sizeof(err));
+	check(timed(&plan, &runs, &evt) == 30 && runs == 3 && plan.nr == 3 &&
+	      !strcmp(plan.phase[0].name, "01-user-quiet"),
+	      "survey: the loads, setup and cost skipped: three quiet runs, numbered from 1",
+	      "%d phases, first %s", plan.nr, plan.phase[0].name);
+	check(ls_survey_plan(29, skip, &plan, err, sizeof(err)) && strstr(err, "29 s") &&
+	      strstr(err, "3 timer runs") && strstr(err, "30 s"),
+	      "survey: -T under 10 s a run refused, both named", "%s", err);
+	ls_survey_parse_skip("quiet", &skip, err, sizeof(err));
+	ls_survey_plan(3600, skip, &plan, err, sizeof(err));
+	check(timed(&plan, &runs, &evt) == 3600 && runs == 9 && !evt,
+	      "survey: quiet skipped, no EVT run, nine runs share -T", "%d runs, %d EVT", runs, evt);
+	ls_survey_parse_skip("grinder", &skip, err, sizeof(err));
+	ls_survey_plan(600, skip, &plan, err, sizeof(err));
+	check(!strcmp(plan.phase[plan.nr - 1].stress, "none"),
+	      "survey: grinder skipped, the cost suite has no loaded pass", "%s",
+	      plan.phase[plan.nr - 1].stress);
+	skip = 7;
+	check(ls_survey_parse_skip("cost,,quiet", &skip, err, sizeof(err)) && skip == 7 &&
+	      strstr(err, "''"), "survey: an empty word refused, nothing set", "%s", err);
+	check(ls_survey_parse_skip("costs", &skip, err, sizeof(err)) && strstr(err, "'costs'"),
+	      "survey: a word that is none refused, named", "%s", err);
+	ls_survey_parse_skip("user,kernel,irq", &skip, err, sizeof(err));
+	check(ls_survey_plan(3600, skip, &plan, err, sizeof(err)) && strstr(err, "no timer run"),
+	      "survey: every context skipped: refused", "%s", err);
+}
+
+static void test_survey_options(void)
+{
+	static const struct refusal bad[] = {
+		{ "--survey d -k", "--kernel" },
+		{ "--survey d --stress grinder", "--stress" },
+		{ "--survey d --cost", "--cost" },
+		{ "--survey d -g p", "--plot" },
+		{ "--survey d -T 100", "2 min" },
+		{ "--survey d --survey-skip bogus", "'bogus'" },
+		{ "--survey-plan --apply-setup", "--apply-setup" },
+		{ "--survey=", "--survey ''" },
+		{ "--survey-skip cost", "--survey" },
+	};
+	struct ls_options o;
+	char err[512] = "";
+
+	check_refusals(bad, ARRAY_SIZE(bad));
+	check(parse_options("--survey d", &o, err) == LS_PARSE_RUN && !strcmp(o.survey.dir, "d") &&
+	      o.p.timeout_s == LS_SURVEY_DEFAULT_S,
+	      "survey: --survey DIR, -T an hour by default", "%s %llu", err, o.p.timeout_s);
+	check(parse_options("--survey d -T 20m -c 1 -p 500 -P 80 --apply-setup "
+			    "--survey-skip cost", &o, err) == LS_PARSE_RUN &&
+	      o.p.timeout_s == 1200 && o.survey.skip == LS_SKIP_COST && o.apply_setup,
+	      "survey: with -T, -c, -p, -P, --apply-setup and --survey-skip", "%s", err);
+}
+
+void test_survey(void)
+{
+	test_plan_sums();
+	test_plan_skip();
+	test_survey_options();
+}

@@ -1,0 +1,425 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * latscope CLI, survey: the plan run phase by phase (docs/guide/survey.md).
+ *
+ * The directory is new (mkdir, never an existing one). Each phase is a
+ * child latscope, this program again, with the options of its phase and
+ * its files in the directory (NN-name.json and .plot; what it printed,
+ * NN-name.txt); a phase that fails is said and the next one runs. A
+ * progress line follows each phase: redrawn each second on a terminal,
+ * a line at each start and end otherwise. Ctrl-C, SIGTERM or SIGHUP end
+ * the phase that runs (the child writes its files as any run does) and
+ * skip the rest; what was measured gets its profile all the same:
+ * survey.txt (the plan, each phase's outcome) and latscope-report's
+ * pages of every JSON file, in profile/.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "survey/survey.h"
+
+/* How long a phase that was asked to end may take to write its files. */
+#define STOP_GRACE_MS	120000
+
+/* A phase's outcome, for the progress lines and survey.txt. */
+struct outcome {
+	bool ran;
+	bool ok;
+	bool interrupted;
+	double max_us;			/* its RTS| maximum, < 0: none */
+	char said[200];			/* "done", or why not */
+};
+
+struct survey {
+	const struct ls_params *p;
+	const struct ls_survey_params *sp;
+	const struct ls_survey_plan *plan;
+	const sigset_t *child_mask;
+	bool tty;
+	unsigned long long left_s;	/* the timer phases' seconds still to run */
+	double worst_us;		/* the largest RTS| maximum so far, < 0: none */
+	struct outcome out[LS_SURVEY_MAX_PHASES];
+};
+
+static bool stop_pending(void)
+{
+	sigset_t pending;
+
+	sigpending(&pending);
+	return sigismember(&pending, SIGINT) || sigismember(&pending, SIGTERM) ||
+	       sigismember(&pending, SIGHUP);
+}
+
+/* LATSCOPE_REPORT, else latscope-report beside this program, else in $PATH. */
+static void report_program(char *buf, size_t len)
+{
+	const char *env = getenv("LATSCOPE_REPORT");
+	char self[4096];
+	ssize_t n;
+
+	if (env && env[0]) {
+		snprintf(buf, len, "%s", env);
+		return;
+	}
+	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n > 0) {
+		self[n] = '\0';
+		*strrchr(self, '/') = '\0';
+		snprintf(buf, len, "%.4000s/latscope-report", self);
+		if (!access(buf, X_OK))
+			return;
+	}
+	snprintf(buf, len, "latscope-report");
+}
+
+static void path_of(const struct survey *s, const struct ls_phase *ph, const char *ext,
+		    char *buf, size_t len)
+{
+	snprintf(buf, len, "%.4000s/%s%s", s->sp->dir, ph->name, ext);
+}
+
+/* The child's command line for @ph; its strings live in @space. */
+struct argv_space {
+	char *argv[32];
+	char cpu[16], period[16], prio[16], secs[32], scale[16], repeat[16];
+	char json[4096], plot[4096];
+};
+
+static void add_arg(struct argv_space *a, int *n, const char *arg)
+{
+	if (*n < (int)ARRAY_SIZE(a->argv) - 1)
+		a->argv[(*n)++] = (char *)arg;
+	a->argv[*n] = NULL;
+}
+
+static void cpus_args(const struct survey *s, struct argv_space *a, int *n, bool one)
+{
+	if (!s->sp->cpus[0])
+		return;
+	if (one) {
+		snprintf(a->cpu, sizeof(a->cpu), "%d", s->sp->first_cpu);
+		add_arg(a, n, "-c");
+		add_arg(a, n, a->cpu);
+		return;
+	}
+	add_arg(a, n, "--cpus");
+	add_arg(a, n, s->sp->cpus);
+}
+
+static void phase_argv(const struct survey *s, const struct ls_phase *ph, struct argv_space *a)
+{
+	static const char *const ctx_flag[] = {
+		[LATSCOPE_CTX_IRQ] = "-i", [LATSCOPE_CTX_KERNEL] = "-k",
+		[LATSCOPE_CTX_USER] = "-u",
+	};
+	int n = 0;
+
+	add_arg(a, &n, "/proc/self/exe");
+	snprintf(a->period, sizeof(a->period), "%u", s->p->period_us);
+	snprintf(a->prio, sizeof(a->prio), "%d", s->p->priority);
+	switch (ph->kind) {
+	case LS_PHASE_SETUP:
+		add_arg(a, &n, "--check-setup");
+		cpus_args(s, a, &n, false);
+		break;
+	case LS_PHASE_TIMER:
+		add_arg(a, &n, ctx_flag[ph->context]);
+		cpus_args(s, a, &n, false);
+		add_arg(a, &n, "-p");
+		add_arg(a, &n, a->period);
+		if (ph->context != LATSCOPE_CTX_IRQ) {
+			add_arg(a, &n, "-P");
+			add_arg(a, &n, a->prio);
+		}
+		snprintf(a->secs, sizeof(a->secs), "%llu", ph->seconds);
+		add_arg(a, &n, "-T");
+		add_arg(a, &n, a->secs);
+		if (strcmp(ph->stress, "none")) {
+			add_arg(a, &n, "--stress");
+			add_arg(a, &n, ph->stress);
+		}
+		add_arg(a, &n, "--why");
+		path_of(s, ph, ".json", a->json, sizeof(a->json));
+		path_of(s, ph, ".plot", a->plot, sizeof(a->plot));
+		add_arg(a, &n, "--json");
+		add_arg(a, &n, a->json);
+		add_arg(a, &n, "-g");
+		add_arg(a, &n, a->plot);
+		add_arg(a, &n, "-q");
+		break;
+	case LS_PHASE_COST:
+		add_arg(a, &n, "--cost");
+		cpus_args(s, a, &n, true);
+		add_arg(a, &n, "-p");
+		add_arg(a, &n, a->period);
+		snprintf(a->scale, sizeof(a->scale), "%u", s->plan->cost_scale);
+		snprintf(a->repeat, sizeof(a->repeat), "%u", LS_SURVEY_COST_REPEAT);
+		add_arg(a, &n, "--cost-scale");
+		add_arg(a, &n, a->scale);
+		add_arg(a, &n, "--cost-repeat");
+		add_arg(a, &n, a->repeat);
+		if (strcmp(ph->stress, "none")) {
+			add_arg(a, &n, "--stress");
+			add_arg(a, &n, ph->stress);
+		}
+		path_of(s, ph, ".json", a->json, sizeof(a->json));
+		add_arg(a, &n, "--json");
+		add_arg(a, &n, a->json);
+		break;
+	}
+}
+
+/* The RTS| line's maximum in @text, < 0 if none. */
+static double rts_max(const char *text)
+{
+	const char *rts = strstr(text, "RTS|");
+	double min, avg, max;
+
+	if (!rts || sscanf(rts, "RTS| %lf| %lf| %lf|", &min, &avg, &max) != 3)
+		return -1;
+	return max;
+}
+
+/* Copies the child's output (its memfd) into the log file. */
+static int copy_output(FILE *f, const void *arg)
+{
+	const struct ls_cmd *c = arg;
+	char buf[8192];
+	off_t at = 0;
+	ssize_t n;
+
+	while ((n = pread(c->fd, buf, sizeof(buf), at)) > 0) {
+		if (fwrite(buf, 1, (size_t)n, f) != (size_t)n)
+			return -1;
+		at += n;
+	}
+	return n < 0 ? -1 : 0;
+}
+
+static void progress(const struct survey *s, int i, unsigned long long phase_left, bool end)
+{
+	const struct ls_phase *ph = &s->plan->phase[i];
+	char t[32], u[32], worst[48] = "";
+
+	if (s->worst_us >= 0)
+		snprintf(worst, sizeof(worst), "; worst so far %.3f us", s->worst_us);
+	if (!s->tty) {
+		if (!end)
+			printf("SURVEY| phase %d of %d: %s: %s%s%s\n", i + 1, s->plan->nr, ph->name,
+			       ph->what, ph->seconds ? ", " : "",
+			       ph->seconds ? ls_survey_duration(ph->seconds, t, sizeof(t)) : "");
+		else
+			printf("SURVEY| phase %d of %d: %s: %s%s\n", i + 1, s->plan->nr, ph->name,
+			       s->out[i].said, worst);
+		fflush(stdout);
+		return;
+	}
+	printf("\r\033[KSURVEY| phase %d of %d: %s", i + 1, s->plan->nr, ph->what);
+	if (end)
+		printf(": %s", s->out[i].said);
+	else if (ph->seconds)
+		printf(", %s left", ls_survey_duration(phase_left, t, sizeof(t)));
+	printf("; timer runs %s left%s", ls_survey_duration(s->left_s, u, sizeof(u)), worst);
+	if (end)
+		printf("\n");
+	fflush(stdout);
+}
+
+/* Runs phase @i; false if a signal asked the survey to end. */
+static bool run_phase(struct survey *s, int i)
+{
+	const struct ls_phase *ph = &s->plan->phase[i];
+	struct outcome *o = &s->out[i];
+	struct argv_space a = { 0 };
+	unsigned long long waited = 0;
+	char log[4096], why[256] = "", text[4096];
+	struct ls_cmd c;
+	int ret, status;
+
+	o->ran = true;
+	o->max_us = -1;
+	phase_argv(s, ph, &a);
+	progress(s, i, ph->seconds, false);
+	ret = ls_cmd_start(&c, a.argv, s->child_mask);
+	if (ret) {
+		snprintf(o->said, sizeof(o->said), "failed: cannot start latscope: %s",
+			 strerror(-ret));
+		progress(s, i, 0, true);
+		return !stop_pending();
+	}
+	while (ls_cmd_wait(&c, 1000)) {
+		if (stop_pending()) {
+			o->interrupted = true;
+			ls_cmd_stop(&c, SIGTERM, STOP_GRACE_MS);
+			break;
+		}
+		waited++;
+		if (ph->seconds && s->left_s)
+			s->left_s--;
+		if (s->tty)
+			progress(s, i, ph->seconds > waited ? ph->seconds - waited : 0, false);
+	}
+	/* A stop that came while the phase was ending: it did not run to its end either. */
+	if (stop_pending())
+		o->interrupted = true;
+	/* Seconds a phase ended early or late by do not move what is left of the others. */
+	s->left_s -= ph->seconds > waited ? (ph->seconds - waited < s->left_s ?
+					    ph->seconds - waited : s->left_s) : 0;
+	status = c.status;
+	ls_cmd_output(&c, text, sizeof(text));
+	path_of(s, ph, ".txt", log, sizeof(log));
+	if (ls_write_file(log, copy_output, &c, why, sizeof(why)))
+		fprintf(stderr, "latscope: %s: not written: %s\n", log, why);
+	ls_cmd_close(&c);
+	o->max_us = rts_max(text);
+	if (o->max_us > s->worst_us)
+		s->worst_us = o->max_us;
+	o->ok = WIFEXITED(status) && (!WEXITSTATUS(status) ||
+				      (ph->kind == LS_PHASE_SETUP &&
+				       WEXITSTATUS(status) == LS_EXIT_SETUP_COSTS));
+	if (o->interrupted)
+		snprintf(o->said, sizeof(o->said), "interrupted, its files written as far as it ran");
+	else if (o->ok && o->max_us >= 0)
+		snprintf(o->said, sizeof(o->said), "done, max %.3f us", o->max_us);
+	else if (o->ok)
+		snprintf(o->said, sizeof(o->said), "done");
+	else if (WIFEXITED(status))
+		snprintf(o->said, sizeof(o->said), "failed, exit %d: %.150s", WEXITSTATUS(status),
+			 ls_last_line(text));
+	else
+		snprintf(o->said, sizeof(o->said), "failed, killed by signal %d",
+			 WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+	progress(s, i, 0, true);
+	return !o->interrupted && !stop_pending();
+}
+
+static int copy_text(FILE *f, const void *arg)
+{
+	fputs(arg, f);
+	return ferror(f) ? -1 : 0;
+}
+
+/* survey.txt: the plan, then each phase's outcome. */
+static int write_summary(FILE *f, const void *arg)
+{
+	const struct survey *s = arg;
+	int i;
+
+	fprintf(f, "latscope survey, %s\n\n", s->p->cmdline);
+	ls_survey_print_plan(f, s->plan);
+	fprintf(f, "\nOutcome:\n");
+	for (i = 0; i < s->plan->nr; i++)
+		fprintf(f, "  %-20s %s\n", s->plan->phase[i].name,
+			s->out[i].ran ? s->out[i].said : "not run");
+	return ferror(f) ? -1 : 0;
+}
+
+/* latscope-report on every JSON file the phases wrote, into DIR/profile. */
+static int make_profile(const struct survey *s)
+{
+	char program[4096], out[4096], text[2048], err[512] = "", log[4096], why[256] = "";
+	char files[LS_SURVEY_MAX_PHASES][4096];
+	char *argv[LS_SURVEY_MAX_PHASES + 5];
+	struct stat st;
+	int i, n = 0, nr = 0, ret;
+
+	report_program(program, sizeof(program));
+	snprintf(out, sizeof(out), "%.4000s/profile", s->sp->dir);
+	argv[n++] = program;
+	argv[n++] = "-o";
+	argv[n++] = out;
+	for (i = 0; i < s->plan->nr; i++) {
+		path_of(s, &s->plan->phase[i], ".json", files[nr], sizeof(files[nr]));
+		if (s->out[i].ran && !lstat(files[nr], &st) && S_ISREG(st.st_mode))
+			argv[n++] = files[nr++];
+	}
+	argv[n] = NULL;
+	if (!nr) {
+		printf("SURVEY| no profile: no phase wrote a JSON file\n");
+		return -1;
+	}
+	if (mkdir(out, 0755)) {
+		printf("SURVEY| no profile: %s: %s\n", out, strerror(errno));
+		return -1;
+	}
+	ret = ls_cmd_run(argv, s->child_mask, text, sizeof(text), err, sizeof(err));
+	snprintf(log, sizeof(log), "%.4000s/profile.txt", out);
+	if (ls_write_file(log, copy_text, text, why, sizeof(why)))
+		fprintf(stderr, "latscope: %s: not written: %s\n", log, why);
+	if (ret) {
+		printf("SURVEY| no profile: %s\n", err);
+		return -1;
+	}
+	printf("SURVEY| the profile of %d files: %s/\n", nr, out);
+	return 0;
+}
+
+/**
+ * ls_survey_run() - the survey: every phase of @plan, then its profile
+ * @p: the run's options (CPUs, period, priority) each phase gets
+ * @sp: the directory, which must not exist
+ * @plan: as ls_survey_plan() made it
+ * @child_mask: the signal mask of before the survey, for the children;
+ *	the caller blocks the signals that end a run meanwhile
+ *
+ * Return: LS_EXIT_OK if every phase ran and succeeded; LS_EXIT_SETUP if
+ * the directory cannot be made; LS_EXIT_RUNTIME if a phase failed or the
+ * profile was not made; LS_EXIT_OK after a signal too, once the profile of
+ * what was measured is written.
+ */
+int ls_survey_run(const struct ls_params *p, const struct ls_survey_params *sp,
+		  const struct ls_survey_plan *plan, const sigset_t *child_mask)
+{
+	struct survey *s = calloc(1, sizeof(*s));
+	char path[4096], why[256] = "";
+	bool failed = false;
+	int i, ret;
+
+	if (!s) {
+		fprintf(stderr, "latscope: out of memory\n");
+		return LS_EXIT_RUNTIME;
+	}
+	ls_warn_shared_dir(stderr, "--survey", sp->dir);
+	if (mkdir(sp->dir, 0755)) {
+		fprintf(stderr, "latscope: --survey %s: %s%s\n", sp->dir, strerror(errno),
+			errno == EEXIST ? ": a survey writes into a new directory" : "");
+		free(s);
+		return LS_EXIT_SETUP;
+	}
+	s->p = p;
+	s->sp = sp;
+	s->plan = plan;
+	s->child_mask = child_mask;
+	s->tty = isatty(STDOUT_FILENO);
+	s->left_s = plan->total_s;
+	s->worst_us = -1;
+	ls_survey_print_plan(stdout, plan);
+	printf("SURVEY| into %s/\n", sp->dir);
+	fflush(stdout);
+	for (i = 0; i < plan->nr; i++) {
+		bool go_on = run_phase(s, i);
+
+		failed |= !s->out[i].ok && !s->out[i].interrupted;
+		if (!go_on)
+			break;
+	}
+	if (i < plan->nr)
+		printf("SURVEY| ended by a signal: %d of %d phases ran; the profile of what was measured follows\n",
+		       i + 1, plan->nr);
+	snprintf(path, sizeof(path), "%.4000s/survey.txt", sp->dir);
+	if (ls_write_file(path, write_summary, s, why, sizeof(why))) {
+		fprintf(stderr, "latscope: %s: not written: %s\n", path, why);
+		failed = true;
+	}
+	failed |= make_profile(s) != 0;
+	ret = failed ? LS_EXIT_RUNTIME : LS_EXIT_OK;
+	free(s);
+	return ret;
+}
