@@ -8,9 +8,10 @@
 # short survey (the setup verdict and the three contexts quiet, 10 s
 # each; the loads and the cost suite skipped: they run real programs for
 # minutes) whose files, survey.txt and profile agree with its own JSON
-# files; and Ctrl-C during its second phase: that phase ends with its
-# files written, the rest do not run, survey.txt says so and the profile
-# of what was measured is made. Root (the survey refuses nothing as a
+# files; and Ctrl-C during its second phase, the directory renamed and a
+# symlink put in its place just before: that phase ends with its files
+# written, the rest do not run, survey.txt says so, the profile of what
+# was measured is made, and every file is in the renamed directory. Root (the survey refuses nothing as a
 # user, but the fake device is opened as the CLI would). Ends with
 # "survey: N passed, N failed".
 # shellcheck disable=SC2016 # the inner bash -c expands them
@@ -111,7 +112,7 @@ for name, row in zip(names, rows):
     assert float(cells[10]) == top, (name, cells, top)
 EOF
 
-# ---- Ctrl-C in the second phase ----
+# ---- Ctrl-C in the second phase, the directory swapped for a symlink before ----
 LD_PRELOAD=$work/fakedev.so "$bin" --survey "$work/i" -T 60s --survey-skip "$skip" \
 	>"$work/i.out" 2>&1 &
 pid=$!
@@ -119,20 +120,27 @@ for _ in $(seq 600); do
 	grep -q "^SURVEY| phase 2 of 4: 02-user-quiet: user" "$work/i.out" && break
 	sleep 0.1
 done
+mkdir "$work/elsewhere"
+mv "$work/i" "$work/i.moved"
+ln -s "$work/elsewhere" "$work/i"
 sleep 1	# the child is measuring: it printed its first line
 kill -INT "$pid"
 rc=0
 wait "$pid" || rc=$?
+d=$work/i.moved
 check "Ctrl-C: exit 0 ($rc), said" \
 	bash -c '[ "$1" = 0 ] && grep -q "ended by a signal: 2 of 4 phases ran" "$2"' _ "$rc" "$work/i.out"
 check "Ctrl-C: the phase ended with its files, the rest not run" \
 	bash -c 'grep -Eq "02-user-quiet +interrupted" "$1/survey.txt" &&
 		grep -Eq "03-kernel-quiet +not run" "$1/survey.txt" &&
 		grep -Eq "04-irq-quiet +not run" "$1/survey.txt" &&
-		test -s "$1/02-user-quiet.json" && test ! -e "$1/03-kernel-quiet.json"' _ "$work/i"
-check "Ctrl-C: the profile of what was measured" test -s "$work/i/profile/table.md"
+		test -s "$1/02-user-quiet.json" && test ! -e "$1/03-kernel-quiet.json"' _ "$d"
+check "Ctrl-C: the profile of what was measured" test -s "$d/profile/table.md"
 check "Ctrl-C: the interrupted run's JSON is whole" \
-	/usr/bin/python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$work/i/02-user-quiet.json"
+	/usr/bin/python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$d/02-user-quiet.json"
+check "the directory renamed and a symlink put in its place: every file stayed in it" \
+	bash -c '[ -z "$(ls -A "$1")" ] && [ -s "$2/02-user-quiet.txt" ] && [ -s "$2/01-setup.txt" ]' \
+	_ "$work/elsewhere" "$d"
 
 echo "survey: $passed passed, $failed failed"
 [ "$failed" = 0 ]

@@ -20,6 +20,12 @@
 
 int ls_cmd_start(struct ls_cmd *c, char *const argv[], const sigset_t *mask)
 {
+	return ls_cmd_start_at(c, argv, mask, -1);
+}
+
+/* As ls_cmd_start(), the child in the directory @dirfd (-1: this one's). */
+int ls_cmd_start_at(struct ls_cmd *c, char *const argv[], const sigset_t *mask, int dirfd)
+{
 	c->pid = -1;
 	c->status = -1;
 	c->fd = memfd_create("latscope-cost", MFD_CLOEXEC);
@@ -36,6 +42,10 @@ int ls_cmd_start(struct ls_cmd *c, char *const argv[], const sigset_t *mask)
 	if (!c->pid) {
 		int null = open("/dev/null", O_RDONLY);
 
+		if (dirfd >= 0 && fchdir(dirfd)) {
+			dprintf(c->fd, "cannot run %s: %s\n", argv[0], strerror(errno));
+			_exit(127);
+		}
 		sigprocmask(SIG_SETMASK, mask, NULL);
 		signal(SIGPIPE, SIG_DFL);	/* latscope ignores it; exec keeps that */
 		if (null >= 0)

@@ -119,6 +119,7 @@ struct ls_cmd {
 };
 
 int ls_cmd_start(struct ls_cmd *c, char *const argv[], const sigset_t *mask);
+int ls_cmd_start_at(struct ls_cmd *c, char *const argv[], const sigset_t *mask, int dirfd);
 int ls_cmd_wait(struct ls_cmd *c, int timeout_ms);
 void ls_cmd_stop(struct ls_cmd *c, int sig, int grace_ms);
 void ls_cmd_output(const struct ls_cmd *c, char *buf, size_t len);

@@ -2,10 +2,13 @@
 /*
  * latscope CLI, survey: the plan run phase by phase (docs/guide/survey.md).
  *
- * The directory is new (mkdir, never an existing one). Each phase is a
- * child latscope, this program again, with the options of its phase and
- * its files in the directory (NN-name.json and .plot; what it printed,
- * NN-name.txt); a phase that fails is said and the next one runs. A
+ * The directory is new (mkdir, never an existing one), and held open:
+ * each phase is a child latscope, this program again, started in it
+ * (fchdir) with the options of its phase and its files named relative to
+ * it (NN-name.json and .plot); the survey writes what it printed,
+ * NN-name.txt, through /proc/self/fd. Renaming the directory, or putting
+ * a symlink in its place, moves none of them elsewhere. A phase that
+ * fails is said and the next one runs. A
  * progress line follows each phase: redrawn each second on a terminal,
  * a line at each start and end otherwise. Ctrl-C, SIGTERM or SIGHUP end
  * the phase that runs (the child writes its files as any run does) and
@@ -42,6 +45,7 @@ struct survey {
 	const struct ls_survey_params *sp;
 	const struct ls_survey_plan *plan;
 	const sigset_t *child_mask;
+	int dirfd;			/* the directory, O_PATH */
 	bool tty;
 	unsigned long long left_s;	/* the timer phases' seconds still to run */
 	double worst_us;		/* the largest RTS| maximum so far, < 0: none */
@@ -64,8 +68,11 @@ static void report_program(char *buf, size_t len)
 	char self[4096];
 	ssize_t n;
 
+	/* Absolute: the child runs in the survey's directory. */
 	if (env && env[0]) {
-		snprintf(buf, len, "%s", env);
+		if (!realpath(env, self))
+			snprintf(self, sizeof(self), "%.4000s", env);
+		snprintf(buf, len, "%s", self);
 		return;
 	}
 	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
@@ -79,10 +86,16 @@ static void report_program(char *buf, size_t len)
 	snprintf(buf, len, "latscope-report");
 }
 
-static void path_of(const struct survey *s, const struct ls_phase *ph, const char *ext,
-		    char *buf, size_t len)
+/* A phase's file, relative to the directory: as its child names it. */
+static void name_of(const struct ls_phase *ph, const char *ext, char *buf, size_t len)
 {
-	snprintf(buf, len, "%.4000s/%s%s", s->sp->dir, ph->name, ext);
+	snprintf(buf, len, "%s%s", ph->name, ext);
+}
+
+/* A file in the directory, as the survey names it: through its descriptor. */
+static void held_path(const struct survey *s, const char *name, char *buf, size_t len)
+{
+	snprintf(buf, len, "/proc/self/fd/%d/%s", s->dirfd, name);
 }
 
 /* The child's command line for @ph; its strings live in @space. */
@@ -146,8 +159,8 @@ static void phase_argv(const struct survey *s, const struct ls_phase *ph, struct
 			add_arg(a, &n, ph->stress);
 		}
 		add_arg(a, &n, "--why");
-		path_of(s, ph, ".json", a->json, sizeof(a->json));
-		path_of(s, ph, ".plot", a->plot, sizeof(a->plot));
+		name_of(ph, ".json", a->json, sizeof(a->json));
+		name_of(ph, ".plot", a->plot, sizeof(a->plot));
 		add_arg(a, &n, "--json");
 		add_arg(a, &n, a->json);
 		add_arg(a, &n, "-g");
@@ -169,7 +182,7 @@ static void phase_argv(const struct survey *s, const struct ls_phase *ph, struct
 			add_arg(a, &n, "--stress");
 			add_arg(a, &n, ph->stress);
 		}
-		path_of(s, ph, ".json", a->json, sizeof(a->json));
+		name_of(ph, ".json", a->json, sizeof(a->json));
 		add_arg(a, &n, "--json");
 		add_arg(a, &n, a->json);
 		break;
@@ -239,7 +252,7 @@ static bool run_phase(struct survey *s, int i)
 	struct outcome *o = &s->out[i];
 	struct argv_space a = { 0 };
 	unsigned long long waited = 0;
-	char log[4096], why[256] = "", text[4096];
+	char log[4096], why[256] = "", text[4096], name[64];
 	struct ls_cmd c;
 	int ret, status;
 
@@ -247,7 +260,7 @@ static bool run_phase(struct survey *s, int i)
 	o->max_us = -1;
 	phase_argv(s, ph, &a);
 	progress(s, i, ph->seconds, false);
-	ret = ls_cmd_start(&c, a.argv, s->child_mask);
+	ret = ls_cmd_start_at(&c, a.argv, s->child_mask, s->dirfd);
 	if (ret) {
 		snprintf(o->said, sizeof(o->said), "failed: cannot start latscope: %s",
 			 strerror(-ret));
@@ -274,9 +287,10 @@ static bool run_phase(struct survey *s, int i)
 					    ph->seconds - waited : s->left_s) : 0;
 	status = c.status;
 	ls_cmd_output(&c, text, sizeof(text));
-	path_of(s, ph, ".txt", log, sizeof(log));
+	name_of(ph, ".txt", name, sizeof(name));
+	held_path(s, name, log, sizeof(log));
 	if (ls_write_file(log, copy_output, &c, why, sizeof(why)))
-		fprintf(stderr, "latscope: %s: not written: %s\n", log, why);
+		fprintf(stderr, "latscope: %s/%s: not written: %s\n", s->sp->dir, name, why);
 	ls_cmd_close(&c);
 	o->max_us = rts_max(text);
 	if (o->max_us > s->worst_us)
@@ -324,20 +338,21 @@ static int write_summary(FILE *f, const void *arg)
 /* latscope-report on every JSON file the phases wrote, into DIR/profile. */
 static int make_profile(const struct survey *s)
 {
-	char program[4096], out[4096], text[2048], err[512] = "", log[4096], why[256] = "";
-	char files[LS_SURVEY_MAX_PHASES][4096];
+	char program[4096], text[2048], log[4096], why[256] = "";
+	char files[LS_SURVEY_MAX_PHASES][64];
 	char *argv[LS_SURVEY_MAX_PHASES + 5];
+	struct ls_cmd c;
 	struct stat st;
 	int i, n = 0, nr = 0, ret;
 
 	report_program(program, sizeof(program));
-	snprintf(out, sizeof(out), "%.4000s/profile", s->sp->dir);
 	argv[n++] = program;
 	argv[n++] = "-o";
-	argv[n++] = out;
+	argv[n++] = "profile";
 	for (i = 0; i < s->plan->nr; i++) {
-		path_of(s, &s->plan->phase[i], ".json", files[nr], sizeof(files[nr]));
-		if (s->out[i].ran && !lstat(files[nr], &st) && S_ISREG(st.st_mode))
+		name_of(&s->plan->phase[i], ".json", files[nr], sizeof(files[nr]));
+		if (s->out[i].ran && !fstatat(s->dirfd, files[nr], &st, AT_SYMLINK_NOFOLLOW) &&
+		    S_ISREG(st.st_mode))
 			argv[n++] = files[nr++];
 	}
 	argv[n] = NULL;
@@ -345,19 +360,29 @@ static int make_profile(const struct survey *s)
 		printf("SURVEY| no profile: no phase wrote a JSON file\n");
 		return -1;
 	}
-	if (mkdir(out, 0755)) {
-		printf("SURVEY| no profile: %s: %s\n", out, strerror(errno));
+	if (mkdirat(s->dirfd, "profile", 0755)) {
+		printf("SURVEY| no profile: %s/profile: %s\n", s->sp->dir, strerror(errno));
 		return -1;
 	}
-	ret = ls_cmd_run(argv, s->child_mask, text, sizeof(text), err, sizeof(err));
-	snprintf(log, sizeof(log), "%.4000s/profile.txt", out);
-	if (ls_write_file(log, copy_text, text, why, sizeof(why)))
-		fprintf(stderr, "latscope: %s: not written: %s\n", log, why);
+	/* In the directory, so that the pages name the files as they sit beside them. */
+	ret = ls_cmd_start_at(&c, argv, s->child_mask, s->dirfd);
 	if (ret) {
-		printf("SURVEY| no profile: %s\n", err);
+		printf("SURVEY| no profile: cannot run %s: %s\n", program, strerror(-ret));
 		return -1;
 	}
-	printf("SURVEY| the profile of %d files: %s/\n", nr, out);
+	ls_cmd_wait(&c, -1);
+	ls_cmd_output(&c, text, sizeof(text));
+	ls_cmd_close(&c);
+	held_path(s, "profile/profile.txt", log, sizeof(log));
+	if (ls_write_file(log, copy_text, text, why, sizeof(why)))
+		fprintf(stderr, "latscope: %s/profile/profile.txt: not written: %s\n",
+			s->sp->dir, why);
+	if (!WIFEXITED(c.status) || WEXITSTATUS(c.status)) {
+		printf("SURVEY| no profile: %s exited %d: %.200s\n", program,
+		       WIFEXITED(c.status) ? WEXITSTATUS(c.status) : -1, ls_last_line(text));
+		return -1;
+	}
+	printf("SURVEY| the profile of %d files: %s/profile/\n", nr, s->sp->dir);
 	return 0;
 }
 
@@ -393,6 +418,13 @@ int ls_survey_run(const struct ls_params *p, const struct ls_survey_params *sp,
 		free(s);
 		return LS_EXIT_SETUP;
 	}
+	s->dirfd = open(sp->dir, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (s->dirfd < 0) {
+		fprintf(stderr, "latscope: --survey %s: made, then not opened: %s\n", sp->dir,
+			strerror(errno));
+		free(s);
+		return LS_EXIT_SETUP;
+	}
 	s->p = p;
 	s->sp = sp;
 	s->plan = plan;
@@ -413,13 +445,14 @@ int ls_survey_run(const struct ls_params *p, const struct ls_survey_params *sp,
 	if (i < plan->nr)
 		printf("SURVEY| ended by a signal: %d of %d phases ran; the profile of what was measured follows\n",
 		       i + 1, plan->nr);
-	snprintf(path, sizeof(path), "%.4000s/survey.txt", sp->dir);
+	held_path(s, "survey.txt", path, sizeof(path));
 	if (ls_write_file(path, write_summary, s, why, sizeof(why))) {
-		fprintf(stderr, "latscope: %s: not written: %s\n", path, why);
+		fprintf(stderr, "latscope: %s/survey.txt: not written: %s\n", sp->dir, why);
 		failed = true;
 	}
 	failed |= make_profile(s) != 0;
 	ret = failed ? LS_EXIT_RUNTIME : LS_EXIT_OK;
+	close(s->dirfd);
 	free(s);
 	return ret;
 }
