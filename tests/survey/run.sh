@@ -11,7 +11,10 @@
 # files; and Ctrl-C during its second phase, the directory renamed and a
 # symlink put in its place just before: that phase ends with its files
 # written, the rest do not run, survey.txt says so, the profile of what
-# was measured is made, and every file is in the renamed directory. Root (the survey refuses nothing as a
+# was measured is made, and every file is in the renamed directory; then
+# --resume there (a wrong -T and a directory without survey.txt refused):
+# the done phase not run again, the interrupted one's files and the first
+# profile set aside, the rest run, every phase done. Root (the survey refuses nothing as a
 # user, but the fake device is opened as the CLI would). Ends with
 # "survey: N passed, N failed".
 # shellcheck disable=SC2016 # the inner bash -c expands them
@@ -113,7 +116,7 @@ for name, row in zip(names, rows):
 EOF
 
 # ---- Ctrl-C in the second phase, the directory swapped for a symlink before ----
-LD_PRELOAD=$work/fakedev.so "$bin" --survey "$work/i" -T 60s --survey-skip "$skip" \
+LD_PRELOAD=$work/fakedev.so "$bin" --survey "$work/i" -T 30s --survey-skip "$skip" \
 	>"$work/i.out" 2>&1 &
 pid=$!
 for _ in $(seq 600); do
@@ -138,9 +141,32 @@ check "Ctrl-C: the phase ended with its files, the rest not run" \
 check "Ctrl-C: the profile of what was measured" test -s "$d/profile/table.md"
 check "Ctrl-C: the interrupted run's JSON is whole" \
 	/usr/bin/python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$d/02-user-quiet.json"
+cp "$d/02-user-quiet.json" "$work/i-02.json" 2>/dev/null || true
 check "the directory renamed and a symlink put in its place: every file stayed in it" \
 	bash -c '[ -z "$(ls -A "$1")" ] && [ -s "$2/02-user-quiet.txt" ] && [ -s "$2/01-setup.txt" ]' \
 	_ "$work/elsewhere" "$d"
+
+# ---- --resume ----
+rc=0
+fake --survey "$d" --resume -T 40s --survey-skip "$skip" >"$work/r.out" 2>"$work/r.err" || rc=$?
+check "--resume with another -T: exit 3 ($rc), the plan named, nothing moved" \
+	bash -c '[ "$1" = 3 ] && grep -q "holds another plan" "$2" && [ ! -e "$3/profile.old1" ]' \
+	_ "$rc" "$work/r.err" "$d"
+rc=0
+fake --survey "$work/elsewhere" --resume -T 30s --survey-skip "$skip" >"$work/r.out" 2>"$work/r.err" || rc=$?
+check "--resume of a directory without survey.txt: exit 3 ($rc), said" \
+	bash -c '[ "$1" = 3 ] && grep -q "survey.txt: No such file" "$2"' _ "$rc" "$work/r.err"
+rc=0
+fake --survey "$d" --resume -T 30s --survey-skip "$skip" >"$work/r.out" 2>&1 || rc=$?
+check "--resume: exit 0 ($rc), the setup verdict not run again, the rest run" \
+	bash -c '[ "$1" = 0 ] && grep -q "^SURVEY| phase 1 of 4: 01-setup: done before" "$2" &&
+		[ "$(grep -c "^SURVEY| phase [2-4] of 4: .*: done, max" "$2")" = 3 ]' _ "$rc" "$work/r.out"
+check "--resume: survey.txt says every phase done" \
+	bash -c '[ "$(sed -n "/^Outcome:/,\$p" "$1/survey.txt" | grep -c " done")" = 4 ]' _ "$d"
+check "--resume: the interrupted phase's files and the first profile set aside, not overwritten" \
+	bash -c 'cmp -s "$2" "$1/02-user-quiet.json.old1" && test -s "$1/02-user-quiet.json" &&
+		test -s "$1/profile.old1/table.md" && test -s "$1/profile/table.md" &&
+		[ "$(grep "^| " "$1/profile/table.md" | grep -vc "^| run ")" = 3 ]' _ "$d" "$work/i-02.json"
 
 echo "survey: $passed passed, $failed failed"
 [ "$failed" = 0 ]

@@ -121,6 +121,8 @@ static void test_survey_options(void)
 		{ "--survey-plan --apply-setup", "--apply-setup" },
 		{ "--survey=", "--survey ''" },
 		{ "--survey-skip cost", "--survey" },
+		{ "--resume", "--survey DIR" },
+		{ "--survey-plan --resume", "--survey DIR" },
 	};
 	struct ls_options o;
 	char err[512] = "";
@@ -133,6 +135,8 @@ static void test_survey_options(void)
 			    "--survey-skip cost", &o, err) == LS_PARSE_RUN &&
 	      o.p.timeout_s == 1200 && o.survey.skip == LS_SKIP_COST && o.apply_setup,
 	      "survey: with -T, -c, -p, -P, --apply-setup and --survey-skip", "%s", err);
+	check(parse_options("--survey d --resume -T 10m", &o, err) == LS_PARSE_RUN &&
+	      o.survey.resume, "survey: --resume with --survey DIR", "%s", err);
 }
 
 void test_survey(void)

@@ -237,7 +237,7 @@ static int mode_check_setup(const struct mode_env *e)
 
 static bool is_survey(const struct ls_options *o)
 {
-	return o->survey.dir || o->survey.plan_only;
+	return o->survey.dir || o->survey.plan_only || o->survey.resume;
 }
 
 /*

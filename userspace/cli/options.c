@@ -554,6 +554,7 @@ static const struct opt opts[] = {
 	{ "survey-plan", 0, no_argument, SET(survey.plan_only, true) },
 	{ "survey-skip", 0, required_argument, HANDLER(survey_skip_value),
 	  .word = "phases, e.g. cost,classic" },
+	{ "resume", 0, no_argument, SET(survey.resume, true) },
 	{ "check-setup", 0, no_argument, SET(check_setup, true) },
 	{ "apply-setup", 0, no_argument, SET(apply_setup, true) },
 	{ "restore-setup", 0, no_argument, SET(restore_setup, true) },
@@ -849,13 +850,14 @@ static int check_exporter(struct ls_options *o, char *err, size_t errlen)
 static int check_survey(struct ls_options *o, const bool *given, char *err, size_t errlen)
 {
 	static const char *const allowed[] = {
-		"survey", "survey-plan", "survey-skip", "timeout", "duration", "cpu", "cpus", "period",
+		"survey", "survey-plan", "survey-skip", "resume", "timeout", "duration", "cpu",
+		"cpus", "period",
 		"priority", "apply-setup", "help", "version",
 	};
 	struct ls_survey_plan plan;
 	size_t i, k;
 
-	if (!o->survey.dir && !o->survey.plan_only)
+	if (!o->survey.dir && !o->survey.plan_only && !o->survey.resume)
 		return 0;
 	for (i = 0; i < NR_OPTS; i++) {
 		for (k = 0; given[i] && k < ARRAY_SIZE(allowed); k++)
@@ -870,6 +872,10 @@ static int check_survey(struct ls_options *o, const bool *given, char *err, size
 	if (o->survey.dir && (!o->survey.dir[0] || strlen(o->survey.dir) > LS_SURVEY_MAX_DIR)) {
 		ls_fail(err, errlen, "--survey '%.40s%s': give the directory to make and fill, at most %d characters",
 			o->survey.dir, strlen(o->survey.dir) > 40 ? "..." : "", LS_SURVEY_MAX_DIR);
+		return -1;
+	}
+	if (!o->survey.dir && o->survey.resume) {
+		ls_fail(err, errlen, "--resume carries on a survey: give its directory, --survey DIR");
 		return -1;
 	}
 	if (!o->survey.dir && o->apply_setup) {

@@ -37,7 +37,7 @@ static bool in_cost(const struct ls_options *o)
 
 static bool in_survey(const struct ls_options *o)
 {
-	return o->survey.dir || o->survey.plan_only;
+	return o->survey.dir || o->survey.plan_only || o->survey.resume;
 }
 
 static bool in_serve(const struct ls_options *o)

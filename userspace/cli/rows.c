@@ -100,6 +100,8 @@ static const struct ls_help_row rows[] = {
 					"each load, the setup verdict, the cost suite,\n"
 					"the profile; into <dir>, a new directory" },
 	{ "survey", "survey-plan", "", "print the plan for -T and exit" },
+	{ "survey", "resume", "", "carry on the survey in <dir> (the same -T and\n"
+				  "--survey-skip): the phases not done run" },
 	{ "survey", "survey-skip", "=<list>", "leave out the phases of these words: setup, cost,\n"
 					      "user, kernel, irq, quiet, grinder, neighbour,\n"
 					      "classic" },

@@ -31,15 +31,6 @@
 /* How long a phase that was asked to end may take to write its files. */
 #define STOP_GRACE_MS	120000
 
-/* A phase's outcome, for the progress lines and survey.txt. */
-struct outcome {
-	bool ran;
-	bool ok;
-	bool interrupted;
-	double max_us;			/* its RTS| maximum, < 0: none */
-	char said[200];			/* "done", or why not */
-};
-
 struct survey {
 	const struct ls_params *p;
 	const struct ls_survey_params *sp;
@@ -49,7 +40,7 @@ struct survey {
 	bool tty;
 	unsigned long long left_s;	/* the timer phases' seconds still to run */
 	double worst_us;		/* the largest RTS| maximum so far, < 0: none */
-	struct outcome out[LS_SURVEY_MAX_PHASES];
+	struct ls_phase_outcome out[LS_SURVEY_MAX_PHASES];
 };
 
 static bool stop_pending(void)
@@ -249,7 +240,7 @@ static void progress(const struct survey *s, int i, unsigned long long phase_lef
 static bool run_phase(struct survey *s, int i)
 {
 	const struct ls_phase *ph = &s->plan->phase[i];
-	struct outcome *o = &s->out[i];
+	struct ls_phase_outcome *o = &s->out[i];
 	struct argv_space a = { 0 };
 	unsigned long long waited = 0;
 	char log[4096], why[256] = "", text[4096], name[64];
@@ -335,6 +326,64 @@ static int write_summary(FILE *f, const void *arg)
 	return ferror(f) ? -1 : 0;
 }
 
+/* survey.txt, whole: after each phase, so that --resume knows what is done. */
+static int write_state(const struct survey *s)
+{
+	char path[64], why[256] = "";
+
+	held_path(s, "survey.txt", path, sizeof(path));
+	if (!ls_write_file(path, write_summary, s, why, sizeof(why)))
+		return 0;
+	fprintf(stderr, "latscope: %s/survey.txt: not written: %s\n", s->sp->dir, why);
+	return -1;
+}
+
+/* The files of a phase that runs again, set aside: none is overwritten. */
+static int set_aside_phase(const struct survey *s, const struct ls_phase *ph, char *err,
+			   size_t errlen)
+{
+	static const char *const exts[] = { ".json", ".plot", ".txt", "-latency.json" };
+	char name[64];
+	size_t k;
+
+	if (!s->sp->resume)
+		return 0;
+	for (k = 0; k < ARRAY_SIZE(exts); k++) {
+		name_of(ph, exts[k], name, sizeof(name));
+		if (ls_survey_set_aside(s->dirfd, name, err, errlen))
+			return -1;
+	}
+	return 0;
+}
+
+/*
+ * The directory: made (never an existing one) and opened; with --resume,
+ * opened and read (survey.txt), its earlier profile set aside.
+ */
+static int open_dir(struct survey *s, char *err, size_t errlen)
+{
+	const char *dir = s->sp->dir;
+
+	ls_warn_shared_dir(stderr, "--survey", dir);
+	if (!s->sp->resume && mkdir(dir, 0755)) {
+		ls_fail(err, errlen, "--survey %s: %s%s", dir, strerror(errno),
+			errno == EEXIST ?
+			": a survey writes into a new directory; --resume carries one on" : "");
+		return -1;
+	}
+	s->dirfd = open(dir, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (s->dirfd < 0) {
+		ls_fail(err, errlen, "--survey %s: %s", dir, strerror(errno));
+		return -1;
+	}
+	if (s->sp->resume && (ls_survey_read_state(s->dirfd, s->plan, s->out, err, errlen) ||
+			      ls_survey_set_aside(s->dirfd, "profile", err, errlen))) {
+		close(s->dirfd);
+		return -1;
+	}
+	return 0;
+}
+
 /* latscope-report on every JSON file the phases wrote, into DIR/profile. */
 static int make_profile(const struct survey *s)
 {
@@ -403,27 +452,13 @@ int ls_survey_run(const struct ls_params *p, const struct ls_survey_params *sp,
 		  const struct ls_survey_plan *plan, const sigset_t *child_mask)
 {
 	struct survey *s = calloc(1, sizeof(*s));
-	char path[4096], why[256] = "";
+	char err[512] = "";
 	bool failed = false;
 	int i, ret;
 
 	if (!s) {
 		fprintf(stderr, "latscope: out of memory\n");
 		return LS_EXIT_RUNTIME;
-	}
-	ls_warn_shared_dir(stderr, "--survey", sp->dir);
-	if (mkdir(sp->dir, 0755)) {
-		fprintf(stderr, "latscope: --survey %s: %s%s\n", sp->dir, strerror(errno),
-			errno == EEXIST ? ": a survey writes into a new directory" : "");
-		free(s);
-		return LS_EXIT_SETUP;
-	}
-	s->dirfd = open(sp->dir, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (s->dirfd < 0) {
-		fprintf(stderr, "latscope: --survey %s: made, then not opened: %s\n", sp->dir,
-			strerror(errno));
-		free(s);
-		return LS_EXIT_SETUP;
 	}
 	s->p = p;
 	s->sp = sp;
@@ -432,24 +467,43 @@ int ls_survey_run(const struct ls_params *p, const struct ls_survey_params *sp,
 	s->tty = isatty(STDOUT_FILENO);
 	s->left_s = plan->total_s;
 	s->worst_us = -1;
+	for (i = 0; i < plan->nr; i++)
+		s->out[i].max_us = -1;
+	if (open_dir(s, err, sizeof(err))) {
+		fprintf(stderr, "latscope: %s\n", err);
+		free(s);
+		return LS_EXIT_SETUP;
+	}
 	ls_survey_print_plan(stdout, plan);
-	printf("SURVEY| into %s/\n", sp->dir);
+	printf("SURVEY| into %s/%s\n", sp->dir, sp->resume ? ", carried on" : "");
 	fflush(stdout);
 	for (i = 0; i < plan->nr; i++) {
-		bool go_on = run_phase(s, i);
+		bool go_on;
 
-		failed |= !s->out[i].ok && !s->out[i].interrupted;
-		if (!go_on)
+		if (s->out[i].ran) {
+			s->left_s -= s->left_s > plan->phase[i].seconds ? plan->phase[i].seconds :
+									  s->left_s;
+			if (s->out[i].max_us > s->worst_us)
+				s->worst_us = s->out[i].max_us;
+			printf("SURVEY| phase %d of %d: %s: %s before\n", i + 1, plan->nr,
+			       plan->phase[i].name, s->out[i].said);
+			continue;
+		}
+		if (set_aside_phase(s, &plan->phase[i], err, sizeof(err))) {
+			fprintf(stderr, "latscope: %s\n", err);
+			failed = true;
 			break;
+		}
+		go_on = run_phase(s, i);
+		failed |= !s->out[i].ok && !s->out[i].interrupted;
+		failed |= write_state(s) != 0;
+		if (!go_on) {
+			printf("SURVEY| ended by a signal: %d of %d phases ran; the profile of what was measured follows\n",
+			       i + 1, plan->nr);
+			break;
+		}
 	}
-	if (i < plan->nr)
-		printf("SURVEY| ended by a signal: %d of %d phases ran; the profile of what was measured follows\n",
-		       i + 1, plan->nr);
-	held_path(s, "survey.txt", path, sizeof(path));
-	if (ls_write_file(path, write_summary, s, why, sizeof(why))) {
-		fprintf(stderr, "latscope: %s/survey.txt: not written: %s\n", sp->dir, why);
-		failed = true;
-	}
+	failed |= write_state(s) != 0;
 	failed |= make_profile(s) != 0;
 	ret = failed ? LS_EXIT_RUNTIME : LS_EXIT_OK;
 	close(s->dirfd);

@@ -21,6 +21,7 @@ struct ls_survey_params {
 	const char *dir;		/* --survey DIR: a new directory, NULL: none */
 	bool plan_only;			/* --survey-plan: print the plan, run nothing */
 	unsigned int skip;		/* --survey-skip: LS_SKIP_* bits */
+	bool resume;			/* --resume: carry on the survey in DIR */
 	char cpus[256];			/* -c/--cpus as a list for the phases, "": theirs */
 	int first_cpu;			/* the first of them: the cost suite's CPU */
 };
@@ -89,6 +90,20 @@ int ls_survey_plan(unsigned long long total_s, unsigned int skip, struct ls_surv
 		   char *err, size_t errlen);
 void ls_survey_print_plan(FILE *f, const struct ls_survey_plan *plan);
 const char *ls_survey_duration(unsigned long long s, char *buf, size_t len);
+
+/* A phase's outcome: for the progress lines and survey.txt, read back by --resume. */
+struct ls_phase_outcome {
+	bool ran;
+	bool ok;
+	bool interrupted;
+	double max_us;			/* its RTS| maximum, < 0: none */
+	char said[200];			/* "done", or why not */
+};
+
+/* resume.c */
+int ls_survey_read_state(int dirfd, const struct ls_survey_plan *plan,
+			 struct ls_phase_outcome *out, char *err, size_t errlen);
+int ls_survey_set_aside(int dirfd, const char *name, char *err, size_t errlen);
 
 /* run.c */
 int ls_survey_run(const struct ls_params *p, const struct ls_survey_params *sp,
