@@ -14,7 +14,9 @@
 # was measured is made, and every file is in the renamed directory; then
 # --resume there (a wrong -T and a directory without survey.txt refused):
 # the done phase not run again, the interrupted one's files and the first
-# profile set aside, the rest run, every phase done. Root (the survey refuses nothing as a
+# profile set aside, the rest run, every phase done. A full disk (a 4 KiB
+# tmpfs): every phase runs and fails, saying why, and what each measured
+# (its JSON, survey.txt) is on standard output instead. Root (the survey refuses nothing as a
 # user, but the fake device is opened as the CLI would). Ends with
 # "survey: N passed, N failed".
 # shellcheck disable=SC2016 # the inner bash -c expands them
@@ -23,7 +25,7 @@ umask 022
 top=$(cd "$(dirname "$0")/../.." && pwd)
 bin=$top/userspace/latscope
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+trap 'umount "$work/full" 2>/dev/null; rm -rf "$work"' EXIT
 passed=0
 failed=0
 
@@ -145,6 +147,32 @@ cp "$d/02-user-quiet.json" "$work/i-02.json" 2>/dev/null || true
 check "the directory renamed and a symlink put in its place: every file stayed in it" \
 	bash -c '[ -z "$(ls -A "$1")" ] && [ -s "$2/02-user-quiet.txt" ] && [ -s "$2/01-setup.txt" ]' \
 	_ "$work/elsewhere" "$d"
+
+# ---- a full disk: every phase runs, what it measured on standard output ----
+mkdir "$work/full"
+if mount -t tmpfs -o size=4k tmpfs "$work/full"; then
+	rc=0
+	fake --survey "$work/full/s" -T 30s --survey-skip "$skip,setup" >"$work/full.out" \
+		2>"$work/full.err" || rc=$?
+	umount "$work/full"
+	check "full disk: exit 1 ($rc), each of the 3 phases ran, failed, said why" \
+		bash -c '[ "$1" = 1 ] &&
+			[ "$(grep -c "^SURVEY| phase [1-3] of 3: .*failed, exit 1: a file not written" "$2")" = 3 ]' \
+		_ "$rc" "$work/full.out"
+	check "full disk: each phase's JSON on standard output, whole; survey.txt there once" \
+		/usr/bin/python3 - "$work/full.out" <<'EOF'
+import json, re, sys
+text = open(sys.argv[1]).read()
+for name in ("01-user-quiet", "02-kernel-quiet", "03-irq-quiet"):
+    m = re.search(r"=== latscope: %s.json could not be written, its content follows ===\n(.*?)"
+                  r"=== latscope: end of %s.json ===" % (name, name), text, re.S)
+    assert m, name
+    assert json.loads(m.group(1))["total"]["max"] > 0, name
+assert text.count("survey.txt could not be written") == 1, "survey.txt rescued once, at the end"
+EOF
+else
+	check "full disk: a tmpfs mounted (root)" false
+fi
 
 # ---- --resume ----
 rc=0

@@ -236,6 +236,29 @@ static void progress(const struct survey *s, int i, unsigned long long phase_lef
 	fflush(stdout);
 }
 
+/*
+ * Writes @name in the directory; if it cannot be (a full disk), prints it
+ * on standard output between marker lines instead, as a run does with its
+ * files: what was measured is not lost. 0, or -1.
+ */
+static int write_rescued(const struct survey *s, const char *name,
+			 int (*fill)(FILE *f, const void *arg), const void *arg)
+{
+	char path[4096], why[256] = "";
+
+	held_path(s, name, path, sizeof(path));
+	if (!ls_write_file(path, fill, arg, why, sizeof(why)))
+		return 0;
+	fprintf(stderr, "latscope: %s/%s: not written: %s; it follows on standard output instead\n",
+		s->sp->dir, name, why);
+	printf("=== latscope: %s/%s could not be written, its content follows ===\n",
+	       s->sp->dir, name);
+	fill(stdout, arg);
+	printf("=== latscope: end of %s/%s ===\n", s->sp->dir, name);
+	fflush(stdout);
+	return -1;
+}
+
 /* Runs phase @i; false if a signal asked the survey to end. */
 static bool run_phase(struct survey *s, int i)
 {
@@ -243,7 +266,7 @@ static bool run_phase(struct survey *s, int i)
 	struct ls_phase_outcome *o = &s->out[i];
 	struct argv_space a = { 0 };
 	unsigned long long waited = 0;
-	char log[4096], why[256] = "", text[4096], name[64];
+	char text[4096], name[64];
 	struct ls_cmd c;
 	int ret, status;
 
@@ -279,9 +302,7 @@ static bool run_phase(struct survey *s, int i)
 	status = c.status;
 	ls_cmd_output(&c, text, sizeof(text));
 	name_of(ph, ".txt", name, sizeof(name));
-	held_path(s, name, log, sizeof(log));
-	if (ls_write_file(log, copy_output, &c, why, sizeof(why)))
-		fprintf(stderr, "latscope: %s/%s: not written: %s\n", s->sp->dir, name, why);
+	write_rescued(s, name, copy_output, &c);
 	ls_cmd_close(&c);
 	o->max_us = rts_max(text);
 	if (o->max_us > s->worst_us)
@@ -295,6 +316,10 @@ static bool run_phase(struct survey *s, int i)
 		snprintf(o->said, sizeof(o->said), "done, max %.3f us", o->max_us);
 	else if (o->ok)
 		snprintf(o->said, sizeof(o->said), "done");
+	else if (WIFEXITED(status) && strstr(text, "=== latscope: end of "))
+		snprintf(o->said, sizeof(o->said),
+			 "failed, exit %d: a file not written (a full disk?), its content in what the phase printed",
+			 WEXITSTATUS(status));
 	else if (WIFEXITED(status))
 		snprintf(o->said, sizeof(o->said), "failed, exit %d: %.150s", WEXITSTATUS(status),
 			 ls_last_line(text));
@@ -327,10 +352,12 @@ static int write_summary(FILE *f, const void *arg)
 }
 
 /* survey.txt, whole: after each phase, so that --resume knows what is done. */
-static int write_state(const struct survey *s)
+static int write_state(const struct survey *s, bool last)
 {
 	char path[64], why[256] = "";
 
+	if (last)
+		return write_rescued(s, "survey.txt", write_summary, s);
 	held_path(s, "survey.txt", path, sizeof(path));
 	if (!ls_write_file(path, write_summary, s, why, sizeof(why)))
 		return 0;
@@ -387,7 +414,7 @@ static int open_dir(struct survey *s, char *err, size_t errlen)
 /* latscope-report on every JSON file the phases wrote, into DIR/profile. */
 static int make_profile(const struct survey *s)
 {
-	char program[4096], text[2048], log[4096], why[256] = "";
+	char program[4096], text[2048];
 	char files[LS_SURVEY_MAX_PHASES][64];
 	char *argv[LS_SURVEY_MAX_PHASES + 5];
 	struct ls_cmd c;
@@ -422,10 +449,7 @@ static int make_profile(const struct survey *s)
 	ls_cmd_wait(&c, -1);
 	ls_cmd_output(&c, text, sizeof(text));
 	ls_cmd_close(&c);
-	held_path(s, "profile/profile.txt", log, sizeof(log));
-	if (ls_write_file(log, copy_text, text, why, sizeof(why)))
-		fprintf(stderr, "latscope: %s/profile/profile.txt: not written: %s\n",
-			s->sp->dir, why);
+	write_rescued(s, "profile/profile.txt", copy_text, text);
 	if (!WIFEXITED(c.status) || WEXITSTATUS(c.status)) {
 		printf("SURVEY| no profile: %s exited %d: %.200s\n", program,
 		       WIFEXITED(c.status) ? WEXITSTATUS(c.status) : -1, ls_last_line(text));
@@ -496,14 +520,14 @@ int ls_survey_run(const struct ls_params *p, const struct ls_survey_params *sp,
 		}
 		go_on = run_phase(s, i);
 		failed |= !s->out[i].ok && !s->out[i].interrupted;
-		failed |= write_state(s) != 0;
+		failed |= write_state(s, false) != 0;
 		if (!go_on) {
 			printf("SURVEY| ended by a signal: %d of %d phases ran; the profile of what was measured follows\n",
 			       i + 1, plan->nr);
 			break;
 		}
 	}
-	failed |= write_state(s) != 0;
+	failed |= write_state(s, true) != 0;
 	failed |= make_profile(s) != 0;
 	ret = failed ? LS_EXIT_RUNTIME : LS_EXIT_OK;
 	close(s->dirfd);
