@@ -12,7 +12,8 @@
 # symlink put in its place just before: that phase ends with its files
 # written, the rest do not run, survey.txt says so, the profile of what
 # was measured is made, and every file is in the renamed directory; then
-# --resume there (a wrong -T and a directory without survey.txt refused):
+# --resume there (a wrong -T, another kernel in its system.txt and a
+# directory without survey.txt refused):
 # the done phase not run again, the interrupted one's files and the first
 # profile set aside, the rest run, every phase done. A full disk (a 4 KiB
 # tmpfs): every phase runs and fails, saying why, and what each measured
@@ -90,7 +91,7 @@ check "nothing made for a bad value" test ! -e "$work/x"
 rc=0
 fake --survey "$work/s" -T 30s --survey-skip "$skip" >"$work/s.out" 2>&1 || rc=$?
 check "short survey: exit 0 ($rc)" test "$rc" = 0
-for f in 01-setup.txt 02-user-quiet.json 02-user-quiet.plot 02-user-quiet.txt \
+for f in system.txt 01-setup.txt 02-user-quiet.json 02-user-quiet.plot 02-user-quiet.txt \
 	03-kernel-quiet.json 04-irq-quiet.json survey.txt profile/table.md profile/trust.md \
 	profile/histogram.png profile/profile.txt; do
 	check "short survey: $f written" test -s "$work/s/$f"
@@ -184,6 +185,14 @@ rc=0
 fake --survey "$work/elsewhere" --resume -T 30s --survey-skip "$skip" >"$work/r.out" 2>"$work/r.err" || rc=$?
 check "--resume of a directory without survey.txt: exit 3 ($rc), said" \
 	bash -c '[ "$1" = 3 ] && grep -q "survey.txt: No such file" "$2"' _ "$rc" "$work/r.err"
+cp "$d/system.txt" "$work/system.txt"
+sed -i 's/^kernel: .*/kernel: 4.19.0-other #1 SMP x86_64/' "$d/system.txt"
+rc=0
+fake --survey "$d" --resume -T 30s --survey-skip "$skip" >"$work/r.out" 2>"$work/r.err" || rc=$?
+check "--resume on another kernel: exit 3 ($rc), both named" \
+	bash -c '[ "$1" = 3 ] && grep -q "the survey ran on 4.19.0-other #1 SMP x86_64; this is $(uname -r)" "$2"' \
+	_ "$rc" "$work/r.err"
+cp "$work/system.txt" "$d/system.txt"
 rc=0
 fake --survey "$d" --resume -T 30s --survey-skip "$skip" >"$work/r.out" 2>&1 || rc=$?
 check "--resume: exit 0 ($rc), the setup verdict not run again, the rest run" \

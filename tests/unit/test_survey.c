@@ -6,6 +6,7 @@
  * values, what the parser refuses with --survey.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "survey/survey.h"
@@ -139,9 +140,66 @@ static void test_survey_options(void)
 	      o.survey.resume, "survey: --resume with --survey DIR", "%s", err);
 }
 
-void test_survey(void)
+/* system.txt from a fake root: x86's DMI and cpuinfo, then a device tree board's. */
+static void test_system(const char *dir)
+{
+	char root[4096], *text = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	snprintf(root, sizeof(root), "%s/survey-root", dir);
+	put_file(root, "sys/devices/virtual/dmi/id/sys_vendor", "Siemens AG\n");
+	put_file(root, "sys/devices/virtual/dmi/id/product_name", "SIMATIC IPC427E\n");
+	put_file(root, "sys/devices/virtual/dmi/id/bios_vendor", "American Megatrends\n");
+	put_file(root, "sys/devices/virtual/dmi/id/bios_version", "V21.01.09\n");
+	put_file(root, "sys/devices/virtual/dmi/id/bios_date", "03/12/2021\n");
+	put_file(root, "proc/cpuinfo", "processor\t: 0\nmodel name\t: Intel(R) Xeon(R) E-2124\n"
+		 "microcode\t: 0xf4\nmodel name with more: no\nprocessor\t: 1\n"
+		 "microcode\t: 0xf5\n");
+	put_file(root, "sys/devices/system/cpu/online", "0-3\n");
+	put_file(root, "sys/devices/system/cpu/isolated", "\n");
+	put_file(root, "proc/cmdline", "isolcpus=3 quiet\n");
+	put_file(root, "proc/modules", "latscope 61440 0 - Live 0x0\ngpio_sim 20480 0 - Live 0x0\n");
+	put_file(root, "sys/module/latscope/version", "0.1.0\n");
+	f = open_memstream(&text, &len);
+	check(f && !ls_survey_system(f, root), "survey: system.txt written", " ");
+	if (f)
+		fclose(f);
+	check(text && strstr(text, "board: Siemens AG SIMATIC IPC427E\n") &&
+	      strstr(text, "device tree model: unknown\n") &&
+	      strstr(text, "firmware: American Megatrends V21.01.09 (03/12/2021)\n") &&
+	      strstr(text, "cpu: Intel(R) Xeon(R) E-2124\n") && strstr(text, "microcode: 0xf4\n") &&
+	      strstr(text, "cpus online: 0-3\n") && strstr(text, "cpus isolated: none\n") &&
+	      strstr(text, "command line: isolcpus=3 quiet\n") &&
+	      strstr(text, "clocksource: unknown\n") &&
+	      strstr(text, "latscope: " LS_VERSION ", driver 0.1.0\n") &&
+	      strstr(text, "modules (2): latscope, gpio_sim\n"),
+	      "survey: system.txt of an x86 board: DMI, the first CPU's model and microcode, empty and missing files said",
+	      "%s", text ? text : "(none)");
+	free(text);
+	text = NULL;
+	snprintf(root, sizeof(root), "%s/survey-root-dt", dir);
+	put_file(root, "proc/device-tree/model", "Raspberry Pi 4 Model B Rev 1.4");
+	put_file(root, "proc/cpuinfo", "processor\t: 0\nBogoMIPS\t: 108.00\n"
+		 "Model\t\t: Raspberry Pi 4 Model B Rev 1.4\n");
+	f = open_memstream(&text, &len);
+	if (f) {
+		ls_survey_system(f, root);
+		fclose(f);
+	}
+	check(text && strstr(text, "board: unknown unknown\n") &&
+	      strstr(text, "device tree model: Raspberry Pi 4 Model B Rev 1.4\n") &&
+	      strstr(text, "cpu: Raspberry Pi 4 Model B Rev 1.4\n") &&
+	      strstr(text, "modules (0): unknown\n"),
+	      "survey: system.txt of a device tree board", "%s", text ? text : "(none)");
+	free(text);
+}
+
+void test_survey(const char *dir)
 {
 	test_plan_sums();
 	test_plan_skip();
 	test_survey_options();
+	if (dir)
+		test_system(dir);
 }

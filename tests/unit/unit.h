@@ -51,7 +51,7 @@ void test_latmon_sums(void);
 void test_cost(const char *dir);
 
 /* test_survey.c */
-void test_survey(void);
+void test_survey(const char *dir);
 
 /* test_file.c */
 void test_file(const char *dir);

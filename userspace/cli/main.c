@@ -271,6 +271,7 @@ static int mode_survey(const struct mode_env *e)
 	else if (o->cpus_opt)
 		ls_format_cpu_list(&cpus, sp.cpus, sizeof(sp.cpus));
 	sp.first_cpu = first_measured_cpu(&o->p, e->sys);
+	sp.root = e->root;
 	setup = calloc(1, sizeof(*setup));
 	if (!setup) {
 		fprintf(stderr, "latscope: out of memory\n");

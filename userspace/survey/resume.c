@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include "survey/survey.h"
@@ -131,4 +132,46 @@ int ls_survey_set_aside(int dirfd, const char *name, char *err, size_t errlen)
 	}
 	ls_fail(err, errlen, "--resume: %s not set aside: %s", name, strerror(errno));
 	return -1;
+}
+
+/**
+ * ls_survey_same_kernel() - whether the survey in @dirfd ran on this kernel
+ * @dirfd: the survey's directory
+ * @err: the two kernels, if not
+ * @errlen: its size
+ *
+ * A survey carried on after a reboot into another kernel would put two
+ * kernels' figures in one profile. system.txt's "kernel:" line is compared
+ * with uname's; a survey without one (no system.txt) is not refused.
+ *
+ * Return: 0, or -1 if the kernels differ.
+ */
+int ls_survey_same_kernel(int dirfd, char *err, size_t errlen)
+{
+	char line[1024], now[1024];
+	struct utsname u;
+	FILE *f;
+	int fd = openat(dirfd, "system.txt", O_RDONLY | O_NOFOLLOW | O_CLOEXEC), ret = 0;
+
+	if (fd < 0 || uname(&u))
+		goto out;
+	f = fdopen(fd, "r");
+	if (!f)
+		goto out;
+	fd = -1;
+	snprintf(now, sizeof(now), "kernel: %s %s %s", u.release, u.version, u.machine);
+	while (fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = '\0';
+		if (strncmp(line, "kernel: ", 8) || !strcmp(line, now))
+			continue;
+		ls_fail(err, errlen, "--resume: the survey ran on %.200s; this is %.200s: start a new survey for this kernel",
+			line + 8, now + 8);
+		ret = -1;
+		break;
+	}
+	fclose(f);
+out:
+	if (fd >= 0)
+		close(fd);
+	return ret;
 }

@@ -336,6 +336,11 @@ static int copy_text(FILE *f, const void *arg)
 	return ferror(f) ? -1 : 0;
 }
 
+static int write_system(FILE *f, const void *root)
+{
+	return ls_survey_system(f, root);
+}
+
 /* survey.txt: the plan, then each phase's outcome. */
 static int write_summary(FILE *f, const void *arg)
 {
@@ -404,6 +409,7 @@ static int open_dir(struct survey *s, char *err, size_t errlen)
 		return -1;
 	}
 	if (s->sp->resume && (ls_survey_read_state(s->dirfd, s->plan, s->out, err, errlen) ||
+			      ls_survey_same_kernel(s->dirfd, err, errlen) ||
 			      ls_survey_set_aside(s->dirfd, "profile", err, errlen))) {
 		close(s->dirfd);
 		return -1;
@@ -498,6 +504,8 @@ int ls_survey_run(const struct ls_params *p, const struct ls_survey_params *sp,
 		free(s);
 		return LS_EXIT_SETUP;
 	}
+	if (!sp->resume)
+		failed |= write_rescued(s, "system.txt", write_system, sp->root) != 0;
 	ls_survey_print_plan(stdout, plan);
 	printf("SURVEY| into %s/%s\n", sp->dir, sp->resume ? ", carried on" : "");
 	fflush(stdout);

@@ -22,6 +22,7 @@ struct ls_survey_params {
 	bool plan_only;			/* --survey-plan: print the plan, run nothing */
 	unsigned int skip;		/* --survey-skip: LS_SKIP_* bits */
 	bool resume;			/* --resume: carry on the survey in DIR */
+	const char *root;		/* LATSCOPE_ROOT: the tests' /proc and /sys, NULL: / */
 	char cpus[256];			/* -c/--cpus as a list for the phases, "": theirs */
 	int first_cpu;			/* the first of them: the cost suite's CPU */
 };
@@ -100,10 +101,14 @@ struct ls_phase_outcome {
 	char said[200];			/* "done", or why not */
 };
 
+/* system.c */
+int ls_survey_system(FILE *f, const char *root);
+
 /* resume.c */
 int ls_survey_read_state(int dirfd, const struct ls_survey_plan *plan,
 			 struct ls_phase_outcome *out, char *err, size_t errlen);
 int ls_survey_set_aside(int dirfd, const char *name, char *err, size_t errlen);
+int ls_survey_same_kernel(int dirfd, char *err, size_t errlen);
 
 /* run.c */
 int ls_survey_run(const struct ls_params *p, const struct ls_survey_params *sp,
