@@ -145,6 +145,7 @@ int ls_parse_uint(const char *s, unsigned long long min,
 		  unsigned long long max, unsigned long long *out);
 int ls_read_line(const char *path, char *buf, size_t len);
 bool ls_in_path(const char *name);
+void ls_companion(const char *env, const char *name, char *buf, size_t len);
 bool ls_word_in_list(const char *list, const char *word);
 
 /* cpulist.c */

@@ -76,6 +76,39 @@ int ls_read_line(const char *path, char *buf, size_t len)
 	return ret;
 }
 
+/**
+ * ls_companion() - where a program latscope runs is: @env, else beside latscope
+ * @env: the environment variable that names it (LATSCOPE_EVT), or NULL
+ * @name: its file name, "latscope-evt"
+ * @buf: its path: @env's value, made absolute if it is relative (a child
+ *	may run in another directory), else @name beside /proc/self/exe if
+ *	it is there, else @name alone, for execvp() to find in $PATH
+ * @len: @buf's size
+ */
+void ls_companion(const char *env, const char *name, char *buf, size_t len)
+{
+	const char *value = env ? getenv(env) : NULL;
+	char self[4096];
+	ssize_t n;
+
+	if (value && value[0]) {
+		if (value[0] == '/' || !getcwd(self, sizeof(self) - 1))
+			snprintf(buf, len, "%s", value);
+		else
+			snprintf(buf, len, "%.4000s/%s", self, value);
+		return;
+	}
+	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n > 0) {
+		self[n] = '\0';
+		*strrchr(self, '/') = '\0';
+		snprintf(buf, len, "%.4000s/%s", self, name);
+		if (!access(buf, X_OK))
+			return;
+	}
+	snprintf(buf, len, "%s", name);
+}
+
 /* Whether @name is an executable in $PATH (an empty entry is "."). */
 bool ls_in_path(const char *name)
 {

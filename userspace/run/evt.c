@@ -26,28 +26,6 @@
 #define EVT_TIMEOUT_MS		30000
 #define EVT_OUT_MAX		(64 * 1024)
 
-/* LATSCOPE_EVT, else latscope-evt beside this program, else in $PATH. */
-static void evt_program(char *buf, size_t len)
-{
-	const char *env = getenv("LATSCOPE_EVT");
-	char self[4096];
-	ssize_t n;
-
-	if (env && env[0]) {
-		snprintf(buf, len, "%s", env);
-		return;
-	}
-	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	if (n > 0) {
-		self[n] = '\0';
-		*strrchr(self, '/') = '\0';
-		snprintf(buf, len, "%.4000s/latscope-evt", self);
-		if (!access(buf, X_OK))
-			return;
-	}
-	snprintf(buf, len, "latscope-evt");
-}
-
 /* The report as JSON in a memory file, rewound: its descriptor, or -1. */
 static int json_file(const struct ls_report *r)
 {
@@ -164,7 +142,7 @@ void ls_evt_estimate(struct ls_report *r)
 	r->evt_line[0] = '\0';
 	if (!r->timeline || !r->total.samples || r->duration_s < LS_EVT_MIN_SECONDS)
 		return;
-	evt_program(prog, sizeof(prog));
+	ls_companion("LATSCOPE_EVT", "latscope-evt", prog, sizeof(prog));
 	out = malloc(EVT_OUT_MAX);
 	in = out ? json_file(r) : -1;
 	if (in < 0) {

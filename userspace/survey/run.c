@@ -52,31 +52,6 @@ static bool stop_pending(void)
 	       sigismember(&pending, SIGHUP);
 }
 
-/* LATSCOPE_REPORT, else latscope-report beside this program, else in $PATH. */
-static void report_program(char *buf, size_t len)
-{
-	const char *env = getenv("LATSCOPE_REPORT");
-	char self[4096];
-	ssize_t n;
-
-	/* Absolute: the child runs in the survey's directory. */
-	if (env && env[0]) {
-		if (!realpath(env, self))
-			snprintf(self, sizeof(self), "%.4000s", env);
-		snprintf(buf, len, "%s", self);
-		return;
-	}
-	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	if (n > 0) {
-		self[n] = '\0';
-		*strrchr(self, '/') = '\0';
-		snprintf(buf, len, "%.4000s/latscope-report", self);
-		if (!access(buf, X_OK))
-			return;
-	}
-	snprintf(buf, len, "latscope-report");
-}
-
 /* A phase's file, relative to the directory: as its child names it. */
 static void name_of(const struct ls_phase *ph, const char *ext, char *buf, size_t len)
 {
@@ -427,7 +402,7 @@ static int make_profile(const struct survey *s)
 	struct stat st;
 	int i, n = 0, nr = 0, ret;
 
-	report_program(program, sizeof(program));
+	ls_companion("LATSCOPE_REPORT", "latscope-report", program, sizeof(program));
 	argv[n++] = program;
 	argv[n++] = "-o";
 	argv[n++] = "profile";
