@@ -12,8 +12,8 @@
 # symlink put in its place just before: that phase ends with its files
 # written, the rest do not run, survey.txt says so, the profile of what
 # was measured is made, and every file is in the renamed directory; then
-# --resume there (a wrong -T, another kernel in its system.txt and a
-# directory without survey.txt refused):
+# --resume there (a wrong -T or period, another kernel in its system.txt,
+# a directory others can write and one without survey.txt refused):
 # the done phase not run again, the interrupted one's files and the first
 # profile set aside, the rest run, every phase done. A full disk (a 4 KiB
 # tmpfs): every phase runs and fails, saying why, and what each measured
@@ -26,7 +26,7 @@ umask 022
 top=$(cd "$(dirname "$0")/../.." && pwd)
 bin=$top/userspace/latscope
 work=$(mktemp -d)
-trap 'umount "$work/full" 2>/dev/null; rm -rf "$work"' EXIT
+trap 'umount "$work/full" 2>/dev/null || true; rm -rf "$work"' EXIT
 passed=0
 failed=0
 
@@ -185,6 +185,17 @@ rc=0
 fake --survey "$work/elsewhere" --resume -T 30s --survey-skip "$skip" >"$work/r.out" 2>"$work/r.err" || rc=$?
 check "--resume of a directory without survey.txt: exit 3 ($rc), said" \
 	bash -c '[ "$1" = 3 ] && grep -q "survey.txt: No such file" "$2"' _ "$rc" "$work/r.err"
+rc=0
+fake --survey "$d" --resume -T 30s -p 500 --survey-skip "$skip" >"$work/r.out" 2>"$work/r.err" || rc=$?
+check "--resume with another period: exit 3 ($rc), the settings named" \
+	bash -c '[ "$1" = 3 ] && grep -q "other settings than CPUs .*period 500 us" "$2"' _ "$rc" "$work/r.err"
+chmod g+w "$d"
+rc=0
+fake --survey "$d" --resume -T 30s --survey-skip "$skip" >"$work/r.out" 2>"$work/r.err" || rc=$?
+chmod g-w "$d"
+check "--resume in a directory others can write: exit 3 ($rc), refused" \
+	bash -c '[ "$1" = 3 ] && grep -q "writable by others (mode 0775)" "$2" && [ ! -e "$3/profile.old1" ]' \
+	_ "$rc" "$work/r.err" "$d"
 cp "$d/system.txt" "$work/system.txt"
 sed -i 's/^kernel: .*/kernel: 4.19.0-other #1 SMP x86_64/' "$d/system.txt"
 rc=0

@@ -249,6 +249,7 @@ static int mode_survey(const struct mode_env *e)
 	const struct ls_options *o = e->o;
 	struct ls_survey_params sp = o->survey;
 	struct ls_setup_undo undo = { 0 };
+	struct ls_survey *survey = NULL;
 	struct ls_survey_plan plan;
 	struct ls_setup *setup;
 	sigset_t signals, old;
@@ -278,9 +279,14 @@ static int mode_survey(const struct mode_env *e)
 		return LS_EXIT_RUNTIME;
 	}
 	ls_block_signals(&signals, &old);
-	ret = setup_verdict(o, e->root, &cpus, setup, &undo);
+	/* The directory first: one that cannot be used leaves the board as it was. */
+	ret = ls_survey_open(&o->p, &sp, &plan, &old, &survey);
 	if (ret == LS_EXIT_OK)
-		ret = ls_survey_run(&o->p, &sp, &plan, &old);
+		ret = setup_verdict(o, e->root, &cpus, setup, &undo);
+	if (ret == LS_EXIT_OK)
+		ret = ls_survey_run(survey);
+	else
+		ls_survey_close(survey);
 	ls_setup_restore(&undo);
 	ls_unblock_signals(&signals, &old);
 	free(setup);

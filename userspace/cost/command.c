@@ -40,7 +40,7 @@ int ls_cmd_start_at(struct ls_cmd *c, char *const argv[], const sigset_t *mask, 
 		return -e;
 	}
 	if (!c->pid) {
-		int null = open("/dev/null", O_RDONLY);
+		int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
 
 		if (dirfd >= 0 && fchdir(dirfd)) {
 			dprintf(c->fd, "cannot run %s: %s\n", argv[0], strerror(errno));

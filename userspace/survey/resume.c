@@ -41,6 +41,7 @@ static ssize_t read_state_file(int dirfd, char *buf, size_t len)
  * ls_survey_read_state() - what an earlier run of this survey did
  * @dirfd: the survey's directory
  * @plan: the plan asked for now
+ * @settings: its "settings:" line, what every phase is given now
  * @out: each phase's outcome, filled for the phases survey.txt says are done
  * @err: why not
  * @errlen: its size
@@ -48,10 +49,10 @@ static ssize_t read_state_file(int dirfd, char *buf, size_t len)
  * Return: 0; -1 if survey.txt is missing or unreadable, or holds another
  * plan.
  */
-int ls_survey_read_state(int dirfd, const struct ls_survey_plan *plan,
+int ls_survey_read_state(int dirfd, const struct ls_survey_plan *plan, const char *settings,
 			 struct ls_phase_outcome *out, char *err, size_t errlen)
 {
-	char *text = malloc(STATE_MAX), *now = NULL, *outcome, *held;
+	char *text = malloc(STATE_MAX), *now = NULL, *outcome, *held, *at;
 	size_t now_len = 0;
 	FILE *f;
 	ssize_t n;
@@ -80,6 +81,12 @@ int ls_survey_read_state(int dirfd, const struct ls_survey_plan *plan,
 	if (!held || !outcome || (size_t)(outcome - held) != now_len ||
 	    memcmp(held, now, now_len)) {
 		ls_fail(err, errlen, "--resume: its survey.txt holds another plan: give the -T and --survey-skip of its first line");
+		goto out;
+	}
+	at = strstr(text, settings);
+	if (!at || at == text || at[-1] != '\n' || at[strlen(settings)] != '\n') {
+		ls_fail(err, errlen, "--resume: its survey.txt says other settings than %.200s: give the -c/--cpus, -p and -P of its first line",
+			settings + strlen("settings: "));
 		goto out;
 	}
 	for (i = 0; i < plan->nr; i++) {

@@ -30,26 +30,56 @@
 
 /* How long a phase that was asked to end may take to write its files. */
 #define STOP_GRACE_MS	120000
+/*
+ * How much longer than its -T a timer phase may take (warm-up, the EVT
+ * estimate, its files), and the setup verdict at all, before it is
+ * ended: a child stuck in the driver does not hold the survey forever.
+ */
+#define OVERRUN_S	120
+/* A timer phase that ended this much before its -T did not run its course. */
+#define EARLY_S		3
 
-struct survey {
+struct ls_survey {
 	const struct ls_params *p;
 	const struct ls_survey_params *sp;
 	const struct ls_survey_plan *plan;
 	const sigset_t *child_mask;
 	int dirfd;			/* the directory, O_PATH */
+	char settings[320];		/* what every phase is given, which --resume compares */
+	bool stopped;			/* a signal asked the survey to end */
 	bool tty;
 	unsigned long long left_s;	/* the timer phases' seconds still to run */
 	double worst_us;		/* the largest RTS| maximum so far, < 0: none */
 	struct ls_phase_outcome out[LS_SURVEY_MAX_PHASES];
 };
 
-static bool stop_pending(void)
+/*
+ * Whether a signal that ends the survey (Ctrl-C, SIGTERM, SIGHUP, SIGQUIT;
+ * blocked meanwhile) came since the last call: it is taken, and the
+ * survey stopped. A second one ends the profile's making too.
+ */
+static bool new_stop(struct ls_survey *s)
 {
-	sigset_t pending;
+	static const struct timespec now = { 0 };
+	sigset_t set;
 
-	sigpending(&pending);
-	return sigismember(&pending, SIGINT) || sigismember(&pending, SIGTERM) ||
-	       sigismember(&pending, SIGHUP);
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	sigaddset(&set, SIGQUIT);
+	if (sigtimedwait(&set, NULL, &now) <= 0)
+		return false;
+	s->stopped = true;
+	return true;
+}
+
+/* The first @len - 1 bytes of what @c printed, NUL-ended: the summary is near its top. */
+static void output_head(const struct ls_cmd *c, char *buf, size_t len)
+{
+	ssize_t n = pread(c->fd, buf, len - 1, 0);
+
+	buf[n > 0 ? n : 0] = '\0';
 }
 
 /* A phase's file, relative to the directory: as its child names it. */
@@ -59,7 +89,7 @@ static void name_of(const struct ls_phase *ph, const char *ext, char *buf, size_
 }
 
 /* A file in the directory, as the survey names it: through its descriptor. */
-static void held_path(const struct survey *s, const char *name, char *buf, size_t len)
+static void held_path(const struct ls_survey *s, const char *name, char *buf, size_t len)
 {
 	snprintf(buf, len, "/proc/self/fd/%d/%s", s->dirfd, name);
 }
@@ -78,7 +108,7 @@ static void add_arg(struct argv_space *a, int *n, const char *arg)
 	a->argv[*n] = NULL;
 }
 
-static void cpus_args(const struct survey *s, struct argv_space *a, int *n, bool one)
+static void cpus_args(const struct ls_survey *s, struct argv_space *a, int *n, bool one)
 {
 	if (!s->sp->cpus[0])
 		return;
@@ -92,7 +122,7 @@ static void cpus_args(const struct survey *s, struct argv_space *a, int *n, bool
 	add_arg(a, n, s->sp->cpus);
 }
 
-static void phase_argv(const struct survey *s, const struct ls_phase *ph, struct argv_space *a)
+static void phase_argv(const struct ls_survey *s, const struct ls_phase *ph, struct argv_space *a)
 {
 	static const char *const ctx_flag[] = {
 		[LATSCOPE_CTX_IRQ] = "-i", [LATSCOPE_CTX_KERNEL] = "-k",
@@ -182,7 +212,7 @@ static int copy_output(FILE *f, const void *arg)
 	return n < 0 ? -1 : 0;
 }
 
-static void progress(const struct survey *s, int i, unsigned long long phase_left, bool end)
+static void progress(const struct ls_survey *s, int i, unsigned long long phase_left, bool end)
 {
 	const struct ls_phase *ph = &s->plan->phase[i];
 	char t[32], u[32], worst[48] = "";
@@ -216,7 +246,7 @@ static void progress(const struct survey *s, int i, unsigned long long phase_lef
  * on standard output between marker lines instead, as a run does with its
  * files: what was measured is not lost. 0, or -1.
  */
-static int write_rescued(const struct survey *s, const char *name,
+static int write_rescued(const struct ls_survey *s, const char *name,
 			 int (*fill)(FILE *f, const void *arg), const void *arg)
 {
 	char path[4096], why[256] = "";
@@ -235,13 +265,14 @@ static int write_rescued(const struct survey *s, const char *name,
 }
 
 /* Runs phase @i; false if a signal asked the survey to end. */
-static bool run_phase(struct survey *s, int i)
+static bool run_phase(struct ls_survey *s, int i)
 {
 	const struct ls_phase *ph = &s->plan->phase[i];
 	struct ls_phase_outcome *o = &s->out[i];
 	struct argv_space a = { 0 };
-	unsigned long long waited = 0;
-	char text[4096], name[64];
+	unsigned long long waited = 0, deadline;
+	char text[4096], head[16384], name[64];
+	bool overran = false;
 	struct ls_cmd c;
 	int ret, status;
 
@@ -254,11 +285,18 @@ static bool run_phase(struct survey *s, int i)
 		snprintf(o->said, sizeof(o->said), "failed: cannot start latscope: %s",
 			 strerror(-ret));
 		progress(s, i, 0, true);
-		return !stop_pending();
+		return !new_stop(s) && !s->stopped;
 	}
+	/* The cost suite is untimed: it takes what it takes. */
+	deadline = ph->kind == LS_PHASE_COST ? 0 : ph->seconds + OVERRUN_S;
 	while (ls_cmd_wait(&c, 1000)) {
-		if (stop_pending()) {
+		if (new_stop(s)) {
 			o->interrupted = true;
+			ls_cmd_stop(&c, SIGTERM, STOP_GRACE_MS);
+			break;
+		}
+		if (deadline && waited >= deadline) {
+			overran = true;
 			ls_cmd_stop(&c, SIGTERM, STOP_GRACE_MS);
 			break;
 		}
@@ -269,23 +307,33 @@ static bool run_phase(struct survey *s, int i)
 			progress(s, i, ph->seconds > waited ? ph->seconds - waited : 0, false);
 	}
 	/* A stop that came while the phase was ending: it did not run to its end either. */
-	if (stop_pending())
+	if (new_stop(s))
 		o->interrupted = true;
 	/* Seconds a phase ended early or late by do not move what is left of the others. */
 	s->left_s -= ph->seconds > waited ? (ph->seconds - waited < s->left_s ?
 					    ph->seconds - waited : s->left_s) : 0;
 	status = c.status;
 	ls_cmd_output(&c, text, sizeof(text));
+	output_head(&c, head, sizeof(head));
 	name_of(ph, ".txt", name, sizeof(name));
 	write_rescued(s, name, copy_output, &c);
 	ls_cmd_close(&c);
-	o->max_us = rts_max(text);
+	o->max_us = rts_max(head);
 	if (o->max_us > s->worst_us)
 		s->worst_us = o->max_us;
-	o->ok = WIFEXITED(status) && (!WEXITSTATUS(status) ||
-				      (ph->kind == LS_PHASE_SETUP &&
-				       WEXITSTATUS(status) == LS_EXIT_SETUP_COSTS));
-	if (o->interrupted)
+	o->ok = !overran && WIFEXITED(status) &&
+		(!WEXITSTATUS(status) ||
+		 (ph->kind == LS_PHASE_SETUP && WEXITSTATUS(status) == LS_EXIT_SETUP_COSTS));
+	/* Ended by a signal of its own (one sent to it alone): not a whole phase. */
+	if (o->ok && ph->kind == LS_PHASE_TIMER && waited + EARLY_S < ph->seconds)
+		o->interrupted = true;
+	if (overran)
+		snprintf(o->said, sizeof(o->said), "failed: still running %d s past its time, ended",
+			 OVERRUN_S);
+	else if (o->interrupted && o->ok)
+		snprintf(o->said, sizeof(o->said), "interrupted after %llu s of %llu, its files written",
+			 waited, ph->seconds);
+	else if (o->interrupted)
 		snprintf(o->said, sizeof(o->said), "interrupted, its files written as far as it ran");
 	else if (o->ok && o->max_us >= 0)
 		snprintf(o->said, sizeof(o->said), "done, max %.3f us", o->max_us);
@@ -302,7 +350,7 @@ static bool run_phase(struct survey *s, int i)
 		snprintf(o->said, sizeof(o->said), "failed, killed by signal %d",
 			 WIFSIGNALED(status) ? WTERMSIG(status) : 0);
 	progress(s, i, 0, true);
-	return !o->interrupted && !stop_pending();
+	return !s->stopped;
 }
 
 static int copy_text(FILE *f, const void *arg)
@@ -319,10 +367,10 @@ static int write_system(FILE *f, const void *root)
 /* survey.txt: the plan, then each phase's outcome. */
 static int write_summary(FILE *f, const void *arg)
 {
-	const struct survey *s = arg;
+	const struct ls_survey *s = arg;
 	int i;
 
-	fprintf(f, "latscope survey, %s\n\n", s->p->cmdline);
+	fprintf(f, "latscope survey, %s\n%s\n\n", s->p->cmdline, s->settings);
 	ls_survey_print_plan(f, s->plan);
 	fprintf(f, "\nOutcome:\n");
 	for (i = 0; i < s->plan->nr; i++)
@@ -332,7 +380,7 @@ static int write_summary(FILE *f, const void *arg)
 }
 
 /* survey.txt, whole: after each phase, so that --resume knows what is done. */
-static int write_state(const struct survey *s, bool last)
+static int write_state(const struct ls_survey *s, bool last)
 {
 	char path[64], why[256] = "";
 
@@ -346,7 +394,7 @@ static int write_state(const struct survey *s, bool last)
 }
 
 /* The files of a phase that runs again, set aside: none is overwritten. */
-static int set_aside_phase(const struct survey *s, const struct ls_phase *ph, char *err,
+static int set_aside_phase(const struct ls_survey *s, const struct ls_phase *ph, char *err,
 			   size_t errlen)
 {
 	static const char *const exts[] = { ".json", ".plot", ".txt", "-latency.json" };
@@ -367,9 +415,10 @@ static int set_aside_phase(const struct survey *s, const struct ls_phase *ph, ch
  * The directory: made (never an existing one) and opened; with --resume,
  * opened and read (survey.txt), its earlier profile set aside.
  */
-static int open_dir(struct survey *s, char *err, size_t errlen)
+static int open_dir(struct ls_survey *s, char *err, size_t errlen)
 {
 	const char *dir = s->sp->dir;
+	struct stat st = { 0 };
 
 	ls_warn_shared_dir(stderr, "--survey", dir);
 	if (!s->sp->resume && mkdir(dir, 0755)) {
@@ -383,7 +432,19 @@ static int open_dir(struct survey *s, char *err, size_t errlen)
 		ls_fail(err, errlen, "--survey %s: %s", dir, strerror(errno));
 		return -1;
 	}
-	if (s->sp->resume && (ls_survey_read_state(s->dirfd, s->plan, s->out, err, errlen) ||
+	/*
+	 * Another user's directory, or one others can write, may have been
+	 * put in place of ours (a shared parent): its survey.txt, and a
+	 * symlink it holds at profile/, are theirs. Refused.
+	 */
+	if (fstat(s->dirfd, &st) || st.st_uid != geteuid() || (st.st_mode & 0022)) {
+		ls_fail(err, errlen, "--survey %s: not this user's, or writable by others (mode %04o): a survey writes only into a directory of its own",
+			dir, (unsigned int)(st.st_mode & 07777));
+		close(s->dirfd);
+		return -1;
+	}
+	if (s->sp->resume && (ls_survey_read_state(s->dirfd, s->plan, s->settings, s->out,
+						   err, errlen) ||
 			      ls_survey_same_kernel(s->dirfd, err, errlen) ||
 			      ls_survey_set_aside(s->dirfd, "profile", err, errlen))) {
 		close(s->dirfd);
@@ -393,7 +454,7 @@ static int open_dir(struct survey *s, char *err, size_t errlen)
 }
 
 /* latscope-report on every JSON file the phases wrote, into DIR/profile. */
-static int make_profile(const struct survey *s)
+static int make_profile(struct ls_survey *s)
 {
 	char program[4096], text[2048];
 	char files[LS_SURVEY_MAX_PHASES][64];
@@ -427,7 +488,10 @@ static int make_profile(const struct survey *s)
 		printf("SURVEY| no profile: cannot run %s: %s\n", program, strerror(-ret));
 		return -1;
 	}
-	ls_cmd_wait(&c, -1);
+	/* A signal ends the report too: a survey is never left only to SIGKILL. */
+	while (ls_cmd_wait(&c, 1000))
+		if (new_stop(s))
+			ls_cmd_stop(&c, SIGTERM, 5000);
 	ls_cmd_output(&c, text, sizeof(text));
 	ls_cmd_close(&c);
 	write_rescued(s, "profile/profile.txt", copy_text, text);
@@ -453,14 +517,29 @@ static int make_profile(const struct survey *s)
  * profile was not made; LS_EXIT_OK after a signal too, once the profile of
  * what was measured is written.
  */
-int ls_survey_run(const struct ls_params *p, const struct ls_survey_params *sp,
-		  const struct ls_survey_plan *plan, const sigset_t *child_mask)
+/**
+ * ls_survey_open() - the survey's directory, made or (--resume) read back
+ * @p: the run's options (CPUs, period, priority) each phase gets
+ * @sp: the directory: new, or with --resume a survey's of this plan
+ * @plan: as ls_survey_plan() made it
+ * @child_mask: the signal mask of before the survey, for the children;
+ *	the caller blocks the signals that end a run meanwhile
+ * @out: the survey, for ls_survey_run()
+ *
+ * Before anything on the board changes (--apply-setup): a directory that
+ * cannot be used changes nothing. Says why not on stderr.
+ *
+ * Return: LS_EXIT_OK, or LS_EXIT_SETUP (the directory), LS_EXIT_RUNTIME.
+ */
+int ls_survey_open(const struct ls_params *p, const struct ls_survey_params *sp,
+		   const struct ls_survey_plan *plan, const sigset_t *child_mask,
+		   struct ls_survey **out)
 {
-	struct survey *s = calloc(1, sizeof(*s));
+	struct ls_survey *s = calloc(1, sizeof(*s));
 	char err[512] = "";
-	bool failed = false;
-	int i, ret;
+	int i;
 
+	*out = NULL;
 	if (!s) {
 		fprintf(stderr, "latscope: out of memory\n");
 		return LS_EXIT_RUNTIME;
@@ -472,6 +551,8 @@ int ls_survey_run(const struct ls_params *p, const struct ls_survey_params *sp,
 	s->tty = isatty(STDOUT_FILENO);
 	s->left_s = plan->total_s;
 	s->worst_us = -1;
+	snprintf(s->settings, sizeof(s->settings), "settings: CPUs %s, period %u us, priority %d",
+		 sp->cpus[0] ? sp->cpus : "latscope's choice", p->period_us, p->priority);
 	for (i = 0; i < plan->nr; i++)
 		s->out[i].max_us = -1;
 	if (open_dir(s, err, sizeof(err))) {
@@ -479,6 +560,35 @@ int ls_survey_run(const struct ls_params *p, const struct ls_survey_params *sp,
 		free(s);
 		return LS_EXIT_SETUP;
 	}
+	*out = s;
+	return LS_EXIT_OK;
+}
+
+/* A survey opened and not run (--apply-setup failed). */
+void ls_survey_close(struct ls_survey *s)
+{
+	if (!s)
+		return;
+	close(s->dirfd);
+	free(s);
+}
+
+/**
+ * ls_survey_run() - the survey: every phase of its plan not done, then its profile
+ * @s: as ls_survey_open() made it; freed
+ *
+ * Return: LS_EXIT_OK if every phase ran and succeeded; LS_EXIT_RUNTIME if
+ * a phase failed or the profile was not made; LS_EXIT_OK after a signal
+ * too, once the profile of what was measured is written.
+ */
+int ls_survey_run(struct ls_survey *s)
+{
+	const struct ls_survey_plan *plan = s->plan;
+	const struct ls_survey_params *sp = s->sp;
+	char err[512] = "";
+	bool failed = false;
+	int i, ret;
+
 	if (!sp->resume)
 		failed |= write_rescued(s, "system.txt", write_system, sp->root) != 0;
 	ls_survey_print_plan(stdout, plan);
@@ -495,6 +605,12 @@ int ls_survey_run(const struct ls_params *p, const struct ls_survey_params *sp,
 			printf("SURVEY| phase %d of %d: %s: %s before\n", i + 1, plan->nr,
 			       plan->phase[i].name, s->out[i].said);
 			continue;
+		}
+		/* A signal between two phases: the next does not start. */
+		if (new_stop(s)) {
+			printf("SURVEY| ended by a signal before phase %d of %d; the profile of what was measured follows\n",
+			       i + 1, plan->nr);
+			break;
 		}
 		if (set_aside_phase(s, &plan->phase[i], err, sizeof(err))) {
 			fprintf(stderr, "latscope: %s\n", err);
@@ -513,7 +629,6 @@ int ls_survey_run(const struct ls_params *p, const struct ls_survey_params *sp,
 	failed |= write_state(s, true) != 0;
 	failed |= make_profile(s) != 0;
 	ret = failed ? LS_EXIT_RUNTIME : LS_EXIT_OK;
-	close(s->dirfd);
-	free(s);
+	ls_survey_close(s);
 	return ret;
 }

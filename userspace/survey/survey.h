@@ -105,13 +105,18 @@ struct ls_phase_outcome {
 int ls_survey_system(FILE *f, const char *root);
 
 /* resume.c */
-int ls_survey_read_state(int dirfd, const struct ls_survey_plan *plan,
+int ls_survey_read_state(int dirfd, const struct ls_survey_plan *plan, const char *settings,
 			 struct ls_phase_outcome *out, char *err, size_t errlen);
 int ls_survey_set_aside(int dirfd, const char *name, char *err, size_t errlen);
 int ls_survey_same_kernel(int dirfd, char *err, size_t errlen);
 
 /* run.c */
-int ls_survey_run(const struct ls_params *p, const struct ls_survey_params *sp,
-		  const struct ls_survey_plan *plan, const sigset_t *child_mask);
+struct ls_survey;
+
+int ls_survey_open(const struct ls_params *p, const struct ls_survey_params *sp,
+		   const struct ls_survey_plan *plan, const sigset_t *child_mask,
+		   struct ls_survey **out);
+void ls_survey_close(struct ls_survey *s);
+int ls_survey_run(struct ls_survey *s);
 
 #endif /* LATSCOPE_SURVEY_H */
