@@ -2,19 +2,19 @@
 /*
  * latscope CLI, survey: the plan run phase by phase (docs/guide/survey.md).
  *
- * The directory is new (mkdir, never an existing one), and held open:
- * each phase is a child latscope, this program again, started in it
- * (fchdir) with the options of its phase and its files named relative to
- * it (NN-name.json and .plot); the survey writes what it printed,
- * NN-name.txt, through /proc/self/fd. Renaming the directory, or putting
- * a symlink in its place, moves none of them elsewhere. A phase that
- * fails is said and the next one runs. A
- * progress line follows each phase: redrawn each second on a terminal,
- * a line at each start and end otherwise. Ctrl-C, SIGTERM or SIGHUP end
- * the phase that runs (the child writes its files as any run does) and
- * skip the rest; what was measured gets its profile all the same:
- * survey.txt (the plan, each phase's outcome) and latscope-report's
- * pages of every JSON file, in profile/.
+ * The directory is new (mkdir, never an existing one, unless --resume),
+ * this user's and writable by no one else, and held open: each phase is
+ * a child latscope, this program again, started in it (fchdir) with the
+ * options of its phase and its files named relative to it (NN-name.json
+ * and .plot); the survey writes what it printed, NN-name.txt, through
+ * /proc/self/fd. Renaming the directory, or putting a symlink in its
+ * place, moves none of them elsewhere. A phase that fails is said and the
+ * next one runs. A progress line follows each phase: redrawn each second
+ * on a terminal, a line at each start and end otherwise. Ctrl-C, SIGTERM,
+ * SIGHUP or SIGQUIT end the phase that runs (the child writes its files
+ * as any run does) and skip the rest; what was measured gets its profile
+ * all the same: survey.txt (the plan, each phase's outcome) and
+ * latscope-report's pages of every JSON file, in profile/.
  */
 #include <errno.h>
 #include <fcntl.h>
