@@ -1197,13 +1197,20 @@ T975 = dict(zip(list(range(1, 31)) + [40, 60, 120],
                  2.0485, 2.0453, 2.0423, 2.0211, 2.0003, 1.9800)))
 
 
-def change_cell(x, plain, other):
+def change_cell(x, plain, other, ci=None):
     """A cost table's change cell: @x in % with the 95 % interval of
     @other (mean, stddev, n) against @plain, as the comment above
-    COST_LOAD_HAND says."""
+    COST_LOAD_HAND says; or with @ci, the interval a file holds, as
+    latscope wrote it (the report prints that one: worked out again here
+    from the runs, its half width can round the other way at .x5)."""
     (mp, sp, np_), (mo, so, no) = plain, other
     if np_ < 2 or no < 2:
         return f"{signed(x)} (no interval: 1 run)"
+    if ci is not None:
+        lo, hi = ci
+        if lo > 0 or hi < 0:
+            return f"{signed(x)} [{round(lo, 1) + 0.0:+.1f}, {round(hi, 1) + 0.0:+.1f}]"
+        return f"no difference at this precision (±{(hi - lo) / 2:.1f} %)"
     r = mo / mp
     a, b = sp ** 2 / (np_ * mp ** 2), so ** 2 / (no * mo ** 2)
     if a + b == 0:
@@ -1252,8 +1259,9 @@ def expected_cost(groups):
             row["runs"] = ("-" if not counts else str(counts[0]) if len(counts) == 1
                            else f"{counts[0]}..{counts[-1]}")
             want[v].append(row)
-        for kind, v, own in (("cost", "measured", "change_percent"),
-                             ("load cost", "loaded", "loaded_change_percent")):
+        for kind, v, own, own_ci in (("cost", "measured", "change_percent", "change_ci95"),
+                                     ("load cost", "loaded", "loaded_change_percent",
+                                      "loaded_change_ci95")):
             if kind not in want:
                 continue
             if v == "loaded" and not has_load(docs):
@@ -1267,7 +1275,8 @@ def expected_cost(groups):
                 stats = [cost_mean(docs, n, x) + (len(cost_cell(docs, n, x)[1]),)
                          for x in ("plain", v)] if ps == ms == "ok" else None
                 if ps == ms == "ok" and len(ran) == 1:
-                    row[n] = change_cell(ran[0][own], *stats)    # the file's own change
+                    # The file's own change and interval.
+                    row[n] = change_cell(ran[0][own], *stats, ci=ran[0].get(own_ci))
                 elif ps == ms == "ok" and cost_mean(docs, n, "plain")[0]:
                     p, m = cost_mean(docs, n, "plain")[0], cost_mean(docs, n, v)[0]
                     row[n] = change_cell((m - p) / p * 100, *stats)
