@@ -108,6 +108,23 @@ static void print_instead(const char *path, const struct content *c, const char 
 	fflush(stdout);
 }
 
+/*
+ * As ls_write_other_rescued(), to a file @path that the messages name
+ * @shown (a survey writes through /proc/self/fd and says its directory).
+ */
+int ls_write_other_rescued_as(const char *path, const char *shown,
+			      int (*write)(FILE *f, const void *ctx), const void *ctx)
+{
+	const struct content c = { .write = write, .ctx = ctx };
+	char why[256], err[512];
+
+	if (!ls_write_file(path, write_content, &c, why, sizeof(why)))
+		return 0;
+	snprintf(err, sizeof(err), "cannot write %s: %s", shown, why);
+	print_instead(shown, &c, err);
+	return -1;
+}
+
 int ls_write_other_rescued(const char *path, int (*write)(FILE *f, const void *ctx),
 			   const void *ctx)
 {

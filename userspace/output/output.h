@@ -57,6 +57,8 @@ int ls_write_other(const char *path, int (*write)(FILE *f, const void *ctx),
 		   const void *ctx, char *err, size_t errlen);
 int ls_write_other_rescued(const char *path, int (*write)(FILE *f, const void *ctx),
 			   const void *ctx);
+int ls_write_other_rescued_as(const char *path, const char *shown,
+			      int (*write)(FILE *f, const void *ctx), const void *ctx);
 
 /**
  * struct ls_source_output - a source's own result block (parts.c)

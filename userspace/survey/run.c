@@ -48,7 +48,6 @@ struct ls_survey {
 	char settings[320];		/* what every phase is given, which --resume compares */
 	bool stopped;			/* a signal asked the survey to end */
 	bool tty;
-	unsigned long long left_s;	/* the timer phases' seconds still to run */
 	double worst_us;		/* the largest RTS| maximum so far, < 0: none */
 	struct ls_phase_outcome out[LS_SURVEY_MAX_PHASES];
 };
@@ -212,6 +211,19 @@ static int copy_output(FILE *f, const void *arg)
 	return n < 0 ? -1 : 0;
 }
 
+/* The timer runs' seconds still to run: @phase_left of phase @i, the phases after it not done. */
+static unsigned long long timer_left(const struct ls_survey *s, int i,
+				     unsigned long long phase_left)
+{
+	unsigned long long left = phase_left;
+	int j;
+
+	for (j = i + 1; j < s->plan->nr; j++)
+		if (!s->out[j].ran)
+			left += s->plan->phase[j].seconds;
+	return left;
+}
+
 static void progress(const struct ls_survey *s, int i, unsigned long long phase_left, bool end)
 {
 	const struct ls_phase *ph = &s->plan->phase[i];
@@ -235,7 +247,8 @@ static void progress(const struct ls_survey *s, int i, unsigned long long phase_
 		printf(": %s", s->out[i].said);
 	else if (ph->seconds)
 		printf(", %s left", ls_survey_duration(phase_left, t, sizeof(t)));
-	printf("; timer runs %s left%s", ls_survey_duration(s->left_s, u, sizeof(u)), worst);
+	printf("; timer runs %s left%s",
+	       ls_survey_duration(timer_left(s, i, end ? 0 : phase_left), u, sizeof(u)), worst);
 	if (end)
 		printf("\n");
 	fflush(stdout);
@@ -244,24 +257,17 @@ static void progress(const struct ls_survey *s, int i, unsigned long long phase_
 /*
  * Writes @name in the directory; if it cannot be (a full disk), prints it
  * on standard output between marker lines instead, as a run does with its
- * files: what was measured is not lost. 0, or -1.
+ * files (output/'s ls_write_other_rescued_as()): what was measured is not
+ * lost. 0, or -1.
  */
 static int write_rescued(const struct ls_survey *s, const char *name,
 			 int (*fill)(FILE *f, const void *arg), const void *arg)
 {
-	char path[4096], why[256] = "";
+	char path[4096], shown[4200];
 
 	held_path(s, name, path, sizeof(path));
-	if (!ls_write_file(path, fill, arg, why, sizeof(why)))
-		return 0;
-	fprintf(stderr, "latscope: %s/%s: not written: %s; it follows on standard output instead\n",
-		s->sp->dir, name, why);
-	printf("=== latscope: %s/%s could not be written, its content follows ===\n",
-	       s->sp->dir, name);
-	fill(stdout, arg);
-	printf("=== latscope: end of %s/%s ===\n", s->sp->dir, name);
-	fflush(stdout);
-	return -1;
+	snprintf(shown, sizeof(shown), "%.4000s/%s", s->sp->dir, name);
+	return ls_write_other_rescued_as(path, shown, fill, arg);
 }
 
 /* Runs phase @i; false if a signal asked the survey to end. */
@@ -285,7 +291,8 @@ static bool run_phase(struct ls_survey *s, int i)
 		snprintf(o->said, sizeof(o->said), "failed: cannot start latscope: %s",
 			 strerror(-ret));
 		progress(s, i, 0, true);
-		return !new_stop(s) && !s->stopped;
+		new_stop(s);
+		return !s->stopped;
 	}
 	/* The cost suite is untimed: it takes what it takes. */
 	deadline = ph->kind == LS_PHASE_COST ? 0 : ph->seconds + OVERRUN_S;
@@ -301,17 +308,12 @@ static bool run_phase(struct ls_survey *s, int i)
 			break;
 		}
 		waited++;
-		if (ph->seconds && s->left_s)
-			s->left_s--;
 		if (s->tty)
 			progress(s, i, ph->seconds > waited ? ph->seconds - waited : 0, false);
 	}
 	/* A stop that came while the phase was ending: it did not run to its end either. */
 	if (new_stop(s))
 		o->interrupted = true;
-	/* Seconds a phase ended early or late by do not move what is left of the others. */
-	s->left_s -= ph->seconds > waited ? (ph->seconds - waited < s->left_s ?
-					    ph->seconds - waited : s->left_s) : 0;
 	status = c.status;
 	ls_cmd_output(&c, text, sizeof(text));
 	output_head(&c, head, sizeof(head));
@@ -549,7 +551,6 @@ int ls_survey_open(const struct ls_params *p, const struct ls_survey_params *sp,
 	s->plan = plan;
 	s->child_mask = child_mask;
 	s->tty = isatty(STDOUT_FILENO);
-	s->left_s = plan->total_s;
 	s->worst_us = -1;
 	snprintf(s->settings, sizeof(s->settings), "settings: CPUs %s, period %u us, priority %d",
 		 sp->cpus[0] ? sp->cpus : "latscope's choice", p->period_us, p->priority);
@@ -598,8 +599,6 @@ int ls_survey_run(struct ls_survey *s)
 		bool go_on;
 
 		if (s->out[i].ran) {
-			s->left_s -= s->left_s > plan->phase[i].seconds ? plan->phase[i].seconds :
-									  s->left_s;
 			if (s->out[i].max_us > s->worst_us)
 				s->worst_us = s->out[i].max_us;
 			printf("SURVEY| phase %d of %d: %s: %s before\n", i + 1, plan->nr,
