@@ -28,6 +28,7 @@ all)
 		device-tree-compiler python3-libfdt python3-venv qemu-system-arm gcc-aarch64-linux-gnu libc6-dev-arm64-cross
 		shellcheck pyflakes3 libgpiod-dev groff-base libtracefs-dev libtraceevent-dev pkg-config
 		bash-completion dkms dh-dkms debhelper dpkg-dev lintian debootstrap file strace
+		chromium chromium-driver python3-selenium
 	)
 	flavours=(amd64 rt-amd64)
 	;;

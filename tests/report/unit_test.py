@@ -27,7 +27,7 @@ PACKAGE = os.path.join(os.path.dirname(os.path.realpath(__file__)),
                        "..", "..", "userspace", "report")
 sys.path.insert(0, PACKAGE)
 sys.dont_write_bytecode = True      # no __pycache__ in the source tree
-from latscope_report import cost, cost_output, evt, runs, tables  # noqa: E402
+from latscope_report import cost, cost_output, evt, page, runs, survey, tables  # noqa: E402
 
 # A timeline's columns as latscope writes them.
 COLUMNS = ["second", "samples", "overruns", "min", "avg", "max"]
@@ -488,6 +488,66 @@ def module_tree(name):
 def package_order():
     """The modules in __init__.py's list, each before those it may use."""
     return re.findall(r"^  (\w+)  ", ast.get_docstring(module_tree("__init__")), re.M)
+
+
+class Page(unittest.TestCase):
+    """The profile's page: text is never markup in the HTML page (a task's
+    name is the board's users' to choose), Markdown tables stay tables."""
+
+    def test_text_escaped(self):
+        hostile = '<img src=x onerror=alert(1)> "<idle>" & <script>x()</script>'
+        doc = page.to_html([("h", 2, hostile, 'a"b'), ("p", hostile), ("ul", [hostile]),
+                            ("table", [hostile], "l", [[hostile]]), ("pre", hostile),
+                            ("img", "none.png", hostile)], hostile, "/nonexistent")
+        self.assertNotIn("<img src=x", doc)
+        self.assertNotIn("<script", doc)
+        self.assertNotIn('id="a"b"', doc)
+        self.assertIn("&lt;img src=x onerror=alert(1)&gt; &quot;&lt;idle&gt;&quot; &amp;", doc)
+        self.assertIn("<p>(none.png cannot be read: No such file or directory)</p>", doc)
+
+    def test_inline_and_links(self):
+        self.assertEqual(page.inline_html("a `<b>` **c&d** [x](#the-board)"),
+                         'a <code>&lt;b&gt;</code> <strong>c&amp;d</strong> '
+                         '<a href="#the-board">x</a>')
+        # Only a link to a heading of the page becomes one.
+        self.assertEqual(page.inline_html("[x](javascript:alert(1))"),
+                         "[x](javascript:alert(1))")
+
+    def test_markdown_table(self):
+        self.assertEqual(page.to_markdown([("table", ["a|b", "n"], "lr", [["x|y", "1"]])]),
+                         "| a\\|b | n |\n|---|---:|\n| x\\|y | 1 |\n")
+
+    def test_anchor(self):
+        # As GitHub and the profile's contents make it.
+        self.assertEqual(page.anchor("Can the worst case be trusted"),
+                         "can-the-worst-case-be-trusted")
+        self.assertEqual(page.anchor("Why: the worst"), "why-the-worst")
+
+
+class SurveyFiles(unittest.TestCase):
+    """A survey's text files read as the CLI writes them."""
+
+    def test_setup_line(self):
+        # printf("SET| %-13s %-39s %s%s%s"): a title of 38 characters.
+        title = "RT threads at the responder's priority"
+        line = f"SET| {'costs latency':<13} {title:<39} FIFO 99 | fix: lower it"
+        rows, summary = survey.parse_setup(line + "\nSET| 1 of 18 factors cost latency\n")
+        self.assertEqual(rows, [("costs latency", title, "FIFO 99", "lower it")])
+        self.assertEqual(summary, ["1 of 18 factors cost latency"])
+
+    def test_survey_txt(self):
+        text = ("latscope survey, latscope --survey d -T 1m\nsettings: CPUs 1\n\n"
+                "SURVEY| plan\n  01-setup  x\n\nOutcome:\n  01-setup             done\n"
+                "  02-user-quiet        failed, exit 1: a file not written\n")
+        command, settings, plan, outcomes = survey.parse_survey_txt("s", text)
+        self.assertEqual((command, settings), ("latscope --survey d -T 1m", "CPUs 1"))
+        self.assertEqual(outcomes, [("01-setup", "done"),
+                                    ("02-user-quiet", "failed, exit 1: a file not written")])
+        self.assertEqual(survey.outcome_word(outcomes[1][1]), "failed")
+        with self.assertRaises(runs.BadRun):
+            survey.parse_survey_txt("s", "latscope survey, x\nno outcome\n")
+        with self.assertRaises(runs.BadRun):
+            survey.parse_survey_txt("s", "something else\nOutcome:\n  01-setup  done\n")
 
 
 class Layers(unittest.TestCase):

@@ -8,7 +8,12 @@
 # short survey (the setup verdict and the three contexts quiet, 10 s
 # each; the loads and the cost suite skipped: they run real programs for
 # minutes) whose files, survey.txt and profile agree with its own JSON
-# files; and Ctrl-C during its second phase, the directory renamed and a
+# files (check_profile.py: the profile's phases, rows, summary and setup
+# rows; its HTML page self-contained), the HTML page rendered by headless
+# chromium (tests/report/browser.py: every image loaded, no error in the
+# browser's log, a screenshot that is not blank); latscope-report given a
+# survey and a file, two surveys of one name, a directory that is no
+# survey's: refused; and Ctrl-C during its second phase, the directory renamed and a
 # symlink put in its place just before: that phase ends with its files
 # written, the rest do not run, survey.txt says so, the profile of what
 # was measured is made, and every file is in the renamed directory; then
@@ -17,7 +22,9 @@
 # the done phase not run again, the interrupted one's files and the first
 # profile set aside, the rest run, every phase done. A full disk (a 4 KiB
 # tmpfs): every phase runs and fails, saying why, and what each measured
-# (its JSON, survey.txt) is on standard output instead. Root (the survey refuses nothing as a
+# (its JSON, survey.txt) is on standard output instead. Last, the short
+# survey and the resumed one side by side (latscope-report DIR_A DIR_B):
+# each phase's maximum its own JSON's, the page rendered as above. Root (the survey refuses nothing as a
 # user, but the fake device is opened as the CLI would). Ends with
 # "survey: N passed, N failed".
 # shellcheck disable=SC2016 # the inner bash -c expands them
@@ -118,6 +125,25 @@ for name, row in zip(names, rows):
     assert float(cells[10]) == top, (name, cells, top)
 EOF
 
+check "short survey: profile.md's phases, rows, summary and setup are its own files'" \
+	/usr/bin/python3 "$top/tests/survey/check_profile.py" profile "$work/s"
+check "short survey: profile.html rendered by headless chromium: every image, no error" \
+	/usr/bin/python3 "$top/tests/report/browser.py" "$work/s/profile/profile.html" "$work/s.png"
+rc=0
+"$top/userspace/latscope-report" "$work/s" "$work/s/02-user-quiet.json" >/dev/null 2>"$work/mix.err" || rc=$?
+check "latscope-report of a survey and a file: exit 2 ($rc), said" \
+	bash -c '[ "$1" = 2 ] && grep -q "not a mix" "$2"' _ "$rc" "$work/mix.err"
+rc=0
+"$top/userspace/latscope-report" "$work/s" "$work/s" >/dev/null 2>"$work/same.err" || rc=$?
+check "latscope-report of two surveys of one name: exit 2 ($rc), --label asked" \
+	bash -c '[ "$1" = 2 ] && grep -q "two surveys named s: give each a --label" "$2"' _ "$rc" "$work/same.err"
+mkdir "$work/notasurvey"
+rc=0
+"$top/userspace/latscope-report" "$work/notasurvey" >/dev/null 2>"$work/nots.err" || rc=$?
+check "latscope-report of a directory without survey.txt: exit 2 ($rc), said" \
+	bash -c '[ "$1" = 2 ] && grep -q "no survey.txt" "$2" && [ -z "$(ls "$3")" ]' \
+	_ "$rc" "$work/nots.err" "$work/notasurvey"
+
 # ---- Ctrl-C in the second phase, the directory swapped for a symlink before ----
 LD_PRELOAD=$work/fakedev.so "$bin" --survey "$work/i" -T 30s --survey-skip "$skip" \
 	>"$work/i.out" 2>&1 &
@@ -215,6 +241,17 @@ check "--resume: the interrupted phase's files and the first profile set aside, 
 	bash -c 'cmp -s "$2" "$1/02-user-quiet.json.old1" && test -s "$1/02-user-quiet.json" &&
 		test -s "$1/profile.old1/table.md" && test -s "$1/profile/table.md" &&
 		[ "$(grep "^| " "$1/profile/table.md" | grep -vc "^| run ")" = 3 ]' _ "$d" "$work/i-02.json"
+
+
+# ---- two surveys side by side ----
+rc=0
+"$top/userspace/latscope-report" -o "$work/cmp" "$work/s" "$d" >"$work/cmp.out" 2>&1 || rc=$?
+check "latscope-report DIR_A DIR_B: exit 0 ($rc), compare.md and compare.html" \
+	bash -c '[ "$1" = 0 ] && test -s "$2/compare.md" && test -s "$2/compare.html"' _ "$rc" "$work/cmp"
+check "the comparison: each phase's maximum its survey's JSON's, the boards side by side" \
+	/usr/bin/python3 "$top/tests/survey/check_profile.py" compare "$work/cmp" "$work/s" "$d"
+check "compare.html rendered by headless chromium: every image, no error" \
+	/usr/bin/python3 "$top/tests/report/browser.py" "$work/cmp/compare.html" "$work/cmp.png"
 
 echo "survey: $passed passed, $failed failed"
 [ "$failed" = 0 ]

@@ -213,5 +213,5 @@ void ls_survey_print_plan(FILE *f, const struct ls_survey_plan *plan)
 	if (!evt)
 		fprintf(f, "  no EVT bound: it needs a quiet user-context run of 10 min; -T %s or more gives one, unless user or quiet is skipped\n",
 			ls_survey_duration(LS_SURVEY_EVT_FROM_S, t, sizeof(t)));
-	fprintf(f, "  then the profile: latscope-report on every file, in profile/\n");
+	fprintf(f, "  then the profile: latscope-report of the directory, profile/profile.md and .html\n");
 }

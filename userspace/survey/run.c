@@ -14,7 +14,8 @@
  * SIGHUP or SIGQUIT end the phase that runs (the child writes its files
  * as any run does) and skip the rest; what was measured gets its profile
  * all the same: survey.txt (the plan, each phase's outcome) and
- * latscope-report's pages of every JSON file, in profile/.
+ * latscope-report's profile of the directory (profile.md, profile.html), in
+ * profile/.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -455,27 +456,24 @@ static int open_dir(struct ls_survey *s, char *err, size_t errlen)
 	return 0;
 }
 
-/* latscope-report on every JSON file the phases wrote, into DIR/profile. */
+/*
+ * The profile: latscope-report of the survey's directory (survey.txt, which
+ * names the phases, their files and outcomes), into DIR/profile.
+ */
 static int make_profile(struct ls_survey *s)
 {
-	char program[4096], text[2048];
-	char files[LS_SURVEY_MAX_PHASES][64];
-	char *argv[LS_SURVEY_MAX_PHASES + 5];
+	char program[4096], text[2048], file[64];
+	char *argv[] = { program, "-o", "profile", ".", NULL };
 	struct ls_cmd c;
 	struct stat st;
-	int i, n = 0, nr = 0, ret;
+	int i, nr = 0, ret;
 
 	ls_companion("LATSCOPE_REPORT", "latscope-report", program, sizeof(program));
-	argv[n++] = program;
-	argv[n++] = "-o";
-	argv[n++] = "profile";
 	for (i = 0; i < s->plan->nr; i++) {
-		name_of(&s->plan->phase[i], ".json", files[nr], sizeof(files[nr]));
-		if (s->out[i].ran && !fstatat(s->dirfd, files[nr], &st, AT_SYMLINK_NOFOLLOW) &&
-		    S_ISREG(st.st_mode))
-			argv[n++] = files[nr++];
+		name_of(&s->plan->phase[i], ".json", file, sizeof(file));
+		nr += s->out[i].ran && !fstatat(s->dirfd, file, &st, AT_SYMLINK_NOFOLLOW) &&
+		      S_ISREG(st.st_mode);
 	}
-	argv[n] = NULL;
 	if (!nr) {
 		printf("SURVEY| no profile: no phase wrote a JSON file\n");
 		return -1;

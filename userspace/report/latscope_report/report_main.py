@@ -3,6 +3,8 @@
 
 usage: latscope-report [-o DIR] [--label LABEL]... [--no-merge]
                        [--json-out FILE] FILE.json...
+       latscope-report [-o DIR] [--json-out FILE] SURVEY
+       latscope-report [-o DIR] [--label A --label B] [--json-out FILE] SURVEY_A SURVEY_B
 
 Reads the JSON files `latscope --json` wrote, latency runs and the cost
 suite's (`latscope --cost --json`), in any mix, and writes to DIR
@@ -116,9 +118,43 @@ The rule of thumb beside the maximum is 10^5 / f, f the measured CPU's
 highest clock in MHz, in us (100 us at 1000 MHz): what PREEMPT_RT on a
 tuned board is often said to reach, not a limit.
 
+A survey's directory (latscope --survey SURVEY) in place of the files:
+its profile, in DIR (default SURVEY/profile): everything above of its
+runs (each labelled with its phase, "02-user-quiet") and its cost
+suite, and
+
+  profile.md          the profile a reader takes to a design review: a
+  profile.html        summary (the phases' outcome, the worst latency and
+                      where, its worst sample explained, the worst-case
+                      bound or why there is none, the setup verdict's
+                      count, the price of being measured; the maximum and
+                      p99.99 of each context under each load), the board
+                      (system.txt), the survey's command, plan and
+                      outcomes (survey.txt), the setup verdict (every
+                      factor), the latency table and plots, the worst
+                      samples explained, each run's EVT bound, the cost
+                      suite's tables and plot, the files. The HTML page
+                      is one file: its plots embedded, no script, nothing
+                      fetched; text in it (a task's name) is never markup
+
+A phase's file that cannot be read (a failed phase's) is left out and
+said, in the summary and on standard error. Two surveys' directories:
+both surveys' runs ("NAME: 02-user-quiet", NAME the directory's name or
+its --label) and cost suites (the second against the first) in the
+files above, and, in DIR (default .),
+
+  compare.md          the two side by side: a summary line each, the
+  compare.html        boards (system.txt), the setup verdicts factor by
+                      factor, each phase's maximum, p99.99, average and
+                      EVT bound per hour of both, the cost suite's tables
+  compare.png/.svg    per phase a bar per survey, its maximum, a tick at
+                      its p99.99, log scale
+
 Exit status: 0, or 2 for a bad argument, a file that is neither a
 latscope latency run's JSON result nor the cost suite's or does not add
-up, or files of one label that cannot be merged (named in the message);
+up, or files of one label that cannot be merged (named in the message),
+a directory that is no survey's (no survey.txt), a survey and files
+mixed, more than two surveys, or two of one name without --label;
 3 when matplotlib cannot be loaded: the text tables are written, no plot,
 and a line names the Debian package (python3-matplotlib).
 """
@@ -136,6 +172,8 @@ from .plots import plot_cdf, plot_heat, plot_histogram, plot_tail, plot_timeline
 from .runs import BadRun, load_run, runs_of
 from .tables import run_json, write_sections, write_tables
 from .worst import plot_worst, write_worst_tables
+from . import profile
+from .survey import Survey
 
 
 def load(path, label):
@@ -191,6 +229,114 @@ def latency_skipped(out):
     return line
 
 
+def write_report(runs, nr_files, cost_rows, nr_costs, out):
+    """The tables and plots of @runs (of @nr_files files) and @cost_rows (of
+    @nr_costs files) in @out: what each was made of, said in a phrase
+    each, and what keeps the plots from being made (None)."""
+    plt, missing = plotting()
+    said = []
+    if runs:
+        write_tables(runs, out)
+        for plot in (plot_tail, plot_cdf, plot_timeline, plot_histogram) if plt else ():
+            plot(plt, runs, out)
+            plt.close("all")
+        write_worst_tables(runs, out)
+        write_sections(out, "trust", (trust.INTRO, trust.INTRO),
+                       trust.trust_sections(runs))
+        for name, plot in (("heat", plot_heat), ("worst", plot_worst)) if plt else ():
+            why = plot(plt, runs, out)
+            plt.close("all")
+            if why:
+                print(plot_skipped(out, name, why))
+        merged = f" ({nr_files} files)" if nr_files != len(runs) else ""
+        said.append(f"{len(runs)} run{'s' if len(runs) != 1 else ''}{merged}")
+    else:
+        print(latency_skipped(out))
+    if cost_rows:
+        write_cost_tables(cost_rows, out)
+        if plt:
+            plot_cost(plt, cost_rows, out)
+            plt.close("all")
+        merged = f" ({nr_costs} files)" if nr_costs != len(cost_rows) else ""
+        said.append(f"{len(cost_rows)} cost row{'s' if len(cost_rows) != 1 else ''}{merged}")
+    return said, missing
+
+
+def read_survey(sv, prefix, cost_label, unread):
+    """The runs of the survey @sv, labelled by phase after @prefix, and its
+    cost files labelled @cost_label; a file that cannot be read (a phase
+    that failed as it wrote it) is said in @unread, not fatal."""
+    files, costs = [], []
+    for phase, path in sv.files + sv.cost_files:
+        try:
+            f = load(path, prefix + phase if not phase.endswith("-cost") else cost_label)
+        except BadRun as e:
+            unread.append(f"{sv.name}: {phase} left out: {e}")
+            continue
+        f["phase"] = phase
+        (costs if f.get("kind") == "cost" else files).append(f)
+    runs = runs_of(files, False, True) if files else []
+    phase_of = {f["label"]: f["phase"] for f in files}
+    for r in runs:
+        r["phase"] = phase_of[r["label"]]
+    return runs, costs
+
+
+def surveys_main(args):
+    """latscope-report DIR (a survey's profile) or DIR_A DIR_B (two side by
+    side): the report of their files, then profile.md/.html or
+    compare.md/.html; the exit status."""
+    if len(args.runs) > 2 or not all(os.path.isdir(p) for p in args.runs):
+        print("latscope-report: give one survey's directory (its profile), two (side by "
+              "side), or JSON files, not a mix: " + " ".join(args.runs), file=sys.stderr)
+        return 2
+    if args.label and len(args.label) != len(args.runs):
+        print(f"latscope-report: {len(args.label)} --label for {len(args.runs)} surveys: "
+              "give one per survey or none", file=sys.stderr)
+        return 2
+    unread, runs, costs = [], [], []
+    try:
+        svs = [Survey(p) for p in args.runs]
+        for s, l in zip(svs, args.label):
+            s.name = l
+        if len(svs) == 2 and svs[0].name == svs[1].name:
+            raise BadRun(f"two surveys named {svs[0].name}: give each a --label")
+        for s in svs:
+            two = len(svs) == 2
+            r, c = read_survey(s, f"{s.name}: " if two else "", s.name if two else None,
+                               unread)
+            runs.append(r)
+            costs += c
+        cost_rows = cost_rows_of(costs, False, True) if costs else []
+    except BadRun as e:
+        print(f"latscope-report: {e}", file=sys.stderr)
+        return 2
+    out = args.output or (os.path.join(args.runs[0], "profile") if len(svs) == 1 else ".")
+    every = [r for rs in runs for r in rs]
+    try:
+        os.makedirs(out, exist_ok=True)
+        if args.json_out:
+            write_json(every, cost_rows, args.json_out)
+        said, missing = write_report(every, len(every), cost_rows, len(costs), out)
+        plt, _ = plotting()
+        if len(svs) == 1:
+            profile.write_profile(svs[0], runs[0], cost_rows, out, unread)
+            said.append("profile.md and profile.html")
+        else:
+            profile.write_compare(svs, runs, cost_rows, out, plt, unread)
+            said.append("compare.md and compare.html")
+    except OSError as e:
+        print(f"latscope-report: cannot write {e.filename}: {e.strerror}", file=sys.stderr)
+        return 2
+    for line in unread:
+        print(f"latscope-report: {line}", file=sys.stderr)
+    print(f"latscope-report: {', '.join(said)}, files in {out}")
+    if missing:
+        print(f"latscope-report: tables only, no plot: {missing}", file=sys.stderr)
+        return 3
+    return 0
+
+
 def main(argv):
     """latscope-report with the arguments @argv (this module's docstring):
     reads the files, writes the tables, plots and --json-out; returns the
@@ -198,7 +344,8 @@ def main(argv):
     ap = argparse.ArgumentParser(prog="latscope-report",
                                  description="Plots and tables that compare latscope runs "
                                              "and the cost suite's results.")
-    ap.add_argument("-o", "--output", default=".", help="directory for the files [.]")
+    ap.add_argument("-o", "--output", help="directory for the files [., or DIR/profile of "
+                    "one survey's DIR]")
     ap.add_argument("--label", action="append", default=[],
                     help="label of a file, once per file (run or cost) in order; "
                          "files of one kind and label are merged into one row")
@@ -209,6 +356,9 @@ def main(argv):
     ap.add_argument("runs", nargs="+", metavar="FILE.json",
                     help="latscope --json files: latency runs and cost suites (--cost)")
     args = ap.parse_args(argv)
+    if any(os.path.isdir(p) for p in args.runs):
+        return surveys_main(args)
+    args.output = args.output or "."
     if args.label and len(args.label) != len(args.runs):
         print(f"latscope-report: {len(args.label)} --label for {len(args.runs)} files: "
               "give one per file or none", file=sys.stderr)
@@ -230,32 +380,7 @@ def main(argv):
     except OSError as e:
         print(f"latscope-report: cannot write {e.filename}: {e.strerror}", file=sys.stderr)
         return 2
-    plt, missing = plotting()
-    said = []
-    if runs:
-        write_tables(runs, args.output)
-        for plot in (plot_tail, plot_cdf, plot_timeline, plot_histogram) if plt else ():
-            plot(plt, runs, args.output)
-            plt.close("all")
-        write_worst_tables(runs, args.output)
-        write_sections(args.output, "trust", (trust.INTRO, trust.INTRO),
-                       trust.trust_sections(runs))
-        for name, plot in (("heat", plot_heat), ("worst", plot_worst)) if plt else ():
-            why = plot(plt, runs, args.output)
-            plt.close("all")
-            if why:
-                print(plot_skipped(args.output, name, why))
-        merged = f" ({len(files)} files)" if len(files) != len(runs) else ""
-        said.append(f"{len(runs)} run{'s' if len(runs) != 1 else ''}{merged}")
-    else:
-        print(latency_skipped(args.output))
-    if cost_rows:
-        write_cost_tables(cost_rows, args.output)
-        if plt:
-            plot_cost(plt, cost_rows, args.output)
-            plt.close("all")
-        merged = f" ({len(costs)} files)" if len(costs) != len(cost_rows) else ""
-        said.append(f"{len(cost_rows)} cost row{'s' if len(cost_rows) != 1 else ''}{merged}")
+    said, missing = write_report(runs, len(files), cost_rows, len(costs), args.output)
     print(f"latscope-report: {', '.join(said)}, files in {args.output}")
     if missing:
         print(f"latscope-report: tables only, no plot: {missing}", file=sys.stderr)
