@@ -463,12 +463,17 @@ static int open_dir(struct ls_survey *s, char *err, size_t errlen)
 static int make_profile(struct ls_survey *s)
 {
 	char program[4096], text[2048], file[64];
-	char *argv[] = { program, "-o", "profile", ".", NULL };
+	char *argv[5];
 	struct ls_cmd c;
 	struct stat st;
 	int i, nr = 0, ret;
 
 	ls_companion("LATSCOPE_REPORT", "latscope-report", program, sizeof(program));
+	argv[0] = program;
+	argv[1] = "-o";
+	argv[2] = "profile";
+	argv[3] = ".";
+	argv[4] = NULL;
 	for (i = 0; i < s->plan->nr; i++) {
 		name_of(&s->plan->phase[i], ".json", file, sizeof(file));
 		nr += s->out[i].ran && !fstatat(s->dirfd, file, &st, AT_SYMLINK_NOFOLLOW) &&
