@@ -16,7 +16,9 @@ usage: check.py TOP LATSCOPE PARSE [--fix]
   --fix     rewrite layers.md's generated block instead of failing on it
 Prints one "ok"/"not ok" line per check, ends "docs: N passed, N failed".
 """
+import contextlib
 import glob
+import io
 import os
 import re
 import shlex
@@ -118,8 +120,9 @@ def code_texts(text, inline=r"`(sudo [^`]+)`"):
     return out
 
 
-def latscope_commands(texts):
-    """`latscope ...` command lines among code texts, as argv lists."""
+def latscope_commands(texts, program="latscope"):
+    """`latscope ...` (@program's) command lines among code texts, as argv
+    lists."""
     cmds = []
     for t in texts:
         t = t.strip()
@@ -127,7 +130,7 @@ def latscope_commands(texts):
         for part in re.split(r"\s(?:&&|\|\||;|\|)\s", t):
             part = part.strip()
             part = re.sub(r"^sudo (-\w+ )*", "", part)
-            if not re.match(r"latscope( |$)", part):
+            if not re.match(re.escape(program) + r"( |$)", part):
                 continue
             try:
                 words = shlex.split(part, comments=True)
@@ -437,6 +440,23 @@ def main():
            "\n".join(bad))
     result(not pins, "every example's GPIO lines on the wiring of docs/guide/gpio.md",
            "\n".join(pins))
+
+    # ---- every latscope-report example parsed by its own parser ----
+    sys.path.insert(0, os.path.join(top, "userspace", "report"))
+    sys.dont_write_bytecode = True
+    from latscope_report.report_main import parser as report_parser
+    bad, n = [], 0
+    for md in [readme] + markdown_files(top):
+        for argv in latscope_commands(code_texts(read(md)), "latscope-report"):
+            n += 1
+            try:
+                with contextlib.redirect_stderr(io.StringIO()) as err:
+                    report_parser().parse_args(argv[1:])
+            except SystemExit:
+                bad.append(f"{os.path.relpath(md, top)}: {shlex.join(argv)}\n  "
+                           f"{err.getvalue().strip()}")
+    result(n > 0 and not bad, f"every latscope-report example parsed by its parser ({n})",
+           "\n".join(bad))
 
     # ---- the peers' options the guide says latscope refuses are refused ----
     guide = read(os.path.join(top, "docs/guide/latmus-and-cyclictest.md"))

@@ -98,9 +98,10 @@ static const struct ls_help_page pages[] = {
 "verdict; each context (-u, -k, -i) quiet and under each --stress preset,\n"
 "with the recorder (--why), -T shared by a plan (--survey-plan prints it):\n"
 "from 20 minutes on, half of it one quiet -u run for the EVT bound; then\n"
-"the cost suite. Each phase's files go into DIR, then latscope-report's\n"
-"pages of all of them into DIR/profile. Ctrl-C ends the phase that runs and\n"
-"writes the profile of what was measured.\n",
+"the cost suite. Each phase's files go into DIR, then the profile into\n"
+"DIR/profile: profile.md and profile.html (one file, plots embedded).\n"
+"Ctrl-C ends the phase that runs and writes the profile of what was\n"
+"measured. latscope-report DIR_A DIR_B sets two surveys side by side.\n",
 "  latscope --survey-plan -T 1h\n"
 "  latscope --survey rt-board -c 3 -T 1h          (on each kernel)\n",
 	  "--survey", in_survey },

@@ -337,10 +337,9 @@ def surveys_main(args):
     return 0
 
 
-def main(argv):
-    """latscope-report with the arguments @argv (this module's docstring):
-    reads the files, writes the tables, plots and --json-out; returns the
-    exit status."""
+def parser():
+    """latscope-report's command line (tests/docs parses the docs' examples
+    with it)."""
     ap = argparse.ArgumentParser(prog="latscope-report",
                                  description="Plots and tables that compare latscope runs "
                                              "and the cost suite's results.")
@@ -355,7 +354,14 @@ def main(argv):
                     help="also write the runs (and cost rows) as tabled, as JSON")
     ap.add_argument("runs", nargs="+", metavar="FILE.json",
                     help="latscope --json files: latency runs and cost suites (--cost)")
-    args = ap.parse_args(argv)
+    return ap
+
+
+def main(argv):
+    """latscope-report with the arguments @argv (this module's docstring):
+    reads the files, writes the tables, plots and --json-out; returns the
+    exit status."""
+    args = parser().parse_args(argv)
     if any(os.path.isdir(p) for p in args.runs):
         return surveys_main(args)
     args.output = args.output or "."
