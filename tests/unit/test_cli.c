@@ -314,7 +314,7 @@ void test_mode_options(void)
 	char err[256];
 
 	static const struct refusal bad[] = {
-		{ "--cost-repeat 5", "--cost-repeat belongs to --cost (latscope --help=cost)" },
+		{ "--cost-repeat 5", "--cost-repeat belongs to --survey or --cost (latscope --help=survey, --help=cost)" },
 		{ "--pulse-edge rising-edge", "--pulse-edge belongs to --monitor (latscope --help=monitor)" },
 		{ "--buckets 1,2", "--buckets belongs to --serve or --textfile (latscope --help=serve)" },
 		{ "--ack-in a,1", "--ack-in belongs to --gpiod or --monitor (latscope --help=gpiod, --help=monitor)" },

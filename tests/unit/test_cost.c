@@ -201,7 +201,7 @@ static void test_cost_options(void)
 		{ "--cost-only queens", "--cost-only 'queens': give workloads from: queens-1, queens-all" },
 		{ "--cost-only fsync,", "--cost-only 'fsync,'" },
 		{ "--cost-only ,fsync", "--cost-only ',fsync'" },
-		{ "--cost-repeat 3", "belongs to --cost" },
+		{ "--cost-repeat 3", "belongs to --survey or --cost" },
 		{ "--cost -T 10", "--cost measures with the timer on one CPU" },
 		{ "--cost --cpus 0,1", "--cost measures" },
 		{ "--cost -g x.plot", "--cost measures" },

@@ -138,6 +138,41 @@ static void test_survey_options(void)
 	      "survey: with -T, -c, -p, -P, --apply-setup and --survey-skip", "%s", err);
 	check(parse_options("--survey d --resume -T 10m", &o, err) == LS_PARSE_RUN &&
 	      o.survey.resume, "survey: --resume with --survey DIR", "%s", err);
+	check(parse_options("--survey d -T 10m", &o, err) == LS_PARSE_RUN &&
+	      !o.survey.cost_scale && !o.survey.cost_repeat,
+	      "survey: the cost suite's scale and rounds the plan's, unless given", "%s", err);
+	check(parse_options("--survey d -T 10m --cost-scale 2 --cost-repeat 1", &o, err) ==
+	      LS_PARSE_RUN && o.survey.cost_scale == 2 && o.survey.cost_repeat == 1,
+	      "survey: --cost-scale and --cost-repeat given", "%s", err);
+	check(parse_options("--survey d --cost-scale 0", &o, err) == LS_PARSE_ERROR &&
+	      strstr(err, "cost-scale"), "survey: --cost-scale 0 refused, named", "%s", err);
+}
+
+/* --cost-scale and --cost-repeat in place of the plan's, and said in it. */
+static void test_plan_cost(void)
+{
+	struct ls_survey_params sp = { .cost_scale = 2 };
+	struct ls_survey_plan plan;
+	char err[256] = "", text[2048] = "";
+	FILE *f;
+
+	ls_survey_plan(600, 0, &plan, err, sizeof(err));
+	check(plan.cost_scale == 10 && plan.cost_repeat == LS_SURVEY_COST_REPEAT,
+	      "survey: 10 min, the cost suite at 10 %, 3 rounds", "%u %u", plan.cost_scale,
+	      plan.cost_repeat);
+	ls_survey_plan_cost(&plan, &sp);
+	check(plan.cost_scale == 2 && plan.cost_repeat == LS_SURVEY_COST_REPEAT,
+	      "survey: --cost-scale 2 alone: 2 %, the rounds the plan's", "%u %u",
+	      plan.cost_scale, plan.cost_repeat);
+	sp.cost_repeat = 1;
+	ls_survey_plan_cost(&plan, &sp);
+	f = fmemopen(text, sizeof(text) - 1, "w");
+	if (f) {
+		ls_survey_print_plan(f, &plan);
+		fclose(f);
+	}
+	check(strstr(text, "the cost suite: 2 % of its work, 1 round, then under grinder") != NULL,
+	      "survey: the plan says the cost suite's scale and rounds", "%s", text);
 }
 
 /* system.txt from a fake root: x86's DMI and cpuinfo, then a device tree board's. */
@@ -200,6 +235,7 @@ void test_survey(const char *dir)
 	test_plan_sums();
 	test_plan_skip();
 	test_survey_options();
+	test_plan_cost();
 	if (dir)
 		test_system(dir);
 }

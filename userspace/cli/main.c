@@ -258,6 +258,7 @@ static int mode_survey(const struct mode_env *e)
 	int ret;
 
 	ls_survey_plan(o->p.timeout_s, o->survey.skip, &plan, err, sizeof(err));
+	ls_survey_plan_cost(&plan, &sp);
 	if (sp.plan_only) {
 		ls_survey_print_plan(stdout, &plan);
 		return LS_EXIT_OK;

@@ -109,6 +109,8 @@ static const struct ls_help_row rows[] = {
 	{ "survey", NULL, "-c, -p, -P, --cpus", "as in every run, for every phase" },
 	{ "survey", NULL, "--apply-setup", "set up the board for the whole survey, set back\n"
 					   "at its end" },
+	{ "survey", "cost-scale", "=<pct>", "the cost suite's work [=10 under an hour, 100]" },
+	{ "survey", "cost-repeat", "=<n>", "the cost suite's rounds [=3]" },
 
 	{ "cost", "cost", "", "run the suite instead of a measurement" },
 	{ "cost", "cost-repeat", "=<n>", "runs of each workload, each way, 1 to 100 [=5]" },

@@ -163,6 +163,7 @@ int ls_survey_plan(unsigned long long total_s, unsigned int skip, struct ls_surv
 	}
 	plan->total_s = total_s;
 	plan->cost_scale = total_s >= 3600 ? 100 : 10;
+	plan->cost_repeat = LS_SURVEY_COST_REPEAT;
 	/* The long quiet user run stands for the short one; it needs both kept. */
 	evt_s = total_s >= LS_SURVEY_EVT_FROM_S && kept(skip, 0, 0) ? total_s / 2 : 0;
 	shared = runs - (evt_s ? 1 : 0);
@@ -186,6 +187,18 @@ int ls_survey_plan(unsigned long long total_s, unsigned int skip, struct ls_surv
 	return 0;
 }
 
+/*
+ * --cost-scale and --cost-repeat given with --survey: the cost suite's, in
+ * place of the plan's (a short test survey, or a board whose suite is slow).
+ */
+void ls_survey_plan_cost(struct ls_survey_plan *plan, const struct ls_survey_params *sp)
+{
+	if (sp->cost_scale)
+		plan->cost_scale = sp->cost_scale;
+	if (sp->cost_repeat)
+		plan->cost_repeat = sp->cost_repeat;
+}
+
 /* The plan, one line a phase: what --survey-plan prints, and a survey first. */
 void ls_survey_print_plan(FILE *f, const struct ls_survey_plan *plan)
 {
@@ -200,8 +213,9 @@ void ls_survey_print_plan(FILE *f, const struct ls_survey_plan *plan)
 
 		evt |= ph->evt;
 		if (ph->kind == LS_PHASE_COST)
-			fprintf(f, "  %-20s %s: %u %% of its work, %u rounds%s%s; untimed\n",
-				ph->name, ph->what, plan->cost_scale, LS_SURVEY_COST_REPEAT,
+			fprintf(f, "  %-20s %s: %u %% of its work, %u round%s%s%s; untimed\n",
+				ph->name, ph->what, plan->cost_scale, plan->cost_repeat,
+				plan->cost_repeat == 1 ? "" : "s",
 				strcmp(ph->stress, "none") ? ", then under " : "",
 				strcmp(ph->stress, "none") ? ph->stress : "");
 		else if (ph->kind == LS_PHASE_TIMER)

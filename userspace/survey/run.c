@@ -169,7 +169,7 @@ static void phase_argv(const struct ls_survey *s, const struct ls_phase *ph, str
 		add_arg(a, &n, "-p");
 		add_arg(a, &n, a->period);
 		snprintf(a->scale, sizeof(a->scale), "%u", s->plan->cost_scale);
-		snprintf(a->repeat, sizeof(a->repeat), "%u", LS_SURVEY_COST_REPEAT);
+		snprintf(a->repeat, sizeof(a->repeat), "%u", s->plan->cost_repeat);
 		add_arg(a, &n, "--cost-scale");
 		add_arg(a, &n, a->scale);
 		add_arg(a, &n, "--cost-repeat");

@@ -25,6 +25,8 @@ struct ls_survey_params {
 	const char *root;		/* LATSCOPE_ROOT: the tests' /proc and /sys, NULL: / */
 	char cpus[256];			/* -c/--cpus as a list for the phases, "": theirs */
 	int first_cpu;			/* the first of them: the cost suite's CPU */
+	unsigned int cost_scale;	/* --cost-scale given: in place of the plan's, 0: not */
+	unsigned int cost_repeat;	/* --cost-repeat given: in place of the plan's, 0: not */
 };
 
 /* -T without the option, and the least a timer phase and a survey take. */
@@ -35,7 +37,7 @@ struct ls_survey_params {
 #define LS_SURVEY_MAX_PHASES	16
 /* The longest --survey DIR: its files' names must fit PATH_MAX. */
 #define LS_SURVEY_MAX_DIR	3800
-/* The cost suite's --cost-repeat in a survey. */
+/* The cost suite's --cost-repeat in a survey, unless given. */
 #define LS_SURVEY_COST_REPEAT	3
 
 enum ls_phase_kind {
@@ -68,6 +70,7 @@ struct ls_phase {
 struct ls_survey_plan {
 	unsigned long long total_s;	/* -T: the timer phases' seconds together */
 	unsigned int cost_scale;	/* the cost suite's --cost-scale */
+	unsigned int cost_repeat;	/* and its --cost-repeat */
 	int nr;
 	struct ls_phase phase[LS_SURVEY_MAX_PHASES];
 };
@@ -89,6 +92,7 @@ enum {
 int ls_survey_parse_skip(const char *list, unsigned int *skip, char *err, size_t errlen);
 int ls_survey_plan(unsigned long long total_s, unsigned int skip, struct ls_survey_plan *plan,
 		   char *err, size_t errlen);
+void ls_survey_plan_cost(struct ls_survey_plan *plan, const struct ls_survey_params *sp);
 void ls_survey_print_plan(FILE *f, const struct ls_survey_plan *plan);
 const char *ls_survey_duration(unsigned long long s, char *buf, size_t len);
 
