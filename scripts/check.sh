@@ -25,7 +25,9 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 # below run in subshells, so the counts are made from this file.
 results=$(mktemp)
 logs=$(mktemp -d)
-trap 'rm -rf "$results" "$logs"' EXIT
+# The 6.12 VMs' files (their surveys), for the stage that compares them.
+vmfiles=$(mktemp -d)
+trap 'rm -rf "$results" "$logs" "$vmfiles"' EXIT
 
 # A failed stage's "not ok" lines and its last lines are kept apart and
 # printed again at the very end: a CI log that keeps only its tail must
@@ -131,9 +133,11 @@ lane_abi() {
 	stage "demo as a newcomer sees it (no warning, emulated label, overflow, next steps)" \
 		bash "$top/tests/demo/run.sh"
 	for flavour in amd64 rt-amd64; do
-		stage "VM stress presets 6.12 $flavour (load placement, cleanup on every exit)" \
-			"$top/scripts/vm.sh" 6.12 $flavour stress
+		stage "VM stress presets and a short survey 6.12 $flavour (load placement, cleanup; the profile)" \
+			env LATSCOPE_VM_FILES="$vmfiles/$flavour" "$top/scripts/vm.sh" 6.12 $flavour stress
 	done
+	stage "the two 6.12 VMs' surveys side by side (latscope-report DIR_A DIR_B)" \
+		bash "$top/tests/survey/compare_vms.sh" "$vmfiles"
 	stage "emulated Raspberry Pi 3 (arm64 6.12, overlay, raspi3b)" "$top/scripts/pi-vm.sh" sut
 	stage "emulated Raspberry Pi 3, monitor role (latscope-monitor overlay)" \
 		"$top/scripts/pi-vm.sh" monitor

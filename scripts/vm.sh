@@ -154,6 +154,7 @@ add_test_programs() {
 		done
 	done
 	cp "$top/tests/vm/stress_test.sh" "$root/stress_test.sh"
+	cp "$top/tests/vm/survey_test.sh" "$root/survey_test.sh"
 	cp "$top/tests/vm/why_cost.sh" "$root/why_cost.sh"
 	cp "$top/tests/vm/snapshot_cost.sh" "$root/snapshot_cost.sh"
 	cp "$top/tests/vm/bench.sh" "$root/bench.sh"
@@ -331,8 +332,16 @@ grep -q 'LATSCOPE-VM-END rc=0' "$log" || {
 # The files the CLI wrote in the VM come back between markers.
 files=${LATSCOPE_VM_FILES:-$work/files}
 mkdir -p "$files"
+# A name in a folder (a survey's, survey-RELEASE/NAME) has it made first.
 tr -d '\r' <"$log" | awk -v dir="$files" '
-	/^LATSCOPE-FILE-BEGIN / { f = dir "/" $2; next }
+	/^LATSCOPE-FILE-BEGIN / {
+		f = dir "/" $2
+		if ($2 ~ /^[A-Za-z0-9._+-]+\/[A-Za-z0-9._+-]+$/) {
+			sub(/\/.*/, "", $2)
+			system("mkdir -p \"" dir "/" $2 "\"")
+		}
+		next
+	}
 	/^LATSCOPE-FILE-END/ { close(f); f = ""; next }
 	f { print > f }'
 # compare leaves its JSON to scripts/compare.sh (gpio-compare to
@@ -366,6 +375,22 @@ if [ ${#netargs[@]} -gt 0 ]; then
 	/usr/bin/python3 "$top/tests/vm/check_prom.py" "$files" "http://127.0.0.1:$promport" \
 		"$top/fleet" || status=1
 fi
+# The survey's directory (tests/vm/survey_test.sh): its profile made here,
+# where Python is, checked against its own files and rendered by chromium.
+for s in "$files"/survey-*/; do
+	[ -f "$s/survey.txt" ] || continue
+	"$top/userspace/latscope-report" "$s" >"$work/profile.log" 2>&1 || {
+		cat "$work/profile.log"
+		status=1
+	}
+	if /usr/bin/python3 "$top/tests/survey/check_profile.py" profile "$s"; then
+		echo "ok - survey: the profile's figures are its own files' ($s)"
+	else
+		status=1
+	fi
+	/usr/bin/python3 "$top/tests/report/browser.py" "$s/profile/profile.html" "$work/profile.png" ||
+		status=1
+done
 # The recorder's runs under known noise (tests/vm/why_test.sh).
 if ls "$files"/why-*.json >/dev/null 2>&1; then
 	python3 "$top/tests/vm/check_why.py" "$files" || status=1

@@ -196,7 +196,7 @@ static void test_cost_options(void)
 		{ "--cost --cost-scale 0", "'0' for --cost-scale" },
 		{ "--cost --cost-min-run 600001", "'600001' for --cost-min-run (milliseconds, 0 to 600000)" },
 		{ "--cost --cost-min-run 1s", "'1s' for --cost-min-run" },
-		{ "--cost-min-run 100", "--cost-min-run belongs to --cost" },
+		{ "--cost-min-run 100", "--cost-min-run belongs to --survey or --cost" },
 		{ "--cost-aa", "--cost-aa belongs to --cost" },
 		{ "--cost-only queens", "--cost-only 'queens': give workloads from: queens-1, queens-all" },
 		{ "--cost-only fsync,", "--cost-only 'fsync,'" },

@@ -139,10 +139,11 @@ static void test_survey_options(void)
 	check(parse_options("--survey d --resume -T 10m", &o, err) == LS_PARSE_RUN &&
 	      o.survey.resume, "survey: --resume with --survey DIR", "%s", err);
 	check(parse_options("--survey d -T 10m", &o, err) == LS_PARSE_RUN &&
-	      !o.survey.cost_scale && !o.survey.cost_repeat,
+	      !o.survey.cost_scale && !o.survey.cost_repeat && o.survey.cost_min_run_ms == -1,
 	      "survey: the cost suite's scale and rounds the plan's, unless given", "%s", err);
-	check(parse_options("--survey d -T 10m --cost-scale 2 --cost-repeat 1", &o, err) ==
-	      LS_PARSE_RUN && o.survey.cost_scale == 2 && o.survey.cost_repeat == 1,
+	check(parse_options("--survey d -T 10m --cost-scale 2 --cost-repeat 1 --cost-min-run 100",
+			    &o, err) == LS_PARSE_RUN && o.survey.cost_scale == 2 &&
+	      o.survey.cost_repeat == 1 && o.survey.cost_min_run_ms == 100,
 	      "survey: --cost-scale and --cost-repeat given", "%s", err);
 	check(parse_options("--survey d --cost-scale 0", &o, err) == LS_PARSE_ERROR &&
 	      strstr(err, "cost-scale"), "survey: --cost-scale 0 refused, named", "%s", err);
@@ -151,7 +152,7 @@ static void test_survey_options(void)
 /* --cost-scale and --cost-repeat in place of the plan's, and said in it. */
 static void test_plan_cost(void)
 {
-	struct ls_survey_params sp = { .cost_scale = 2 };
+	struct ls_survey_params sp = { .cost_scale = 2, .cost_min_run_ms = -1 };
 	struct ls_survey_plan plan;
 	char err[256] = "", text[2048] = "";
 	FILE *f;
@@ -164,14 +165,17 @@ static void test_plan_cost(void)
 	check(plan.cost_scale == 2 && plan.cost_repeat == LS_SURVEY_COST_REPEAT,
 	      "survey: --cost-scale 2 alone: 2 %, the rounds the plan's", "%u %u",
 	      plan.cost_scale, plan.cost_repeat);
+	check(plan.cost_min_run_ms == -1, "survey: the cost suite's own shortest timing", "%d",
+	      plan.cost_min_run_ms);
 	sp.cost_repeat = 1;
+	sp.cost_min_run_ms = 0;
 	ls_survey_plan_cost(&plan, &sp);
 	f = fmemopen(text, sizeof(text) - 1, "w");
 	if (f) {
 		ls_survey_print_plan(f, &plan);
 		fclose(f);
 	}
-	check(strstr(text, "the cost suite: 2 % of its work, 1 round, then under grinder") != NULL,
+	check(strstr(text, "the cost suite: 2 % of its work, 1 round, timings of 0 ms at least, then under grinder") != NULL,
 	      "survey: the plan says the cost suite's scale and rounds", "%s", text);
 }
 

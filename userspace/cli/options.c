@@ -40,6 +40,7 @@ void ls_options_init(struct ls_options *o)
 	o->cost.repeat = 5;
 	o->cost.scale = 100;
 	o->cost.min_run_ms = LS_COST_MIN_RUN_MS;
+	o->survey.cost_min_run_ms = -1;
 }
 
 /* "30", "30s", "5m", "2h", "1d": seconds, at most 100 days. */
@@ -846,14 +847,16 @@ static int check_exporter(struct ls_options *o, char *err, size_t errlen)
  * --survey runs each context and load itself, into its directory: of
  * the options of every run it takes the CPUs, the period, the priority,
  * -T (the timer runs' total, an hour by default) and --apply-setup; of
- * the cost suite's, its scale and rounds, in place of the plan's.
+ * the cost suite's, its scale, rounds and shortest timing, in place of
+ * the plan's.
  */
 static int check_survey(struct ls_options *o, const bool *given, char *err, size_t errlen)
 {
 	static const char *const allowed[] = {
 		"survey", "survey-plan", "survey-skip", "resume", "timeout", "duration", "cpu",
 		"cpus", "period",
-		"priority", "apply-setup", "cost-scale", "cost-repeat", "help", "version",
+		"priority", "apply-setup", "cost-scale", "cost-repeat", "cost-min-run", "help",
+		"version",
 	};
 	struct ls_survey_plan plan;
 	size_t i, k;
@@ -865,7 +868,7 @@ static int check_survey(struct ls_options *o, const bool *given, char *err, size
 			if (!strcmp(opts[i].name, allowed[k]))
 				break;
 		if (given[i] && k == ARRAY_SIZE(allowed)) {
-			ls_fail(err, errlen, "--%s with --survey: a survey runs every context and load itself, into its directory; it takes -T, -c/--cpus, -p, -P, --apply-setup, --cost-scale and --cost-repeat only",
+			ls_fail(err, errlen, "--%s with --survey: a survey runs every context and load itself, into its directory; it takes -T, -c/--cpus, -p, -P, --apply-setup, --cost-scale, --cost-repeat and --cost-min-run only",
 				opts[i].name);
 			return -1;
 		}
@@ -873,6 +876,8 @@ static int check_survey(struct ls_options *o, const bool *given, char *err, size
 			o->survey.cost_scale = o->cost.scale;
 		if (given[i] && !strcmp(opts[i].name, "cost-repeat"))
 			o->survey.cost_repeat = o->cost.repeat;
+		if (given[i] && !strcmp(opts[i].name, "cost-min-run"))
+			o->survey.cost_min_run_ms = (int)o->cost.min_run_ms;
 	}
 	if (o->survey.dir && (!o->survey.dir[0] || strlen(o->survey.dir) > LS_SURVEY_MAX_DIR)) {
 		ls_fail(err, errlen, "--survey '%.40s%s': give the directory to make and fill, at most %d characters",

@@ -111,6 +111,7 @@ static const struct ls_help_row rows[] = {
 					   "at its end" },
 	{ "survey", "cost-scale", "=<pct>", "the cost suite's work [=10 under an hour, 100]" },
 	{ "survey", "cost-repeat", "=<n>", "the cost suite's rounds [=3]" },
+	{ "survey", "cost-min-run", "=<ms>", "the cost suite's shortest timing [=1000]" },
 
 	{ "cost", "cost", "", "run the suite instead of a measurement" },
 	{ "cost", "cost-repeat", "=<n>", "runs of each workload, each way, 1 to 100 [=5]" },

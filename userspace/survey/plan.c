@@ -164,6 +164,7 @@ int ls_survey_plan(unsigned long long total_s, unsigned int skip, struct ls_surv
 	plan->total_s = total_s;
 	plan->cost_scale = total_s >= 3600 ? 100 : 10;
 	plan->cost_repeat = LS_SURVEY_COST_REPEAT;
+	plan->cost_min_run_ms = -1;
 	/* The long quiet user run stands for the short one; it needs both kept. */
 	evt_s = total_s >= LS_SURVEY_EVT_FROM_S && kept(skip, 0, 0) ? total_s / 2 : 0;
 	shared = runs - (evt_s ? 1 : 0);
@@ -188,8 +189,9 @@ int ls_survey_plan(unsigned long long total_s, unsigned int skip, struct ls_surv
 }
 
 /*
- * --cost-scale and --cost-repeat given with --survey: the cost suite's, in
- * place of the plan's (a short test survey, or a board whose suite is slow).
+ * --cost-scale, --cost-repeat and --cost-min-run given with --survey: the
+ * cost suite's, in place of the plan's (a short test survey, or a board
+ * whose suite is slow).
  */
 void ls_survey_plan_cost(struct ls_survey_plan *plan, const struct ls_survey_params *sp)
 {
@@ -197,6 +199,20 @@ void ls_survey_plan_cost(struct ls_survey_plan *plan, const struct ls_survey_par
 		plan->cost_scale = sp->cost_scale;
 	if (sp->cost_repeat)
 		plan->cost_repeat = sp->cost_repeat;
+	if (sp->cost_min_run_ms >= 0)
+		plan->cost_min_run_ms = sp->cost_min_run_ms;
+}
+
+/* The cost suite's line of the plan: its work, rounds, shortest timing, load. */
+static void print_cost(FILE *f, const struct ls_survey_plan *plan, const struct ls_phase *ph)
+{
+	fprintf(f, "  %-20s %s: %u %% of its work, %u round%s", ph->name, ph->what,
+		plan->cost_scale, plan->cost_repeat, plan->cost_repeat == 1 ? "" : "s");
+	if (plan->cost_min_run_ms >= 0)
+		fprintf(f, ", timings of %d ms at least", plan->cost_min_run_ms);
+	if (strcmp(ph->stress, "none"))
+		fprintf(f, ", then under %s", ph->stress);
+	fprintf(f, "; untimed\n");
 }
 
 /* The plan, one line a phase: what --survey-plan prints, and a survey first. */
@@ -213,11 +229,7 @@ void ls_survey_print_plan(FILE *f, const struct ls_survey_plan *plan)
 
 		evt |= ph->evt;
 		if (ph->kind == LS_PHASE_COST)
-			fprintf(f, "  %-20s %s: %u %% of its work, %u round%s%s%s; untimed\n",
-				ph->name, ph->what, plan->cost_scale, plan->cost_repeat,
-				plan->cost_repeat == 1 ? "" : "s",
-				strcmp(ph->stress, "none") ? ", then under " : "",
-				strcmp(ph->stress, "none") ? ph->stress : "");
+			print_cost(f, plan, ph);
 		else if (ph->kind == LS_PHASE_TIMER)
 			fprintf(f, "  %-20s %s, %s\n", ph->name, ph->what,
 				ls_survey_duration(ph->seconds, t, sizeof(t)));

@@ -97,7 +97,7 @@ static void held_path(const struct ls_survey *s, const char *name, char *buf, si
 /* The child's command line for @ph; its strings live in @space. */
 struct argv_space {
 	char *argv[32];
-	char cpu[16], period[16], prio[16], secs[32], scale[16], repeat[16];
+	char cpu[16], period[16], prio[16], secs[32], scale[16], repeat[16], min_run[16];
 	char json[4096], plot[4096];
 };
 
@@ -174,6 +174,11 @@ static void phase_argv(const struct ls_survey *s, const struct ls_phase *ph, str
 		add_arg(a, &n, a->scale);
 		add_arg(a, &n, "--cost-repeat");
 		add_arg(a, &n, a->repeat);
+		if (s->plan->cost_min_run_ms >= 0) {
+			snprintf(a->min_run, sizeof(a->min_run), "%d", s->plan->cost_min_run_ms);
+			add_arg(a, &n, "--cost-min-run");
+			add_arg(a, &n, a->min_run);
+		}
 		if (strcmp(ph->stress, "none")) {
 			add_arg(a, &n, "--stress");
 			add_arg(a, &n, ph->stress);

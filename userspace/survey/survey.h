@@ -27,6 +27,7 @@ struct ls_survey_params {
 	int first_cpu;			/* the first of them: the cost suite's CPU */
 	unsigned int cost_scale;	/* --cost-scale given: in place of the plan's, 0: not */
 	unsigned int cost_repeat;	/* --cost-repeat given: in place of the plan's, 0: not */
+	int cost_min_run_ms;		/* --cost-min-run given: the cost suite's, -1: not */
 };
 
 /* -T without the option, and the least a timer phase and a survey take. */
@@ -71,6 +72,7 @@ struct ls_survey_plan {
 	unsigned long long total_s;	/* -T: the timer phases' seconds together */
 	unsigned int cost_scale;	/* the cost suite's --cost-scale */
 	unsigned int cost_repeat;	/* and its --cost-repeat */
+	int cost_min_run_ms;		/* and its --cost-min-run, -1: the suite's own */
 	int nr;
 	struct ls_phase phase[LS_SURVEY_MAX_PHASES];
 };

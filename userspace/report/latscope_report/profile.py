@@ -118,8 +118,9 @@ def cost_lines(cost_rows):
     lines = []
     for row in cost_rows:
         cells = [f"{n} {measured_change_text(row, n)}" for n in workload_names([row])]
-        lines.append(f"Being measured ({row['context']} every {row['period_us']} µs) "
-                     f"made the workloads run longer by: {'; '.join(cells)}.")
+        lines.append(f"What being measured ({row['context']} every {row['period_us']} µs) "
+                     "cost each workload, in % of its running time (95 % interval): "
+                     f"{'; '.join(cells)}.")
     return lines
 
 
