@@ -2,7 +2,9 @@
 # Boots one Debian 12 kernel of the matrix under QEMU (TCG) with a busybox
 # initramfs holding latscope.ko built against that kernel's headers and the
 # ABI test, and runs it. Usage: scripts/vm.sh SERIES FLAVOUR [test|demo|stress]
-#   (stress: tests/vm/stress_test.sh, the --stress loads; compare: one
+#   (stress: tests/vm/stress_test.sh, the --stress loads, then
+#   tests/vm/survey_test.sh, a short survey whose directory comes back
+#   and gets its profile here; compare: one
 #   side of scripts/compare.sh, its JSON left in the work dir's files/)
 #   e.g. scripts/vm.sh 6.12 rt-amd64 test
 # scripts/vm.sh gpio amd64|rt-amd64 boots the GPIO test kernel

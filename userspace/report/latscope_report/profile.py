@@ -353,18 +353,32 @@ def compare_boards(svs):
     return [heading("The boards"), ("table", [""] + [s.name for s in svs], "lll", rows)]
 
 
-def compare_setup(svs):
-    """The two setup verdicts side by side, a row per factor."""
+def setup_by(svs):
+    """Each survey's setup verdict by factor, {factor: (verdict, value)},
+    and the factors of either, in the first's order."""
     by = [{f: (v, value) for v, f, value, _ in s.setup} for s in svs]
     factors = [f for _, f, _, _ in svs[0].setup] + \
         [f for _, f, _, _ in svs[1].setup if f not in by[0]]
+    return by, factors
+
+
+def compare_setup(svs):
+    """The two setup verdicts side by side, a row per factor."""
+    by, factors = setup_by(svs)
     rows = [[f] + [f"{d[f][0]}: {d[f][1]}" if f in d else "-" for d in by] for f in factors]
     blocks = [heading("The setup verdicts")]
     if not rows:
         return blocks + [("p", "Neither survey ran its setup phase.")]
     return blocks + [("table", ["factor"] + [s.name for s in svs], "lll", rows),
                      ("ul", [f"{s.name}: {'; '.join(s.setup_summary) or 'no setup phase'}"
-                             for s in svs])]
+                             for s in svs] + [setup_differences(by, factors)])]
+
+
+def setup_differences(by, factors):
+    """The line naming the factors whose verdicts differ between the two."""
+    differ = [f for f in factors if (by[0].get(f) or ("-",))[0] != (by[1].get(f) or ("-",))[0]]
+    return ("verdicts that differ: " + ", ".join(differ) if differ else
+            "every factor has the same verdict in both")
 
 
 def plot_compare(plt, names, pairs, out):
@@ -409,6 +423,8 @@ def write_compare(svs, runs, cost_rows, out, plt, unread):
         lines.append(f"{s.name}: {board_of(s)}{virtual}, Linux {kernel}; {outcome_line(s)}; "
                      f"{worst}.")
         lines += [f"{s.name}: {t}" for t in bound_text(rs)] if rs else []
+    if svs[0].setup and svs[1].setup:
+        lines.append("Setup " + setup_differences(*setup_by(svs)) + ".")
     blocks = [("h", 1, title, None), ("h", 2, "Summary", "summary"), ("ul", lines + unread)]
     blocks += compare_boards(svs) + compare_setup(svs) + compare_latency(names, pairs)
     blocks += plots(out, (("compare.png", "each phase's maximum, per survey"),))
