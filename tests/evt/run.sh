@@ -17,20 +17,9 @@ py=/usr/bin/python3
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1
-passed=0
-failed=0
 
-check() { # check WHAT COMMAND...: one PASS or FAIL line
-	local what=$1
-	shift
-	if "$@"; then
-		echo "PASS $what"
-		passed=$((passed + 1))
-	else
-		echo "FAIL $what"
-		failed=$((failed + 1))
-	fi
-}
+# shellcheck source=tests/lib/check.sh
+. "$top/tests/lib/check.sh"
 
 # exits_2 FILE: latscope-evt FILE exits 2, with one line on stderr
 exits_2() {

@@ -10,19 +10,8 @@
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 dir=${1:?usage: compare_vms.sh DIR, the files of the VMs in DIR/amd64 and DIR/rt-amd64}
-passed=0
-failed=0
-check() { # check WHAT COMMAND...
-	local what=$1
-	shift
-	if "$@"; then
-		echo "PASS $what"
-		passed=$((passed + 1))
-	else
-		echo "FAIL $what"
-		failed=$((failed + 1))
-	fi
-}
+# shellcheck source=tests/lib/check.sh
+. "$top/tests/lib/check.sh"
 a=$(find "$dir/amd64" -mindepth 1 -maxdepth 1 -type d -name 'survey-*' | head -n 1)
 b=$(find "$dir/rt-amd64" -mindepth 1 -maxdepth 1 -type d -name 'survey-*' | head -n 1)
 if [ -z "$a" ] || [ -z "$b" ]; then

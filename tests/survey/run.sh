@@ -34,20 +34,9 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 bin=$top/userspace/latscope
 work=$(mktemp -d)
 trap 'umount "$work/full" 2>/dev/null || true; rm -rf "$work"' EXIT
-passed=0
-failed=0
 
-check() { # check WHAT COMMAND...: one PASS or FAIL line
-	local what=$1
-	shift
-	if "$@"; then
-		echo "PASS $what"
-		passed=$((passed + 1))
-	else
-		echo "FAIL $what"
-		failed=$((failed + 1))
-	fi
-}
+# shellcheck source=tests/lib/check.sh
+. "$top/tests/lib/check.sh"
 
 make -s -C "$top/userspace" latscope
 cc -std=c11 -Wall -Wextra -Werror -shared -fPIC -I"$top/driver/include/uapi" \
