@@ -4,7 +4,9 @@
 # ABI test, and runs it. Usage: scripts/vm.sh SERIES FLAVOUR [test|demo|stress]
 #   (stress: tests/vm/stress_test.sh, the --stress loads, then
 #   tests/vm/survey_test.sh, a short survey whose directory comes back
-#   and gets its profile here; compare: one
+#   and gets its profile here; survey: scripts/survey-vm.sh's whole
+#   survey of LATSCOPE_COMPARE_SECONDS, its directory left in files/;
+#   compare: one
 #   side of scripts/compare.sh, its JSON left in the work dir's files/)
 #   e.g. scripts/vm.sh 6.12 rt-amd64 test
 # scripts/vm.sh gpio amd64|rt-amd64 boots the GPIO test kernel
@@ -280,7 +282,7 @@ if [ "$mode" = test ] && { [ "$series" = 5.10 ] || [ "$series" = sid ]; }; then
 fi
 icount=()
 case $mode in
-demo | stress | compare | gpio-compare) accel=tcg ;;
+demo | stress | compare | gpio-compare | survey) accel=tcg ;;
 # bench: as scripts/bench.sh asks (LATSCOPE_VM_TCG_THREAD single, multi
 # or icount): one host thread for both virtual CPUs makes what one does
 # cost the other's time too; icount makes the guest's clock count its
@@ -303,6 +305,8 @@ esac
 # the most parts.
 limit=720
 [ "$mode" = gpio ] && limit=1320
+# survey: LATSCOPE_COMPARE_SECONDS of timer runs, then the cost suite.
+[ "$mode" = survey ] && limit=1320
 # snapshot-cost runs two modules' rounds, then the hook costs' (48 runs).
 [ "$mode" = snapshot-cost ] && limit=1320
 # bench: up to eight variants a round, each for LATSCOPE_COMPARE_SECONDS.
@@ -354,7 +358,7 @@ rm -rf "$work/root" "$work/mod" "$work/old" "$work/initrd.gz"
 # scripts/compare-gpio.sh), demo its output to scripts/demo.sh; fuzz
 # writes no file.
 case $mode in
-compare | gpio-compare | fuzz | demo | why-cost | snapshot-cost | bench | pkg | abi) exit 0 ;;
+compare | gpio-compare | fuzz | demo | why-cost | snapshot-cost | bench | pkg | abi | survey) exit 0 ;;
 esac
 # A subset (LATSCOPE_VM_TESTS) whose parts write no file has none to check;
 # nor has a subset of the test mode the whole set its host checks expect.
