@@ -96,8 +96,7 @@ def check_profile(d):
         for load, cell in r.items():
             if load == "context" or cell == "-":
                 continue
-            doc = next(x for x in docs.values() if x["settings"]["context"] == r["context"]
-                       and load_of(x) == load)
+            doc = next(x for p, x in docs.items() if p.split("-", 1)[1] == f'{r["context"]}-{load}')
             assert cell.split(" ")[0] == f'{doc["total"]["max"]:.3f}', (r, load)
     # The setup verdict: a row per factor of the setup phase's SET| lines.
     setup = [l for l in open(f"{d}/01-setup.txt", encoding="utf-8") if

@@ -42,7 +42,7 @@ static void test_plan_sums(void)
 	for (i = 0; i < ARRAY_SIZE(totals); i++) {
 		unsigned long long sum;
 
-		if (ls_survey_plan(totals[i], 0, &plan, err, sizeof(err))) {
+		if (ls_survey_plan(totals[i], 0, 0, &plan, err, sizeof(err))) {
 			check(false, "survey: plans", "-T %llu refused: %s", totals[i], err);
 			return;
 		}
@@ -56,7 +56,7 @@ static void test_plan_sums(void)
 		}
 	}
 	check(ok, "survey: the timer runs share -T to the second, setup first, cost last", " ");
-	ls_survey_plan(3600, 0, &plan, err, sizeof(err));
+	ls_survey_plan(3600, 0, 0, &plan, err, sizeof(err));
 	check(plan.phase[1].evt && plan.phase[1].context == LATSCOPE_CTX_USER &&
 	      !strcmp(plan.phase[1].stress, "none") && plan.phase[1].seconds == 1807 &&
 	      plan.phase[2].seconds == 163 && plan.cost_scale == 100 &&
@@ -65,7 +65,7 @@ static void test_plan_sums(void)
 	      "survey: 1 h: the EVT run first, half and the rest, the cost suite whole",
 	      "%s %llu, %llu, scale %u", plan.phase[1].name, plan.phase[1].seconds,
 	      plan.phase[2].seconds, plan.cost_scale);
-	ls_survey_plan(600, 0, &plan, err, sizeof(err));
+	ls_survey_plan(600, 0, 0, &plan, err, sizeof(err));
 	check(plan.phase[1].seconds == 50 && !plan.phase[1].evt && plan.cost_scale == 10 &&
 	      plan.nr == 14, "survey: 10 min: twelve runs of 50 s, the cost suite at 10 %",
 	      "%d phases, %llu s", plan.nr, plan.phase[1].seconds);
@@ -83,20 +83,20 @@ static void test_plan_skip(void)
 	      skip == (LS_SKIP_COST | LS_SKIP_GRINDER | LS_SKIP_NEIGHBOUR | LS_SKIP_CLASSIC |
 		       LS_SKIP_SETUP),
 	      "survey: --survey-skip's words as bits", "%#x %s", skip, err);
-	ls_survey_plan(30, skip, &plan, err, sizeof(err));
+	ls_survey_plan(30, skip, 0, &plan, err, sizeof(err));
 	check(timed(&plan, &runs, &evt) == 30 && runs == 3 && plan.nr == 3 &&
 	      !strcmp(plan.phase[0].name, "01-user-quiet"),
 	      "survey: the loads, setup and cost skipped: three quiet runs, numbered from 1",
 	      "%d phases, first %s", plan.nr, plan.phase[0].name);
-	check(ls_survey_plan(29, skip, &plan, err, sizeof(err)) && strstr(err, "29 s") &&
-	      strstr(err, "3 timer runs") && strstr(err, "30 s"),
+	check(ls_survey_plan(29, skip, 0, &plan, err, sizeof(err)) && strstr(err, "29 s") &&
+	      strstr(err, "3 timed runs") && strstr(err, "30 s"),
 	      "survey: -T under 10 s a run refused, both named", "%s", err);
 	ls_survey_parse_skip("quiet", &skip, err, sizeof(err));
-	ls_survey_plan(3600, skip, &plan, err, sizeof(err));
+	ls_survey_plan(3600, skip, 0, &plan, err, sizeof(err));
 	check(timed(&plan, &runs, &evt) == 3600 && runs == 9 && !evt,
 	      "survey: quiet skipped, no EVT run, nine runs share -T", "%d runs, %d EVT", runs, evt);
 	ls_survey_parse_skip("grinder", &skip, err, sizeof(err));
-	ls_survey_plan(600, skip, &plan, err, sizeof(err));
+	ls_survey_plan(600, skip, 0, &plan, err, sizeof(err));
 	check(!strcmp(plan.phase[plan.nr - 1].stress, "none"),
 	      "survey: grinder skipped, the cost suite has no loaded pass", "%s",
 	      plan.phase[plan.nr - 1].stress);
@@ -106,7 +106,7 @@ static void test_plan_skip(void)
 	check(ls_survey_parse_skip("costs", &skip, err, sizeof(err)) && strstr(err, "'costs'"),
 	      "survey: a word that is none refused, named", "%s", err);
 	ls_survey_parse_skip("user,kernel,irq", &skip, err, sizeof(err));
-	check(ls_survey_plan(3600, skip, &plan, err, sizeof(err)) && strstr(err, "no timer run"),
+	check(ls_survey_plan(3600, skip, 0, &plan, err, sizeof(err)) && strstr(err, "no timer run"),
 	      "survey: every context skipped: refused", "%s", err);
 }
 
@@ -124,6 +124,9 @@ static void test_survey_options(void)
 		{ "--survey-skip cost", "--survey" },
 		{ "--resume", "--survey DIR" },
 		{ "--survey-plan --resume", "--survey DIR" },
+		{ "--survey d --monitor", "--monitor" },
+		{ "--survey d --gpiod", "--gpiod" },
+		{ "--survey d -I gpiochip0,24 -O gpiochip0,23 --subtract 5", "--subtract" },
 	};
 	struct ls_options o;
 	char err[512] = "";
@@ -138,8 +141,18 @@ static void test_survey_options(void)
 	      "survey: with -T, -c, -p, -P, --apply-setup and --survey-skip", "%s", err);
 	check(parse_options("--survey d --resume -T 10m", &o, err) == LS_PARSE_RUN &&
 	      o.survey.resume, "survey: --resume with --survey DIR", "%s", err);
+	check(parse_options("--survey d -T 10m -I gpiochip0,24 -O gpiochip0,23 "
+			    "--pulse-out gpiochip0,25", &o, err) == LS_PARSE_RUN &&
+	      o.survey.with == LS_SURVEY_WITH_GPIO && o.survey.gpio_nr == 3 &&
+	      !strcmp(o.survey.gpio_args[0], "--gpio-in=gpiochip0,24") &&
+	      !strcmp(o.survey.gpio_args[2], "--pulse-out=gpiochip0,25"),
+	      "survey: GPIO lines kept for the GPIO runs", "%s %d", err, o.survey.gpio_nr);
+	check(parse_options("--survey d -T 10m -z 192.0.2.1 -I gpiochip0,24 -O gpiochip0,23",
+			    &o, err) == LS_PARSE_RUN && o.survey.with == LS_SURVEY_WITH_LATMON &&
+	      !strcmp(o.survey.gpio_args[0], "--inband-gpio=192.0.2.1"),
+	      "survey: a latmon monitor: its round trips", "%s", err);
 	check(parse_options("--survey d -T 10m", &o, err) == LS_PARSE_RUN &&
-	      !o.survey.cost_scale && !o.survey.cost_repeat && o.survey.cost_min_run_ms == -1,
+	      !o.survey.with && !o.survey.gpio_nr && !o.survey.cost_scale && !o.survey.cost_repeat && o.survey.cost_min_run_ms == -1,
 	      "survey: the cost suite's scale and rounds the plan's, unless given", "%s", err);
 	check(parse_options("--survey d -T 10m --cost-scale 2 --cost-repeat 1 --cost-min-run 100",
 			    &o, err) == LS_PARSE_RUN && o.survey.cost_scale == 2 &&
@@ -147,6 +160,43 @@ static void test_survey_options(void)
 	      "survey: --cost-scale and --cost-repeat given", "%s", err);
 	check(parse_options("--survey d --cost-scale 0", &o, err) == LS_PARSE_ERROR &&
 	      strstr(err, "cost-scale"), "survey: --cost-scale 0 refused, named", "%s", err);
+}
+
+/* GPIO lines add the driver's GPIO runs; a latmon monitor its round trips. */
+static void test_plan_gpio(void)
+{
+	struct ls_survey_plan plan;
+	unsigned int skip = 0;
+	char err[256] = "";
+	int i, gpio = 0, irq = 0;
+
+	ls_survey_plan(600, 0, LS_SURVEY_WITH_GPIO, &plan, err, sizeof(err));
+	for (i = 0; i < plan.nr; i++) {
+		gpio += plan.phase[i].kind == LS_PHASE_GPIO;
+		irq += plan.phase[i].kind == LS_PHASE_GPIO &&
+		       plan.phase[i].context == LATSCOPE_CTX_IRQ;
+	}
+	check(plan.nr == 22 && gpio == 8 && !irq && plan.phase[13].seconds == 30 &&
+	      !strcmp(plan.phase[13].name, "14-gpio-user-quiet") &&
+	      !strcmp(plan.phase[20].name, "21-gpio-kernel-classic") &&
+	      plan.phase[21].kind == LS_PHASE_COST,
+	      "survey: GPIO lines: the kernel and user threads under each load, 30 s of 10 min each",
+	      "%d %d %d %s", plan.nr, gpio, irq, plan.phase[13].name);
+	ls_survey_parse_skip("gpio", &skip, err, sizeof(err));
+	ls_survey_plan(600, skip, LS_SURVEY_WITH_GPIO, &plan, err, sizeof(err));
+	check(plan.nr == 14, "survey: --survey-skip gpio: no GPIO run", "%d", plan.nr);
+	ls_survey_plan(600, 0, LS_SURVEY_WITH_LATMON, &plan, err, sizeof(err));
+	check(plan.nr == 18 && plan.phase[13].kind == LS_PHASE_LATMON &&
+	      !strcmp(plan.phase[13].name, "14-latmon-quiet") && plan.phase[13].seconds == 37,
+	      "survey: a latmon monitor: its round trip under each load", "%d %s %llu", plan.nr,
+	      plan.phase[13].name, plan.phase[13].seconds);
+	ls_survey_parse_skip("user,kernel,irq,cost,setup", &skip, err, sizeof(err));
+	check(!ls_survey_plan(40, skip, LS_SURVEY_WITH_LATMON, &plan, err, sizeof(err)) &&
+	      plan.nr == 4 && plan.phase[0].seconds == 10,
+	      "survey: the latmon round trips alone, 10 s each", "%d %s", plan.nr, err);
+	check(ls_survey_plan(40, skip, LS_SURVEY_WITH_GPIO, &plan, err, sizeof(err)) &&
+	      strstr(err, "no timer run"), "survey: no context left for the GPIO runs: refused",
+	      "%s", err);
 }
 
 /* --cost-scale and --cost-repeat in place of the plan's, and said in it. */
@@ -157,7 +207,7 @@ static void test_plan_cost(void)
 	char err[256] = "", text[2048] = "";
 	FILE *f;
 
-	ls_survey_plan(600, 0, &plan, err, sizeof(err));
+	ls_survey_plan(600, 0, 0, &plan, err, sizeof(err));
 	check(plan.cost_scale == 10 && plan.cost_repeat == LS_SURVEY_COST_REPEAT,
 	      "survey: 10 min, the cost suite at 10 %, 3 rounds", "%u %u", plan.cost_scale,
 	      plan.cost_repeat);
@@ -240,6 +290,7 @@ void test_survey(const char *dir)
 	test_plan_skip();
 	test_survey_options();
 	test_plan_cost();
+	test_plan_gpio();
 	if (dir)
 		test_system(dir);
 }

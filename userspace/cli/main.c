@@ -257,7 +257,7 @@ static int mode_survey(const struct mode_env *e)
 	cpu_set_t cpus;
 	int ret;
 
-	ls_survey_plan(o->p.timeout_s, o->survey.skip, &plan, err, sizeof(err));
+	ls_survey_plan(o->p.timeout_s, o->survey.skip, o->survey.with, &plan, err, sizeof(err));
 	ls_survey_plan_cost(&plan, &sp);
 	if (sp.plan_only) {
 		ls_survey_print_plan(stdout, &plan);

@@ -843,12 +843,50 @@ static int check_exporter(struct ls_options *o, char *err, size_t errlen)
 	return 0;
 }
 
+/* The GPIO options a survey takes and gives each of its GPIO or latmon runs. */
+static const char *const survey_gpio[] = {
+	"gpio-in", "gpio-out", "pulse-out", "gpio-dt", "ack", "irq-prio", "inband-gpio",
+	"oob-gpio", "latmon-port",
+};
+
+static bool is_survey_gpio(const char *name)
+{
+	size_t k;
+
+	for (k = 0; k < ARRAY_SIZE(survey_gpio); k++)
+		if (!strcmp(name, survey_gpio[k]))
+			return true;
+	return false;
+}
+
+/* A GPIO option as the survey's GPIO runs will be given it: "--gpio-in=gpiochip0,24". */
+static int keep_survey_gpio(struct ls_options *o, const char *name, const char *arg, char *err,
+			    size_t errlen)
+{
+	struct ls_survey_params *sp = &o->survey;
+	int n;
+
+	if (sp->gpio_nr == LS_SURVEY_GPIO_ARGS) {
+		ls_fail(err, errlen, "--%s: more than %d GPIO options for a survey's runs", name,
+			LS_SURVEY_GPIO_ARGS);
+		return -1;
+	}
+	n = snprintf(sp->gpio_args[sp->gpio_nr], LS_SURVEY_GPIO_ARG_LEN, arg ? "--%s=%s" : "--%s",
+		     name, arg);
+	if (n < 0 || n >= LS_SURVEY_GPIO_ARG_LEN) {
+		ls_fail(err, errlen, "--%s '%.40s...': too long for a survey's runs", name, arg);
+		return -1;
+	}
+	sp->gpio_nr++;
+	return 0;
+}
+
 /*
  * --survey runs each context and load itself, into its directory: of
  * the options of every run it takes the CPUs, the period, the priority,
  * -T (the timer runs' total, an hour by default) and --apply-setup; of
  * the cost suite's, its scale, rounds and shortest timing, in place of
- * the plan's.
+ * the plan's; and the GPIO lines and latmon monitor, which add their runs.
  */
 static int check_survey(struct ls_options *o, const bool *given, char *err, size_t errlen)
 {
@@ -856,7 +894,8 @@ static int check_survey(struct ls_options *o, const bool *given, char *err, size
 		"survey", "survey-plan", "survey-skip", "resume", "timeout", "duration", "cpu",
 		"cpus", "period",
 		"priority", "apply-setup", "cost-scale", "cost-repeat", "cost-min-run", "help",
-		"version",
+		"version", "gpio-in", "gpio-out", "pulse-out", "gpio-dt", "ack", "irq-prio",
+		"inband-gpio", "oob-gpio", "latmon-port",
 	};
 	struct ls_survey_plan plan;
 	size_t i, k;
@@ -868,7 +907,7 @@ static int check_survey(struct ls_options *o, const bool *given, char *err, size
 			if (!strcmp(opts[i].name, allowed[k]))
 				break;
 		if (given[i] && k == ARRAY_SIZE(allowed)) {
-			ls_fail(err, errlen, "--%s with --survey: a survey runs every context and load itself, into its directory; it takes -T, -c/--cpus, -p, -P, --apply-setup, --cost-scale, --cost-repeat and --cost-min-run only",
+			ls_fail(err, errlen, "--%s with --survey: a survey runs every context and load itself, into its directory; it takes -T, -c/--cpus, -p, -P, --apply-setup, the cost suite's --cost-scale, --cost-repeat and --cost-min-run, and the GPIO lines and latmon monitor (-I, -O, --pulse-out, --gpio-dt, --ack, --irq-prio, -z, -Z, --latmon-port) only",
 				opts[i].name);
 			return -1;
 		}
@@ -894,7 +933,11 @@ static int check_survey(struct ls_options *o, const bool *given, char *err, size
 	}
 	if (!o->p.timeout_s)
 		o->p.timeout_s = LS_SURVEY_DEFAULT_S;
-	return ls_survey_plan(o->p.timeout_s, o->survey.skip, &plan, err, errlen);
+	if (o->p.latmon_host[0])
+		o->survey.with = LS_SURVEY_WITH_LATMON;
+	else if (o->p.source != LATSCOPE_SRC_TIMER)
+		o->survey.with = LS_SURVEY_WITH_GPIO;
+	return ls_survey_plan(o->p.timeout_s, o->survey.skip, o->survey.with, &plan, err, errlen);
 }
 
 /* "--ack-in belongs to --gpiod or --monitor (latscope --help=gpiod, --help=monitor)" */
@@ -1070,6 +1113,8 @@ enum ls_parse ls_parse_args(int argc, char **argv, struct ls_options *options,
 		ret = apply(o, optarg, options, err, errlen);
 		if (ret == BAD_VALUE)
 			bad_value(o, optarg, err, errlen);
+		if (!ret && is_survey_gpio(o->name))
+			ret = keep_survey_gpio(options, o->name, optarg, err, errlen);
 		if (ret)
 			return LS_PARSE_ERROR;
 	}

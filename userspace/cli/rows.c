@@ -109,6 +109,9 @@ static const struct ls_help_row rows[] = {
 	{ "survey", NULL, "-c, -p, -P, --cpus", "as in every run, for every phase" },
 	{ "survey", NULL, "--apply-setup", "set up the board for the whole survey, set back\n"
 					   "at its end" },
+	{ "survey", NULL, "-I, -O, --pulse-out, ...", "GPIO lines (--help=gpio): the driver's GPIO runs\n"
+						 "too, its kernel and user threads under each load;\n"
+						 "with -z HOST, the latmon round trips instead" },
 	{ "survey", "cost-scale", "=<pct>", "the cost suite's work [=10 under an hour, 100]" },
 	{ "survey", "cost-repeat", "=<n>", "the cost suite's rounds [=3]" },
 	{ "survey", "cost-min-run", "=<ms>", "the cost suite's shortest timing [=1000]" },

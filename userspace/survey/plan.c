@@ -10,7 +10,10 @@
  * least) for the extreme-value bound, which shorter runs do not get; it
  * stands for the short quiet user run. Then the cost suite, untimed:
  * 10 % of its work below an hour, all of it from an hour on, its loaded
- * pass under grinder. Pure: no file, no clock.
+ * pass under grinder. GPIO lines given add the driver's GPIO runs (kernel
+ * and user thread) under each load; a latmon monitor given adds its round
+ * trip under each load instead; they share -T with the timer runs. Pure:
+ * no file, no clock.
  */
 #include <stdio.h>
 #include <string.h>
@@ -44,7 +47,7 @@ static const struct {
 	{ "setup", LS_SKIP_SETUP }, { "cost", LS_SKIP_COST }, { "user", LS_SKIP_USER },
 	{ "kernel", LS_SKIP_KERNEL }, { "irq", LS_SKIP_IRQ }, { "quiet", LS_SKIP_QUIET },
 	{ "grinder", LS_SKIP_GRINDER }, { "neighbour", LS_SKIP_NEIGHBOUR },
-	{ "classic", LS_SKIP_CLASSIC },
+	{ "classic", LS_SKIP_CLASSIC }, { "gpio", LS_SKIP_GPIO }, { "latmon", LS_SKIP_LATMON },
 };
 
 /**
@@ -68,7 +71,7 @@ int ls_survey_parse_skip(const char *list, unsigned int *skip, char *err, size_t
 			if (n == strlen(skip_words[k].word) && !strncmp(w, skip_words[k].word, n))
 				break;
 		if (k == ARRAY_SIZE(skip_words)) {
-			ls_fail(err, errlen, "--survey-skip '%.*s': not a phase; the words are setup, cost, user, kernel, irq, quiet, grinder, neighbour and classic",
+			ls_fail(err, errlen, "--survey-skip '%.*s': not a phase; the words are setup, cost, user, kernel, irq, quiet, grinder, neighbour, classic, gpio and latmon",
 				(int)(n > 40 ? 40 : n), w);
 			return -1;
 		}
@@ -128,18 +131,58 @@ static bool kept(unsigned int skip, size_t c, size_t l)
 	return !(skip & (contexts[c].skip | loads[l].skip));
 }
 
+/* The driver's GPIO runs: its kernel and user threads answer (no irq context). */
+static bool gpio_kept(unsigned int skip, unsigned int with, size_t c, size_t l)
+{
+	return with & LS_SURVEY_WITH_GPIO && !(skip & LS_SKIP_GPIO) &&
+	       contexts[c].ctx != LATSCOPE_CTX_IRQ && kept(skip, c, l);
+}
+
+static bool latmon_kept(unsigned int skip, unsigned int with, size_t l)
+{
+	return with & LS_SURVEY_WITH_LATMON && !(skip & (LS_SKIP_LATMON | loads[l].skip));
+}
+
+static void add_gpio(struct ls_survey_plan *plan, size_t c, size_t l, unsigned long long seconds)
+{
+	char stem[32], what[64];
+	struct ls_phase *ph;
+
+	snprintf(stem, sizeof(stem), "gpio-%s-%s", contexts[c].name,
+		 l ? loads[l].name : "quiet");
+	snprintf(what, sizeof(what), "GPIO, %s thread, %s", contexts[c].name,
+		 l ? loads[l].name : "quiet");
+	ph = add(plan, LS_PHASE_GPIO, stem, what);
+	ph->context = contexts[c].ctx;
+	ph->stress = loads[l].name;
+	ph->seconds = seconds;
+}
+
+static void add_latmon(struct ls_survey_plan *plan, size_t l, unsigned long long seconds)
+{
+	char stem[32], what[64];
+	struct ls_phase *ph;
+
+	snprintf(stem, sizeof(stem), "latmon-%s", l ? loads[l].name : "quiet");
+	snprintf(what, sizeof(what), "latmon round trip, %s", l ? loads[l].name : "quiet");
+	ph = add(plan, LS_PHASE_LATMON, stem, what);
+	ph->stress = loads[l].name;
+	ph->seconds = seconds;
+}
+
 /**
  * ls_survey_plan() - the phases of a survey of @total_s seconds of timer runs
  * @total_s: -T, at least LS_SURVEY_MIN_PHASE_S for each timer run
  * @skip: --survey-skip's LS_SKIP_* bits: the phases left out
+ * @with: LS_SURVEY_WITH_* bits: the GPIO or latmon runs the options add
  * @plan: filled
  * @err: why not, naming the value
  * @errlen: its size
  *
  * Return: 0, or -1 if @total_s is too short or @skip leaves no timer run.
  */
-int ls_survey_plan(unsigned long long total_s, unsigned int skip, struct ls_survey_plan *plan,
-		   char *err, size_t errlen)
+int ls_survey_plan(unsigned long long total_s, unsigned int skip, unsigned int with,
+		   struct ls_survey_plan *plan, char *err, size_t errlen)
 {
 	unsigned long long evt_s, each, rest;
 	unsigned int runs = 0, shared;
@@ -147,15 +190,17 @@ int ls_survey_plan(unsigned long long total_s, unsigned int skip, struct ls_surv
 	char t[32], u[32];
 
 	memset(plan, 0, sizeof(*plan));
-	for (l = 0; l < ARRAY_SIZE(loads); l++)
+	for (l = 0; l < ARRAY_SIZE(loads); l++) {
 		for (c = 0; c < ARRAY_SIZE(contexts); c++)
-			runs += kept(skip, c, l);
+			runs += kept(skip, c, l) + gpio_kept(skip, with, c, l);
+		runs += latmon_kept(skip, with, l);
+	}
 	if (!runs) {
 		ls_fail(err, errlen, "--survey-skip leaves no timer run: keep a context (user, kernel, irq) and a load (quiet, grinder, neighbour, classic)");
 		return -1;
 	}
 	if (total_s < runs * LS_SURVEY_MIN_PHASE_S) {
-		ls_fail(err, errlen, "--survey -T %s: a survey of %u timer runs needs at least %s (%llu s each)",
+		ls_fail(err, errlen, "--survey -T %s: a survey of %u timed runs needs at least %s (%llu s each)",
 			ls_survey_duration(total_s, t, sizeof(t)), runs,
 			ls_survey_duration(runs * LS_SURVEY_MIN_PHASE_S, u, sizeof(u)),
 			LS_SURVEY_MIN_PHASE_S);
@@ -182,6 +227,17 @@ int ls_survey_plan(unsigned long long total_s, unsigned int skip, struct ls_surv
 				add_timer(plan, c, l, each + rest, false);
 				rest = 0;
 			}
+	for (l = 0; l < ARRAY_SIZE(loads); l++)
+		for (c = 0; c < ARRAY_SIZE(contexts); c++)
+			if (gpio_kept(skip, with, c, l)) {
+				add_gpio(plan, c, l, each + rest);
+				rest = 0;
+			}
+	for (l = 0; l < ARRAY_SIZE(loads); l++)
+		if (latmon_kept(skip, with, l)) {
+			add_latmon(plan, l, each + rest);
+			rest = 0;
+		}
 	if (!(skip & LS_SKIP_COST))
 		add(plan, LS_PHASE_COST, "cost", "the cost suite")->stress =
 			skip & LS_SKIP_GRINDER ? "none" : "grinder";
@@ -206,7 +262,7 @@ void ls_survey_plan_cost(struct ls_survey_plan *plan, const struct ls_survey_par
 /* The cost suite's line of the plan: its work, rounds, shortest timing, load. */
 static void print_cost(FILE *f, const struct ls_survey_plan *plan, const struct ls_phase *ph)
 {
-	fprintf(f, "  %-20s %s: %u %% of its work, %u round%s", ph->name, ph->what,
+	fprintf(f, "  %-24s %s: %u %% of its work, %u round%s", ph->name, ph->what,
 		plan->cost_scale, plan->cost_repeat, plan->cost_repeat == 1 ? "" : "s");
 	if (plan->cost_min_run_ms >= 0)
 		fprintf(f, ", timings of %d ms at least", plan->cost_min_run_ms);
@@ -230,11 +286,11 @@ void ls_survey_print_plan(FILE *f, const struct ls_survey_plan *plan)
 		evt |= ph->evt;
 		if (ph->kind == LS_PHASE_COST)
 			print_cost(f, plan, ph);
-		else if (ph->kind == LS_PHASE_TIMER)
-			fprintf(f, "  %-20s %s, %s\n", ph->name, ph->what,
+		else if (ph->seconds)
+			fprintf(f, "  %-24s %s, %s\n", ph->name, ph->what,
 				ls_survey_duration(ph->seconds, t, sizeof(t)));
 		else
-			fprintf(f, "  %-20s %s\n", ph->name, ph->what);
+			fprintf(f, "  %-24s %s\n", ph->name, ph->what);
 	}
 	if (!evt)
 		fprintf(f, "  no EVT bound: it needs a quiet user-context run of 10 min; -T %s or more gives one, unless user or quiet is skipped\n",

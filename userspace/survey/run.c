@@ -46,7 +46,8 @@ struct ls_survey {
 	const struct ls_survey_plan *plan;
 	const sigset_t *child_mask;
 	int dirfd;			/* the directory, O_PATH */
-	char settings[320];		/* what every phase is given, which --resume compares */
+	/* What every phase is given, which --resume compares; the GPIO options too. */
+	char settings[320 + LS_SURVEY_GPIO_ARGS * LS_SURVEY_GPIO_ARG_LEN];
 	bool stopped;			/* a signal asked the survey to end */
 	bool tty;
 	double worst_us;		/* the largest RTS| maximum so far, < 0: none */
@@ -96,7 +97,7 @@ static void held_path(const struct ls_survey *s, const char *name, char *buf, si
 
 /* The child's command line for @ph; its strings live in @space. */
 struct argv_space {
-	char *argv[32];
+	char *argv[32 + LS_SURVEY_GPIO_ARGS];
 	char cpu[16], period[16], prio[16], secs[32], scale[16], repeat[16], min_run[16];
 	char json[4096], plot[4096];
 };
@@ -122,13 +123,45 @@ static void cpus_args(const struct ls_survey *s, struct argv_space *a, int *n, b
 	add_arg(a, n, s->sp->cpus);
 }
 
+/*
+ * What a timed run (timer, GPIO, latmon) is given after its source: the
+ * CPUs, period and priority (none in the irq context: its handler has
+ * none), -T, the load, the recorder and its files.
+ */
+static void timed_args(const struct ls_survey *s, const struct ls_phase *ph,
+		       struct argv_space *a, int *n)
+{
+	cpus_args(s, a, n, false);
+	add_arg(a, n, "-p");
+	add_arg(a, n, a->period);
+	if (ph->kind != LS_PHASE_TIMER || ph->context != LATSCOPE_CTX_IRQ) {
+		add_arg(a, n, "-P");
+		add_arg(a, n, a->prio);
+	}
+	snprintf(a->secs, sizeof(a->secs), "%llu", ph->seconds);
+	add_arg(a, n, "-T");
+	add_arg(a, n, a->secs);
+	if (strcmp(ph->stress, "none")) {
+		add_arg(a, n, "--stress");
+		add_arg(a, n, ph->stress);
+	}
+	add_arg(a, n, "--why");
+	name_of(ph, ".json", a->json, sizeof(a->json));
+	name_of(ph, ".plot", a->plot, sizeof(a->plot));
+	add_arg(a, n, "--json");
+	add_arg(a, n, a->json);
+	add_arg(a, n, "-g");
+	add_arg(a, n, a->plot);
+	add_arg(a, n, "-q");
+}
+
 static void phase_argv(const struct ls_survey *s, const struct ls_phase *ph, struct argv_space *a)
 {
 	static const char *const ctx_flag[] = {
 		[LATSCOPE_CTX_IRQ] = "-i", [LATSCOPE_CTX_KERNEL] = "-k",
 		[LATSCOPE_CTX_USER] = "-u",
 	};
-	int n = 0;
+	int n = 0, k;
 
 	add_arg(a, &n, "/proc/self/exe");
 	snprintf(a->period, sizeof(a->period), "%u", s->p->period_us);
@@ -140,28 +173,16 @@ static void phase_argv(const struct ls_survey *s, const struct ls_phase *ph, str
 		break;
 	case LS_PHASE_TIMER:
 		add_arg(a, &n, ctx_flag[ph->context]);
-		cpus_args(s, a, &n, false);
-		add_arg(a, &n, "-p");
-		add_arg(a, &n, a->period);
-		if (ph->context != LATSCOPE_CTX_IRQ) {
-			add_arg(a, &n, "-P");
-			add_arg(a, &n, a->prio);
-		}
-		snprintf(a->secs, sizeof(a->secs), "%llu", ph->seconds);
-		add_arg(a, &n, "-T");
-		add_arg(a, &n, a->secs);
-		if (strcmp(ph->stress, "none")) {
-			add_arg(a, &n, "--stress");
-			add_arg(a, &n, ph->stress);
-		}
-		add_arg(a, &n, "--why");
-		name_of(ph, ".json", a->json, sizeof(a->json));
-		name_of(ph, ".plot", a->plot, sizeof(a->plot));
-		add_arg(a, &n, "--json");
-		add_arg(a, &n, a->json);
-		add_arg(a, &n, "-g");
-		add_arg(a, &n, a->plot);
-		add_arg(a, &n, "-q");
+		timed_args(s, ph, a, &n);
+		break;
+	case LS_PHASE_GPIO:
+	case LS_PHASE_LATMON:
+		/* A latmon round trip is answered as latscope -z answers it: --gpiod. */
+		if (ph->kind == LS_PHASE_GPIO)
+			add_arg(a, &n, ctx_flag[ph->context]);
+		for (k = 0; k < s->sp->gpio_nr; k++)
+			add_arg(a, &n, s->sp->gpio_args[k]);
+		timed_args(s, ph, a, &n);
 		break;
 	case LS_PHASE_COST:
 		add_arg(a, &n, "--cost");
@@ -333,7 +354,7 @@ static bool run_phase(struct ls_survey *s, int i)
 		(!WEXITSTATUS(status) ||
 		 (ph->kind == LS_PHASE_SETUP && WEXITSTATUS(status) == LS_EXIT_SETUP_COSTS));
 	/* Ended by a signal of its own (one sent to it alone): not a whole phase. */
-	if (o->ok && ph->kind == LS_PHASE_TIMER && waited + EARLY_S < ph->seconds)
+	if (o->ok && ph->seconds && waited + EARLY_S < ph->seconds)
 		o->interrupted = true;
 	if (overran)
 		snprintf(o->said, sizeof(o->said), "failed: still running %d s past its time, ended",
@@ -382,7 +403,7 @@ static int write_summary(FILE *f, const void *arg)
 	ls_survey_print_plan(f, s->plan);
 	fprintf(f, "\nOutcome:\n");
 	for (i = 0; i < s->plan->nr; i++)
-		fprintf(f, "  %-20s %s\n", s->plan->phase[i].name,
+		fprintf(f, "  %-24s %s\n", s->plan->phase[i].name,
 			s->out[i].ran ? s->out[i].said : "not run");
 	return ferror(f) ? -1 : 0;
 }
@@ -562,6 +583,12 @@ int ls_survey_open(const struct ls_params *p, const struct ls_survey_params *sp,
 	s->worst_us = -1;
 	snprintf(s->settings, sizeof(s->settings), "settings: CPUs %s, period %u us, priority %d",
 		 sp->cpus[0] ? sp->cpus : "latscope's choice", p->period_us, p->priority);
+	for (i = 0; i < sp->gpio_nr; i++) {
+		size_t len = strlen(s->settings);
+
+		snprintf(s->settings + len, sizeof(s->settings) - len, "%s%s", i ? " " : ", GPIO ",
+			 sp->gpio_args[i]);
+	}
 	for (i = 0; i < plan->nr; i++)
 		s->out[i].max_us = -1;
 	if (open_dir(s, err, sizeof(err))) {

@@ -16,6 +16,16 @@
 #include "cost/cost.h"
 #include "output/output.h"
 
+/* The GPIO options a survey passes on ("--gpio-in=gpiochip0,24"), at most. */
+#define LS_SURVEY_GPIO_ARGS	12
+#define LS_SURVEY_GPIO_ARG_LEN	160
+
+/* What the GPIO options add: the driver's GPIO runs, or latmon round trips. */
+enum {
+	LS_SURVEY_WITH_GPIO = 1 << 0,	/* -I (or --gpio-dt), no monitor */
+	LS_SURVEY_WITH_LATMON = 1 << 1,	/* -z or -Z HOST, and its lines */
+};
+
 /* --survey and --survey-plan. */
 struct ls_survey_params {
 	const char *dir;		/* --survey DIR: a new directory, NULL: none */
@@ -28,6 +38,10 @@ struct ls_survey_params {
 	unsigned int cost_scale;	/* --cost-scale given: in place of the plan's, 0: not */
 	unsigned int cost_repeat;	/* --cost-repeat given: in place of the plan's, 0: not */
 	int cost_min_run_ms;		/* --cost-min-run given: the cost suite's, -1: not */
+	/* The GPIO options given (-I, -O, --pulse-out, -z...), for the GPIO phases. */
+	char gpio_args[LS_SURVEY_GPIO_ARGS][LS_SURVEY_GPIO_ARG_LEN];
+	int gpio_nr;
+	unsigned int with;		/* LS_SURVEY_WITH_*: the phases they add */
 };
 
 /* -T without the option, and the least a timer phase and a survey take. */
@@ -35,7 +49,7 @@ struct ls_survey_params {
 #define LS_SURVEY_MIN_PHASE_S	10ULL
 /* A survey this long or longer has a quiet user-context run for the EVT bound. */
 #define LS_SURVEY_EVT_FROM_S	1200ULL
-#define LS_SURVEY_MAX_PHASES	16
+#define LS_SURVEY_MAX_PHASES	32
 /* The longest --survey DIR: its files' names must fit PATH_MAX. */
 #define LS_SURVEY_MAX_DIR	3800
 /* The cost suite's --cost-repeat in a survey, unless given. */
@@ -44,6 +58,8 @@ struct ls_survey_params {
 enum ls_phase_kind {
 	LS_PHASE_SETUP,			/* latscope --check-setup */
 	LS_PHASE_TIMER,			/* a timer run: a context, a load */
+	LS_PHASE_GPIO,			/* a GPIO run: the driver's thread (-k, -u), a load */
+	LS_PHASE_LATMON,		/* a latmon round trip (-z): a load */
 	LS_PHASE_COST,			/* latscope --cost, untimed */
 };
 
@@ -52,10 +68,11 @@ enum ls_phase_kind {
  * @kind: what it runs
  * @name: its files' stem in the directory, "03-kernel-grinder"
  * @what: in words, for the plan and the progress line
- * @context: LATSCOPE_CTX_* of a timer run
- * @stress: the load preset of a timer run or the cost suite's loaded
+ * @context: LATSCOPE_CTX_* of a timer or GPIO run
+ * @stress: the load preset of a timed run or the cost suite's loaded
  *	pass, "none": quiet
- * @seconds: a timer run's length; 0: untimed (it takes what it takes)
+ * @seconds: a timed run's length (timer, GPIO, latmon); 0: untimed (it
+ *	takes what it takes)
  * @evt: the long quiet run the extreme-value bound needs (10 min or more)
  */
 struct ls_phase {
@@ -88,12 +105,14 @@ enum {
 	LS_SKIP_GRINDER = 1 << 6,
 	LS_SKIP_NEIGHBOUR = 1 << 7,
 	LS_SKIP_CLASSIC = 1 << 8,
+	LS_SKIP_GPIO = 1 << 9,
+	LS_SKIP_LATMON = 1 << 10,
 };
 
 /* plan.c */
 int ls_survey_parse_skip(const char *list, unsigned int *skip, char *err, size_t errlen);
-int ls_survey_plan(unsigned long long total_s, unsigned int skip, struct ls_survey_plan *plan,
-		   char *err, size_t errlen);
+int ls_survey_plan(unsigned long long total_s, unsigned int skip, unsigned int with,
+		   struct ls_survey_plan *plan, char *err, size_t errlen);
 void ls_survey_plan_cost(struct ls_survey_plan *plan, const struct ls_survey_params *sp);
 void ls_survey_print_plan(FILE *f, const struct ls_survey_plan *plan);
 const char *ls_survey_duration(unsigned long long s, char *buf, size_t len);

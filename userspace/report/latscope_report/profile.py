@@ -24,7 +24,7 @@ from .tables import pct_text
 from .worst import worst_sections, worst_table
 
 P9999 = PERCENTILES.index(99.99)
-CONTEXTS = ("user", "kernel", "irq")
+CONTEXTS = ("user", "kernel", "irq", "gpio-user", "gpio-kernel", "latmon")
 LOADS = ("none", "grinder", "neighbour", "classic")
 # What a board's DMI or model says when it is an emulator's.
 VIRTUAL = ("QEMU", "KVM", "VMware", "VirtualBox", "Bochs", "Xen", "Hyper-V", "Firecracker",
@@ -71,10 +71,18 @@ def outcome_line(sv):
     return line + ("; " + ", ".join(other) if other else "")
 
 
+def row_of(run):
+    """A run's row in the summary's table: its phase's words without the
+    load ("user", "gpio-kernel", "latmon"), or its context."""
+    words = run.get("phase", "").split("-")[1:]
+    return "-".join(words[:-1]) if len(words) > 1 else run["context"]
+
+
 def matrix(runs):
-    """The summary's table: a row per context, a column per load, each cell
-    the maximum and p99.99 of that run (µs); None when no run is there."""
-    by = {(r["context"], r["load"]): r for r in runs}
+    """The summary's table: a row per context (timer, GPIO, latmon), a
+    column per load, each cell the maximum and p99.99 of that run (µs);
+    None when no run is there."""
+    by = {(row_of(r), r["load"]): r for r in runs}
     contexts = [c for c in CONTEXTS if any(k[0] == c for k in by)] + \
         sorted({c for c, _ in by} - set(CONTEXTS))
     loads = [l for l in LOADS if any(k[1] == l for k in by)] + \
