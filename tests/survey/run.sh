@@ -13,7 +13,8 @@
 # chromium (tests/report/browser.py: every image loaded, no error in the
 # browser's log, a screenshot that is not blank); latscope-report given a
 # survey and a file, two surveys of one name, a directory that is no
-# survey's: refused; and Ctrl-C during its second phase, the directory renamed and a
+# survey's, a survey others can write or whose profile/ is a symlink
+# (without -o): refused; and Ctrl-C during its second phase, the directory renamed and a
 # symlink put in its place just before: that phase ends with its files
 # written, the rest do not run, survey.txt says so, the profile of what
 # was measured is made, and every file is in the renamed directory; then
@@ -132,6 +133,22 @@ rc=0
 check "latscope-report of a directory without survey.txt: exit 2 ($rc), said" \
 	bash -c '[ "$1" = 2 ] && grep -q "no survey.txt" "$2" && [ -z "$(ls "$3")" ]' \
 	_ "$rc" "$work/nots.err" "$work/notasurvey"
+cp -r "$work/s" "$work/shared-s"
+rm -rf "$work/shared-s/profile"
+chmod g+w "$work/shared-s"
+rc=0
+"$top/userspace/latscope-report" "$work/shared-s" >/dev/null 2>"$work/shared.err" || rc=$?
+check "latscope-report of a survey others can write: exit 2 ($rc), no profile in it" \
+	bash -c '[ "$1" = 2 ] && grep -q "writable by others (mode 0775): give -o DIR" "$2" &&
+		[ ! -e "$3/profile" ]' _ "$rc" "$work/shared.err" "$work/shared-s"
+chmod g-w "$work/shared-s"
+mkdir "$work/elsewhere-p"
+ln -s "$work/elsewhere-p" "$work/shared-s/profile"
+rc=0
+"$top/userspace/latscope-report" "$work/shared-s" >/dev/null 2>"$work/link.err" || rc=$?
+check "latscope-report of a survey whose profile is a symlink: exit 2 ($rc), nothing written there" \
+	bash -c '[ "$1" = 2 ] && grep -q "its profile is a symlink" "$2" && [ -z "$(ls "$3")" ]' \
+	_ "$rc" "$work/link.err" "$work/elsewhere-p"
 
 # ---- Ctrl-C in the second phase, the directory swapped for a symlink before ----
 LD_PRELOAD=$work/fakedev.so "$bin" --survey "$work/i" -T 30s --survey-skip "$skip" \

@@ -154,7 +154,9 @@ Exit status: 0, or 2 for a bad argument, a file that is neither a
 latscope latency run's JSON result nor the cost suite's or does not add
 up, or files of one label that cannot be merged (named in the message),
 a directory that is no survey's (no survey.txt), a survey and files
-mixed, more than two surveys, or two of one name without --label;
+mixed, more than two surveys, or two of one name without --label, a
+survey without -o whose directory is another user's or writable by
+others, or whose profile is a symlink (its profile/ could lead anywhere);
 3 when matplotlib cannot be loaded: the text tables are written, no plot,
 and a line names the Debian package (python3-matplotlib).
 """
@@ -312,6 +314,12 @@ def surveys_main(args):
         print(f"latscope-report: {e}", file=sys.stderr)
         return 2
     out = args.output or (os.path.join(args.runs[0], "profile") if len(svs) == 1 else ".")
+    if not args.output and len(svs) == 1:
+        why = svs[0].not_ours()
+        if why:
+            print(f"latscope-report: {args.runs[0]}: {why}: give -o DIR for the profile",
+                  file=sys.stderr)
+            return 2
     every = [r for rs in runs for r in rs]
     try:
         os.makedirs(out, exist_ok=True)

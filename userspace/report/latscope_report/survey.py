@@ -125,6 +125,19 @@ class Survey:
                 continue
             (self.cost_files if phase.endswith("-cost") else self.files).append((phase, name))
 
+    def not_ours(self):
+        """Why the profile may not go into this survey's profile/: the
+        directory is another user's or others can write it (its profile/
+        could be their symlink to anywhere), or profile/ is a symlink;
+        None when it may."""
+        st = os.lstat(self.path)
+        if st.st_uid != os.geteuid() or st.st_mode & 0o022:
+            return (f"not this user's, or writable by others (mode "
+                    f"{st.st_mode & 0o7777:04o})")
+        if os.path.islink(os.path.join(self.path, "profile")):
+            return "its profile is a symlink"
+        return None
+
     def system_value(self, key):
         """system.txt's value of @key, or "unknown"."""
         return next((v for k, v in self.system if k == key), "unknown")
