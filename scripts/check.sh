@@ -127,17 +127,19 @@ lane_abi() {
 	local entry flavour
 
 	for entry in "${LATSCOPE_MATRIX[@]}" "5.10 amd64" "5.10 rt-amd64"; do
+		# The 6.12 VMs' files (their surveys) kept for the comparison.
 		# shellcheck disable=SC2086 # $entry is "SERIES FLAVOUR": two arguments
-		stage "VM ABI test $entry" "$top/scripts/vm.sh" $entry test
+		stage "VM ABI test $entry" env LATSCOPE_VM_FILES="$vmfiles/${entry// /-}" \
+			"$top/scripts/vm.sh" $entry test
 	done
+	stage "the two 6.12 VMs' surveys side by side (latscope-report DIR_A DIR_B)" \
+		bash "$top/tests/survey/compare_vms.sh" "$vmfiles/6.12-amd64" "$vmfiles/6.12-rt-amd64"
 	stage "demo as a newcomer sees it (no warning, emulated label, overflow, next steps)" \
 		bash "$top/tests/demo/run.sh"
 	for flavour in amd64 rt-amd64; do
-		stage "VM stress presets and a short survey 6.12 $flavour (load placement, cleanup; the profile)" \
-			env LATSCOPE_VM_FILES="$vmfiles/$flavour" "$top/scripts/vm.sh" 6.12 $flavour stress
+		stage "VM stress presets 6.12 $flavour (load placement, cleanup on every exit)" \
+			"$top/scripts/vm.sh" 6.12 $flavour stress
 	done
-	stage "the two 6.12 VMs' surveys side by side (latscope-report DIR_A DIR_B)" \
-		bash "$top/tests/survey/compare_vms.sh" "$vmfiles"
 	stage "emulated Raspberry Pi 3 (arm64 6.12, overlay, raspi3b)" "$top/scripts/pi-vm.sh" sut
 	stage "emulated Raspberry Pi 3, monitor role (latscope-monitor overlay)" \
 		"$top/scripts/pi-vm.sh" monitor

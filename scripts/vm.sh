@@ -2,11 +2,9 @@
 # Boots one Debian 12 kernel of the matrix under QEMU (TCG) with a busybox
 # initramfs holding latscope.ko built against that kernel's headers and the
 # ABI test, and runs it. Usage: scripts/vm.sh SERIES FLAVOUR [test|demo|stress]
-#   (stress: tests/vm/stress_test.sh, the --stress loads, then
-#   tests/vm/survey_test.sh, a short survey whose directory comes back
-#   and gets its profile here; survey: scripts/survey-vm.sh's whole
-#   survey of LATSCOPE_COMPARE_SECONDS, its directory left in files/;
-#   compare: one
+#   (stress: tests/vm/stress_test.sh, the --stress loads; survey:
+#   scripts/survey-vm.sh's whole survey of LATSCOPE_COMPARE_SECONDS, its
+#   directory left in files/; compare: one
 #   side of scripts/compare.sh, its JSON left in the work dir's files/)
 #   e.g. scripts/vm.sh 6.12 rt-amd64 test
 # scripts/vm.sh gpio amd64|rt-amd64 boots the GPIO test kernel
@@ -21,8 +19,10 @@
 # ASan and UBSan, against tests/vm/latmon_fuzz.c: LATSCOPE_NETFUZZ_RUNS
 # turns, 6) run before the fuzz; the CLI links libgpiod 1.6 on PREEMPT and
 # 2.x on PREEMPT_RT. LATSCOPE_VM_TESTS="gpiod" runs only the parts named
-# (setup gpio latmon gpiod serve_gpio netfuzz fuzz), for work on one of
-# them; in the test mode: cli setup serve why.
+# (setup gpio survey_gpio latmon gpiod serve_gpio netfuzz fuzz), for work on one of
+# them; in the test mode: cli setup serve why survey (why and survey on
+# 6.12 only; survey: a short survey whose directory comes back and gets
+# its profile here).
 # Each run works in a directory of its own, $LATSCOPE_CACHE/vm/RELEASE.XXXXXX
 # (its logs are kept; the image and tree only when the run failed), so
 # runs beside each other do not clobber one another; the files the CLI
@@ -122,6 +122,7 @@ add_test_programs() {
 	cp "$kdir/.config" "$root/boot/config-vm"
 	cp "$top/tests/vm/lib.sh" "$root/vm_lib.sh"
 	cp "$top/tests/vm/gpio_test.sh" "$root/gpio_test.sh"
+	cp "$top/tests/vm/survey_gpio_test.sh" "$root/survey_gpio_test.sh"
 	gcc -std=c11 -static -O2 -Wall -Wextra -Werror "$top/tests/vm/gpio_loop.c" -o "$root/gpio_loop"
 	gcc -std=c11 -static -O2 -Wall -Wextra -Werror -pthread -I"$top/driver/include/uapi" \
 		"$top/tests/vm/fuzz.c" -o "$root/fuzz"
@@ -158,7 +159,6 @@ add_test_programs() {
 		done
 	done
 	cp "$top/tests/vm/stress_test.sh" "$root/stress_test.sh"
-	cp "$top/tests/vm/survey_test.sh" "$root/survey_test.sh"
 	cp "$top/tests/vm/why_cost.sh" "$root/why_cost.sh"
 	cp "$top/tests/vm/snapshot_cost.sh" "$root/snapshot_cost.sh"
 	cp "$top/tests/vm/bench.sh" "$root/bench.sh"
@@ -178,6 +178,7 @@ add_test_programs() {
 		}
 		cp "$work/noise/latscope_noise.ko" "$root/"
 		cp "$top/tests/vm/why_test.sh" "$root/why_test.sh"
+		cp "$top/tests/vm/survey_test.sh" "$root/survey_test.sh"
 		if grep -q '^CONFIG_TIMERLAT_TRACER=y' "$kdir/.config"; then
 			add_tool "$("$top/scripts/rtla.sh")" rtla
 		fi
@@ -282,7 +283,7 @@ if [ "$mode" = test ] && { [ "$series" = 5.10 ] || [ "$series" = sid ]; }; then
 fi
 icount=()
 case $mode in
-demo | stress | compare | gpio-compare | survey) accel=tcg ;;
+demo | stress | compare | gpio-compare) accel=tcg ;;
 # bench: as scripts/bench.sh asks (LATSCOPE_VM_TCG_THREAD single, multi
 # or icount): one host thread for both virtual CPUs makes what one does
 # cost the other's time too; icount makes the guest's clock count its
@@ -350,21 +351,41 @@ tr -d '\r' <"$log" | awk -v dir="$files" '
 	}
 	/^LATSCOPE-FILE-END/ { close(f); f = ""; next }
 	f { print > f }'
-# compare leaves its JSON to scripts/compare.sh (gpio-compare to
-# scripts/compare-gpio.sh); fuzz writes no file.
+# The survey's directory (tests/vm/survey_test.sh): its profile made here,
+# where Python is, checked against its own files and rendered by chromium;
+# whatever the mode, and when LATSCOPE_VM_TESTS names a part.
+survey_status=0
+for s in "$files"/survey-*/; do
+	[ -f "$s/survey.txt" ] || continue
+	"$top/userspace/latscope-report" "$s" >"$work/profile.log" 2>&1 || {
+		cat "$work/profile.log"
+		survey_status=1
+	}
+	if /usr/bin/python3 "$top/tests/survey/check_profile.py" profile "$s"; then
+		echo "ok - survey: the profile's figures are its own files' ($s)"
+	else
+		survey_status=1
+	fi
+	/usr/bin/python3 "$top/tests/report/browser.py" "$s/profile/profile.html" "$work/profile.png" ||
+		survey_status=1
+done
 # What passed leaves its logs and files, not its image and tree.
 rm -rf "$work/root" "$work/mod" "$work/old" "$work/initrd.gz"
 # compare leaves its JSON to scripts/compare.sh (gpio-compare to
 # scripts/compare-gpio.sh), demo its output to scripts/demo.sh; fuzz
 # writes no file.
 case $mode in
-compare | gpio-compare | fuzz | demo | why-cost | snapshot-cost | bench | pkg | abi | survey) exit 0 ;;
+compare | gpio-compare | fuzz | demo | why-cost | snapshot-cost | bench | pkg | abi | survey)
+	exit $survey_status
+	;;
 esac
-# A subset (LATSCOPE_VM_TESTS) whose parts write no file has none to check;
-# nor has a subset of the test mode the whole set its host checks expect.
-if [ -n "${LATSCOPE_VM_TESTS:-}" ] && { [ -z "$(ls -A "$files")" ] || [ "$mode" = test ]; }; then
+# A subset (LATSCOPE_VM_TESTS) whose parts write no file (but a survey's
+# directory) has none to check; nor has a subset of the test mode the
+# whole set its host checks expect.
+if [ -n "${LATSCOPE_VM_TESTS:-}" ] &&
+	{ [ -z "$(find "$files" -maxdepth 1 -type f | head -n 1)" ] || [ "$mode" = test ]; }; then
 	echo "# files: only the parts asked for ($LATSCOPE_VM_TESTS); not checked"
-	exit 0
+	exit $survey_status
 fi
 # JSON parsed back, plot files read by gnuplot as they are, and
 # latscope-report's tables and images made from this run's JSON files.
@@ -381,22 +402,6 @@ if [ ${#netargs[@]} -gt 0 ]; then
 	/usr/bin/python3 "$top/tests/vm/check_prom.py" "$files" "http://127.0.0.1:$promport" \
 		"$top/fleet" || status=1
 fi
-# The survey's directory (tests/vm/survey_test.sh): its profile made here,
-# where Python is, checked against its own files and rendered by chromium.
-for s in "$files"/survey-*/; do
-	[ -f "$s/survey.txt" ] || continue
-	"$top/userspace/latscope-report" "$s" >"$work/profile.log" 2>&1 || {
-		cat "$work/profile.log"
-		status=1
-	}
-	if /usr/bin/python3 "$top/tests/survey/check_profile.py" profile "$s"; then
-		echo "ok - survey: the profile's figures are its own files' ($s)"
-	else
-		status=1
-	fi
-	/usr/bin/python3 "$top/tests/report/browser.py" "$s/profile/profile.html" "$work/profile.png" ||
-		status=1
-done
 # The recorder's runs under known noise (tests/vm/why_test.sh).
 if ls "$files"/why-*.json >/dev/null 2>&1; then
 	python3 "$top/tests/vm/check_why.py" "$files" || status=1
@@ -405,4 +410,4 @@ rm -rf "$work/report-check"
 mkdir -p "$work/report-check"
 python3 "$top/tests/report/check_report.py" "$top/userspace/latscope-report" \
 	"$work/report-check" "$files"/*.json || status=1
-exit $status
+exit $((status | survey_status))

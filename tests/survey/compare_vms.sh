@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # The surveys of the 6.12 mainline and PREEMPT_RT VMs (tests/vm/survey_test.sh,
-# brought back by scripts/vm.sh into DIR/amd64 and DIR/rt-amd64) set side
+# brought back by scripts/vm.sh into the VMs' files directories A and B) set side
 # by side: latscope-report SURVEY_A SURVEY_B writes compare.md and
 # compare.html, each phase's maximum its own survey's JSON's
 # (check_profile.py), the page rendered by headless chromium
@@ -9,17 +9,18 @@
 # not latency. Ends with "compare: N passed, N failed".
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
-dir=${1:?usage: compare_vms.sh DIR, the files of the VMs in DIR/amd64 and DIR/rt-amd64}
+files_a=${1:?usage: compare_vms.sh A B, the files directories of the mainline and rt VMs}
+files_b=${2:?usage: compare_vms.sh A B, the files directories of the mainline and rt VMs}
 # shellcheck source=tests/lib/check.sh
 . "$top/tests/lib/check.sh"
-a=$(find "$dir/amd64" -mindepth 1 -maxdepth 1 -type d -name 'survey-*' | head -n 1)
-b=$(find "$dir/rt-amd64" -mindepth 1 -maxdepth 1 -type d -name 'survey-*' | head -n 1)
+a=$(find "$files_a" -mindepth 1 -maxdepth 1 -type d -name 'survey-*' | head -n 1)
+b=$(find "$files_b" -mindepth 1 -maxdepth 1 -type d -name 'survey-*' | head -n 1)
 if [ -z "$a" ] || [ -z "$b" ]; then
 	echo "FAIL both VMs' surveys came back (mainline: '${a}', rt: '${b}')"
 	echo "compare: 0 passed, 1 failed"
 	exit 1
 fi
-out=$dir/compare
+out=$(dirname "$files_a")/compare
 check "latscope-report of the two surveys: exit 0" \
 	"$top/userspace/latscope-report" -o "$out" "$a" "$b"
 check "each phase's maximum its own survey's JSON's, the boards side by side" \
