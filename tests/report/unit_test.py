@@ -513,6 +513,30 @@ class Page(unittest.TestCase):
         self.assertEqual(page.inline_html("[x](javascript:alert(1))"),
                          "[x](javascript:alert(1))")
 
+    def test_markdown_text(self):
+        # A task's name with line breaks and a tag: no heading, row or
+        # markup of its own in profile.md.
+        md = page.to_markdown([("ul", ["x\n\n# All clear <img src=x>"]),
+                               ("table", ["a"], "l", [["y\r| 0.1 | fake"]]),
+                               ("pre", "a ``` b")])
+        self.assertEqual(md, "- x  # All clear &lt;img src=x>\n\n| a |\n|---|\n"
+                             "| y \\| 0.1 \\| fake |\n\n````\na ``` b\n````\n")
+        self.assertEqual(page.md_text("p99.9 <=4.000 and <idle>"), "p99.9 <=4.000 and &lt;idle>")
+
+    def test_only_a_png_embedded(self):
+        import tempfile
+        with tempfile.TemporaryDirectory() as d:
+            with open(os.path.join(d, "fake.png"), "w") as f:
+                f.write("root:x:0:0")
+            os.symlink(os.path.join(d, "fake.png"), os.path.join(d, "link.png"))
+            with open(os.path.join(d, "real.png"), "wb") as f:
+                f.write(page.PNG_SIGNATURE + b"rest")
+            for name in ("fake.png", "link.png"):
+                with self.assertRaises(OSError, msg=name):
+                    page.data_uri(os.path.join(d, name))
+            self.assertTrue(page.data_uri(os.path.join(d, "real.png")).startswith(
+                "data:image/png;base64,iVBORw0KGg"))
+
     def test_markdown_table(self):
         self.assertEqual(page.to_markdown([("table", ["a|b", "n"], "lr", [["x|y", "1"]])]),
                          "| a\\|b | n |\n|---|---:|\n| x\\|y | 1 |\n")
@@ -548,6 +572,9 @@ class SurveyFiles(unittest.TestCase):
             survey.parse_survey_txt("s", "latscope survey, x\nno outcome\n")
         with self.assertRaises(runs.BadRun):
             survey.parse_survey_txt("s", "something else\nOutcome:\n  01-setup  done\n")
+        with self.assertRaisesRegex(runs.BadRun, "phase 01-setup twice"):
+            survey.parse_survey_txt("s", "latscope survey, x\nOutcome:\n  01-setup  done\n"
+                                         "  01-setup  done\n")
 
 
 class Layers(unittest.TestCase):

@@ -14,7 +14,9 @@
 # browser's log, a screenshot that is not blank); latscope-report given a
 # survey and a file, two surveys of one name, a directory that is no
 # survey's, a survey others can write or whose profile/ is a symlink
-# (without -o): refused; and Ctrl-C during its second phase, the directory renamed and a
+# (without -o): refused; a phase's JSON with a value of the wrong kind, a
+# FIFO in place of one, one missing: left out and said, the profile made
+# of the rest; and Ctrl-C during its second phase, the directory renamed and a
 # symlink put in its place just before: that phase ends with its files
 # written, the rest do not run, survey.txt says so, the profile of what
 # was measured is made, and every file is in the renamed directory; then
@@ -147,8 +149,31 @@ ln -s "$work/elsewhere-p" "$work/shared-s/profile"
 rc=0
 "$top/userspace/latscope-report" "$work/shared-s" >/dev/null 2>"$work/link.err" || rc=$?
 check "latscope-report of a survey whose profile is a symlink: exit 2 ($rc), nothing written there" \
-	bash -c '[ "$1" = 2 ] && grep -q "its profile is a symlink" "$2" && [ -z "$(ls "$3")" ]' \
+	bash -c '[ "$1" = 2 ] && grep -q "its profile is a symlink or not a directory" "$2" &&
+		[ -z "$(ls "$3")" ]' \
 	_ "$rc" "$work/link.err" "$work/elsewhere-p"
+rm "$work/shared-s/profile"
+/usr/bin/python3 - "$work/shared-s/03-kernel-quiet.json" <<'EOF'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+doc["total"]["avg"] = "x"
+json.dump(doc, open(sys.argv[1], "w"))
+EOF
+rm "$work/shared-s/04-irq-quiet.json"
+mkfifo "$work/shared-s/04-irq-quiet.json"
+rc=0
+timeout 120 "$top/userspace/latscope-report" "$work/shared-s" >/dev/null 2>"$work/bad.err" || rc=$?
+check "a survey with a JSON value of the wrong kind and a FIFO for a JSON file: exit 0 ($rc), both left out and said" \
+	bash -c '[ "$1" = 0 ] && grep -q "03-kernel-quiet left out: a value of an unexpected kind" "$2" &&
+		grep -q "04-irq-quiet left out: .*not a regular file" "$2" &&
+		grep -q "03-kernel-quiet left out" "$3/profile/profile.md" &&
+		[ "$(grep -c "^| 0[2-4]-" "$3/profile/table.md")" = 1 ]' _ "$rc" "$work/bad.err" "$work/shared-s"
+rm "$work/shared-s/02-user-quiet.json"
+rc=0
+timeout 120 "$top/userspace/latscope-report" "$work/shared-s" >/dev/null 2>"$work/gone.err" || rc=$?
+check "a survey whose done phase has no JSON file: said, not silently dropped ($rc)" \
+	grep -q "02-user-quiet left out: survey.txt says \"done\" but 02-user-quiet.json is not there" \
+	"$work/gone.err"
 
 # ---- Ctrl-C in the second phase, the directory swapped for a symlink before ----
 LD_PRELOAD=$work/fakedev.so "$bin" --survey "$work/i" -T 30s --survey-skip "$skip" \

@@ -11,9 +11,11 @@ escapes it all (a task's name such as "<idle>" or one a user chose is
 never markup), the Markdown page escapes what would break a table."""
 
 import base64
+import errno
 import html
 import os
 import re
+import stat
 
 INLINE = re.compile(r"`([^`]+)`|\*\*([^*]+)\*\*")
 
@@ -30,9 +32,28 @@ code { background: #f4f4f4; }
 """
 
 
+# What would end a line or a table row in a Markdown viewer.
+BREAKS = re.compile("[\r\n\v\f\x1c-\x1e\x85\u2028\u2029]")
+# A "<" that could open an HTML tag or comment in a Markdown viewer.
+TAG = re.compile(r"<(?=[A-Za-z/!?])")
+
+
+def md_text(text):
+    """Text as Markdown shows it, not as markup: a line break a space (no
+    heading, list or row can start inside it), a "<" that could open a tag
+    as "&lt;"."""
+    return TAG.sub("&lt;", BREAKS.sub(" ", text))
+
+
 def md_cell(text):
-    """A table cell's text in Markdown: a "|" escaped, a newline a space."""
-    return text.replace("|", "\\|").replace("\n", " ")
+    """A table cell's text in Markdown: md_text(), a "|" escaped."""
+    return md_text(text).replace("|", "\\|")
+
+
+def fence(text):
+    """A code fence longer than any run of backticks in @text."""
+    runs = [len(m) for m in re.findall("`+", text)]
+    return "`" * max(3, max(runs, default=0) + 1)
 
 
 def to_markdown(blocks):
@@ -41,11 +62,11 @@ def to_markdown(blocks):
     for b in blocks:
         kind = b[0]
         if kind == "h":
-            out.append(f'{"#" * b[1]} {b[2]}\n')
+            out.append(f'{"#" * b[1]} {md_text(b[2])}\n')
         elif kind == "p":
-            out.append(f"{b[1]}\n")
+            out.append(f"{md_text(b[1])}\n")
         elif kind == "ul":
-            out.append("".join(f"- {t}\n" for t in b[1]))
+            out.append("".join(f"- {md_text(t)}\n" for t in b[1]))
         elif kind == "table":
             _, head, align, rows = b
             lines = ["| " + " | ".join(md_cell(h) for h in head) + " |",
@@ -53,9 +74,10 @@ def to_markdown(blocks):
             lines += ["| " + " | ".join(md_cell(c) for c in row) + " |" for row in rows]
             out.append("\n".join(lines) + "\n")
         elif kind == "img":
-            out.append(f"![{b[2]}]({b[1]})\n")
+            out.append(f"![{md_text(b[2])}]({b[1]})\n")
         elif kind == "pre":
-            out.append("```\n" + b[1].rstrip("\n") + "\n```\n")
+            f = fence(b[1])
+            out.append(f"{f}\n" + b[1].rstrip("\n") + f"\n{f}\n")
     return "\n".join(out)
 
 
@@ -74,10 +96,24 @@ def inline_html(text):
     return re.sub(r"\[([^\]]+)\]\(#([a-z0-9-]+)\)", r'<a href="#\2">\1</a>', "".join(out))
 
 
+# The largest plot embedded, and how a PNG file begins.
+PNG_LIMIT = 32 << 20
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+
+
 def data_uri(path):
-    """The PNG at @path as a data: URI."""
-    with open(path, "rb") as f:
-        return "data:image/png;base64," + base64.b64encode(f.read()).decode("ascii")
+    """The PNG at @path as a data: URI: a regular file (no symlink followed,
+    no FIFO waited on) of at most PNG_LIMIT bytes that begins as a PNG
+    does; OSError otherwise."""
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    with os.fdopen(fd, "rb") as f:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_size > PNG_LIMIT:
+            raise OSError(errno.EINVAL, "not a regular file of a plot's size")
+        data = f.read(PNG_LIMIT + 1)
+    if not data.startswith(PNG_SIGNATURE) or len(data) > PNG_LIMIT:
+        raise OSError(errno.EINVAL, "not a PNG image")
+    return "data:image/png;base64," + base64.b64encode(data).decode("ascii")
 
 
 def to_html(blocks, title, top):

@@ -78,11 +78,24 @@ def row_of(run):
     return "-".join(words[:-1]) if len(words) > 1 else run["context"]
 
 
+def load_of(run):
+    """A run's column in the summary's table: its phase's load word, as
+    the plan named it, or its file's load ("none" for quiet)."""
+    words = run.get("phase", "").split("-")[1:]
+    if len(words) > 1:
+        return "none" if words[-1] == "quiet" else words[-1]
+    return run["load"]
+
+
 def matrix(runs):
     """The summary's table: a row per context (timer, GPIO, latmon), a
     column per load, each cell the maximum and p99.99 of that run (µs);
     None when no run is there."""
-    by = {(row_of(r), r["load"]): r for r in runs}
+    by = {}
+    for r in runs:
+        key = (row_of(r), load_of(r))
+        if key not in by or r["max"] > by[key]["max"]:
+            by[key] = r
     contexts = [c for c in CONTEXTS if any(k[0] == c for k in by)] + \
         sorted({c for c, _ in by} - set(CONTEXTS))
     loads = [l for l in LOADS if any(k[1] == l for k in by)] + \
@@ -99,12 +112,24 @@ def bounded(runs):
     return [(r, p["evt"]) for r in runs for p in r["parts"] if p["evt"].get("status") == "ok"]
 
 
+def above(run, e):
+    """What to add when the run's own maximum is above its per-hour bound:
+    the tail holds what the fit did not see."""
+    hour = next((b for b in e.get("bounds", []) if b["per"] == "hour"), None)
+    if not hour or hour.get("upper_us") is None or run["max"] <= hour["upper_us"]:
+        return ""
+    return (f' The run\'s own maximum, {us(run["max"])} µs, is above the per-hour bound '
+            f'({hour["upper_us"]:.1f} µs): its tail holds what the fit did not see; take '
+            "the maximum, not the bound.")
+
+
 def bound_text(runs):
     """The summary's line on the worst-case bound: the sentence of each run
     with one, else why the longest quiet run has none."""
     found = bounded(runs)
     if found:
-        return [f'Worst-case bound ({r["label"]}): {e["sentence"]}' for r, e in found]
+        return [f'Worst-case bound ({r["label"]}): {e["sentence"]}' + above(r, e)
+                for r, e in found]
     quiet = sorted((r for r in runs if r["load"] == "none"), key=lambda r: -r["duration_s"])
     why = quiet[0]["parts"][0]["evt"].get("reason") if quiet else "no quiet run"
     return [f"No worst-case bound: {why}"]
@@ -213,12 +238,13 @@ def setup(sv):
                      ("ul", sv.setup_summary)]
 
 
-def plots(out, names):
-    """The image blocks of the plots in @out, those written."""
-    return [("img", f, alt) for f, alt in names if os.path.exists(os.path.join(out, f))]
+def plots(written, names):
+    """The image blocks of the plots @names this report wrote (@written):
+    not one an earlier report left beside them."""
+    return [("img", f, alt) for f, alt in names if f in written]
 
 
-def latency(runs, out):
+def latency(runs, written):
     """The latency table (the columns a reader compares) and the plots."""
     blocks = [heading("How late")]
     if not runs:
@@ -230,13 +256,13 @@ def latency(runs, out):
             [str(r["overruns"])] for r in runs]
     return blocks + [("p", "Latencies in µs. Every column of every run: [table.md](table.md)."),
                      ("table", head, "lll" + "r" * (len(head) - 3), rows)] + \
-        plots(out, LATENCY_PLOTS)
+        plots(written, LATENCY_PLOTS)
 
 
-def why(runs, out):
+def why(runs, written):
     """The worst samples explained (worst.md's sections)."""
     return [heading("Why the worst samples")] + section_blocks(worst_sections(runs)) + \
-        plots(out, (("worst.png", "what the time of each worst sample went to"),))
+        plots(written, (("worst.png", "what the time of each worst sample went to"),))
 
 
 def bounds(runs):
@@ -257,13 +283,13 @@ def bounds(runs):
     return blocks
 
 
-def cost(cost_rows, out):
+def cost(cost_rows, written):
     """The cost suite's tables and plot."""
     blocks = [heading("At what price")]
     if not cost_rows:
         return blocks + [("p", "The cost suite did not run.")]
     return blocks + section_blocks(cost_tables(cost_rows)) + \
-        plots(out, (("cost.png", "each workload's running time, plain and measured"),))
+        plots(written, (("cost.png", "each workload's running time, plain and measured"),))
 
 
 def files(sv):
@@ -290,10 +316,10 @@ def write_page(blocks, out, name, title):
         f.write(page.to_html(blocks, title, out))
 
 
-def write_profile(sv, runs, cost_rows, out, unread):
+def write_profile(sv, runs, cost_rows, out, unread, written):
     """profile.md and profile.html of the survey @sv, in @out, beside the
-    tables and plots latscope-report wrote there; @unread: the files it
-    could not read, said in the summary."""
+    tables and plots latscope-report wrote there (@written: the plots);
+    @unread: the files it could not read, said in the summary."""
     release = runs[0]["release"] if runs else sv.system_value("kernel")
     preemption = f' ({runs[0]["preemption"]})' if runs else ""
     title = f"Real-time profile: {board_of(sv)}, Linux {release}{preemption}"
@@ -301,7 +327,8 @@ def write_profile(sv, runs, cost_rows, out, unread):
               ("p", f"latscope's survey `{sv.name}`, made by `latscope-report` from its files. "
                "Latencies in µs.")]
     blocks += contents() + summary(sv, runs, cost_rows, unread) + board(sv) + plan(sv) + setup(sv)
-    blocks += latency(runs, out) + why(runs, out) + bounds(runs) + cost(cost_rows, out)
+    blocks += latency(runs, written) + why(runs, written) + bounds(runs) + \
+        cost(cost_rows, written)
     blocks += files(sv)
     write_page(blocks, out, "profile", title)
 
@@ -412,15 +439,18 @@ def plot_compare(plt, names, pairs, out):
     save(fig, out, "compare")
 
 
-def write_compare(svs, runs, cost_rows, out, plt, unread):
+def write_compare(svs, runs, cost_rows, out, plt, unread, written):
     """compare.md and compare.html of the surveys @svs (two), their runs
-    (@runs: a list per survey) and cost rows, in @out; @unread: the files
-    that could not be read."""
+    (@runs: a list per survey) and cost rows, in @out, beside the plots
+    written (@written); @unread: the files that could not be read. Returns
+    the plots it wrote itself."""
     names = [s.name for s in svs]
     pairs = side_by_side(*runs)
+    own = set()
     if plt and pairs:
         plot_compare(plt, names, pairs, out)
         plt.close("all")
+        own.add("compare.png")
     title = f"Real-time profiles side by side: {names[0]} and {names[1]}"
     lines = []
     for s, rs in zip(svs, runs):
@@ -435,9 +465,10 @@ def write_compare(svs, runs, cost_rows, out, plt, unread):
         lines.append("Setup " + setup_differences(*setup_by(svs)) + ".")
     blocks = [("h", 1, title, None), ("h", 2, "Summary", "summary"), ("ul", lines + unread)]
     blocks += compare_boards(svs) + compare_setup(svs) + compare_latency(names, pairs)
-    blocks += plots(out, (("compare.png", "each phase's maximum, per survey"),))
-    blocks += cost(cost_rows, out)
+    blocks += plots(own, (("compare.png", "each phase's maximum, per survey"),))
+    blocks += cost(cost_rows, written)
     if cost_rows:
         blocks.append(("p", f"The cost rows compare {cost_rows[-1]['label']} with "
                        f"{cost_rows[0]['label']}, the first row."))
     write_page(blocks, out, "compare", title)
+    return own

@@ -137,8 +137,12 @@ suite, and
                       is one file: its plots embedded, no script, nothing
                       fetched; text in it (a task's name) is never markup
 
-A phase's file that cannot be read (a failed phase's) is left out and
-said, in the summary and on standard error. Two surveys' directories:
+A phase's file that cannot be read (a failed phase's; one with values of
+kinds latscope does not write; a symlink, a FIFO, missing) is left out
+and said, in the summary and on standard error. Without -o the profile
+goes into SURVEY/profile through the directories' descriptors, checked
+to be this user's and writable by no one else; the pages embed only the
+plots this report wrote, each a PNG read without following a symlink. Two surveys' directories:
 both surveys' runs ("NAME: 02-user-quiet", NAME the directory's name or
 its --label) and cost suites (the second against the first) in the
 files above, and, in DIR (default .),
@@ -168,26 +172,34 @@ import sys
 
 from . import trust
 from .cost import cost_rows_of, load_cost
-from .cost_output import cost_json, plot_cost, write_cost_tables
+from .cost_output import cost_json, cost_tables, plot_cost, write_cost_tables
 from .files import written_whole
 from .plots import plot_cdf, plot_heat, plot_histogram, plot_tail, plot_timeline, plotting
 from .runs import BadRun, load_run, runs_of
-from .tables import run_json, write_sections, write_tables
-from .worst import plot_worst, write_worst_tables
+from .tables import run_json, table_notes, table_rows, write_sections, write_tables
+from .worst import plot_worst, worst_sections, write_worst_tables
 from . import profile
-from .survey import Survey
+from .survey import Survey, read_bytes
 
 
-def load(path, label):
+# The largest JSON file read: a day's run with its timeline is some MiB.
+JSON_LIMIT = 256 << 20
+
+
+def load(path, label, follow=True):
     """The latency run or the cost suite's result in @path: a latency run's
-    file has no "kind", the cost suite's says "cost". UTF-8 whatever the
+    file has no "kind", the cost suite's says "cost". A regular file of at
+    most JSON_LIMIT bytes, opened without blocking (a FIFO is refused, not
+    waited on), a symlink followed only if @follow. UTF-8 whatever the
     locale; bytes that are not (a task's name in a file written before
     latscope escaped them) read as U+FFFD, as latscope writes them now."""
+    data = read_bytes(path, JSON_LIMIT, follow)
+    if data is None:
+        raise BadRun(f"{path}: No such file or directory")
     try:
-        with open(path, encoding="utf-8", errors="replace") as f:
-            doc = json.load(f)
-    except (OSError, ValueError) as e:
-        raise BadRun(f"{path}: cannot read it as JSON: {e}") from e
+        doc = json.loads(data.decode("utf-8", errors="replace"))
+    except (ValueError, RecursionError) as e:
+        raise BadRun(f"{path}: cannot read it as JSON: {str(e)[:200]}") from e
     if isinstance(doc, dict) and doc.get("kind") == "cost":
         return load_cost(path, label, doc)
     if isinstance(doc, dict) and "kind" in doc:
@@ -231,17 +243,21 @@ def latency_skipped(out):
     return line
 
 
-def write_report(runs, nr_files, cost_rows, nr_costs, out):
+def write_report(runs, nr_files, cost_rows, nr_costs, out, shown=None):
     """The tables and plots of @runs (of @nr_files files) and @cost_rows (of
-    @nr_costs files) in @out: what each was made of, said in a phrase
-    each, and what keeps the plots from being made (None)."""
+    @nr_costs files) in @out (@shown in messages, if other): what each was
+    made of, said in a phrase each, what keeps the plots from being made
+    (None), and the plots written, by name ("tail.png")."""
     plt, missing = plotting()
-    said = []
+    said, written = [], set()
+    shown = shown or out
     if runs:
         write_tables(runs, out)
-        for plot in (plot_tail, plot_cdf, plot_timeline, plot_histogram) if plt else ():
+        for name, plot in (("tail", plot_tail), ("cdf", plot_cdf), ("timeline", plot_timeline),
+                           ("histogram", plot_histogram)) if plt else ():
             plot(plt, runs, out)
             plt.close("all")
+            written.add(f"{name}.png")
         write_worst_tables(runs, out)
         write_sections(out, "trust", (trust.INTRO, trust.INTRO),
                        trust.trust_sections(runs))
@@ -249,19 +265,37 @@ def write_report(runs, nr_files, cost_rows, nr_costs, out):
             why = plot(plt, runs, out)
             plt.close("all")
             if why:
-                print(plot_skipped(out, name, why))
+                print(plot_skipped(out, name, why).replace(f" in {out} ", f" in {shown} "))
+            else:
+                written.add(f"{name}.png")
         merged = f" ({nr_files} files)" if nr_files != len(runs) else ""
         said.append(f"{len(runs)} run{'s' if len(runs) != 1 else ''}{merged}")
     else:
-        print(latency_skipped(out))
+        print(latency_skipped(out).replace(f" in {out} ", f" in {shown} "))
     if cost_rows:
         write_cost_tables(cost_rows, out)
         if plt:
             plot_cost(plt, cost_rows, out)
             plt.close("all")
+            written.add("cost.png")
         merged = f" ({nr_costs} files)" if nr_costs != len(cost_rows) else ""
         said.append(f"{len(cost_rows)} cost row{'s' if len(cost_rows) != 1 else ''}{merged}")
-    return said, missing
+    return said, missing, written
+
+
+def tried(f):
+    """What the report makes of the file @f alone, made and thrown away: a
+    file whose values are not of the kinds latscope writes fails here, and
+    is left out of a survey's profile, not its end."""
+    if f.get("kind") == "cost":
+        cost_tables(cost_rows_of([f], False, True))
+        return
+    for r in runs_of([f], False, True):
+        table_rows([r])
+        table_notes([r])
+        run_json(r)
+        worst_sections([r])
+        trust.trust_sections([r])
 
 
 def read_survey(sv, prefix, cost_label, unread):
@@ -269,11 +303,19 @@ def read_survey(sv, prefix, cost_label, unread):
     cost files labelled @cost_label; a file that cannot be read (a phase
     that failed as it wrote it) is said in @unread, not fatal."""
     files, costs = [], []
+    unread += sv.missing
     for phase, path in sv.files + sv.cost_files:
         try:
-            f = load(path, prefix + phase if not phase.endswith("-cost") else cost_label)
+            f = load(path, prefix + phase if not phase.endswith("-cost") else cost_label,
+                     follow=False)
+            tried(f)
         except BadRun as e:
             unread.append(f"{sv.name}: {phase} left out: {e}")
+            continue
+        except (TypeError, ValueError, KeyError, AttributeError, IndexError,
+                ZeroDivisionError, RecursionError) as e:
+            unread.append(f"{sv.name}: {phase} left out: a value of an unexpected kind "
+                          f"({type(e).__name__}: {str(e)[:120]})")
             continue
         f["phase"] = phase
         (costs if f.get("kind") == "cost" else files).append(f)
@@ -313,32 +355,41 @@ def surveys_main(args):
     except BadRun as e:
         print(f"latscope-report: {e}", file=sys.stderr)
         return 2
-    out = args.output or (os.path.join(args.runs[0], "profile") if len(svs) == 1 else ".")
-    if not args.output and len(svs) == 1:
-        why = svs[0].not_ours()
-        if why:
-            print(f"latscope-report: {args.runs[0]}: {why}: give -o DIR for the profile",
-                  file=sys.stderr)
-            return 2
+    shown = args.output or (os.path.join(args.runs[0], "profile") if len(svs) == 1 else ".")
     every = [r for rs in runs for r in rs]
     try:
-        os.makedirs(out, exist_ok=True)
         if args.json_out:
             write_json(every, cost_rows, args.json_out)
-        said, missing = write_report(every, len(every), cost_rows, len(costs), out)
+        if args.output or len(svs) == 2:
+            os.makedirs(shown, exist_ok=True)
+            out = shown
+        else:
+            # Into the survey's own profile/, through its descriptor: the
+            # survey's files were read; nothing is read by path after this.
+            fd = svs[0].open_profile()
+            try:
+                os.fchdir(fd)
+            finally:
+                os.close(fd)
+            out = "."
+        said, missing, written = write_report(every, len(every), cost_rows, len(costs), out,
+                                              shown)
         plt, _ = plotting()
         if len(svs) == 1:
-            profile.write_profile(svs[0], runs[0], cost_rows, out, unread)
+            profile.write_profile(svs[0], runs[0], cost_rows, out, unread, written)
             said.append("profile.md and profile.html")
         else:
-            profile.write_compare(svs, runs, cost_rows, out, plt, unread)
+            written |= profile.write_compare(svs, runs, cost_rows, out, plt, unread, written)
             said.append("compare.md and compare.html")
+    except BadRun as e:
+        print(f"latscope-report: {e}", file=sys.stderr)
+        return 2
     except OSError as e:
         print(f"latscope-report: cannot write {e.filename}: {e.strerror}", file=sys.stderr)
         return 2
     for line in unread:
         print(f"latscope-report: {line}", file=sys.stderr)
-    print(f"latscope-report: {', '.join(said)}, files in {out}")
+    print(f"latscope-report: {', '.join(said)}, files in {shown}")
     if missing:
         print(f"latscope-report: tables only, no plot: {missing}", file=sys.stderr)
         return 3
@@ -394,7 +445,7 @@ def main(argv):
     except OSError as e:
         print(f"latscope-report: cannot write {e.filename}: {e.strerror}", file=sys.stderr)
         return 2
-    said, missing = write_report(runs, len(files), cost_rows, len(costs), args.output)
+    said, missing, _ = write_report(runs, len(files), cost_rows, len(costs), args.output)
     print(f"latscope-report: {', '.join(said)}, files in {args.output}")
     if missing:
         print(f"latscope-report: tables only, no plot: {missing}", file=sys.stderr)

@@ -5,8 +5,10 @@ outcome (survey.txt), the board (system.txt), the setup verdict (the
 setup phase's SET| lines) and the JSON files of the phases that ran.
 Nothing here writes."""
 
+import errno
 import os
 import re
+import stat
 
 from .runs import BadRun
 
@@ -16,25 +18,41 @@ PHASE = re.compile(r"^  (\d\d-[a-z-]+) +(.*)$")
 RAN = ("done", "failed", "interrupted")
 
 
-def read_text(top, name, limit=1 << 20):
-    """The text of @top/@name, a regular file (a symlink is not followed),
-    at most @limit bytes; None when it is not there."""
+def read_bytes(path, limit, follow=False):
+    """The bytes of the regular file at @path, at most @limit of them, or
+    None when it is not there; a symlink (unless @follow), a FIFO, a
+    directory or a larger file is refused (BadRun): opened once, without
+    blocking, and checked on its descriptor."""
+    flags = os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | (0 if follow else os.O_NOFOLLOW)
     try:
-        fd = os.open(os.path.join(top, name), os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK |
-                     os.O_CLOEXEC)
+        fd = os.open(path, flags)
     except FileNotFoundError:
         return None
     except OSError as e:
-        raise BadRun(f"{os.path.join(top, name)}: {e.strerror}") from e
+        raise BadRun(f"{path}: {e.strerror}") from e
     with os.fdopen(fd, "rb") as f:
-        if not os.path.isfile(f"/proc/self/fd/{f.fileno()}"):
-            raise BadRun(f"{os.path.join(top, name)}: not a regular file")
-        return f.read(limit).decode("utf-8", errors="replace")
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise BadRun(f"{path}: not a regular file")
+        if st.st_size > limit:
+            raise BadRun(f"{path}: {st.st_size} bytes, more than the {limit} a survey's file has")
+        data = f.read(limit + 1)
+    if len(data) > limit:
+        raise BadRun(f"{path}: more than the {limit} bytes a survey's file has")
+    return data
 
 
-def is_survey(path):
-    """Whether @path is a survey's directory: one holding survey.txt."""
-    return os.path.isdir(path) and os.path.isfile(os.path.join(path, "survey.txt"))
+def read_text(top, name, limit=1 << 20):
+    """The text of @top/@name, a regular file (read_bytes()), as UTF-8;
+    None when it is not there."""
+    data = read_bytes(os.path.join(top, name), limit)
+    return None if data is None else data.decode("utf-8", errors="replace")
+
+
+def printable(name):
+    """A name from the command line or a directory, as text that can be
+    written: bytes that are not UTF-8 as U+FFFD."""
+    return name.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
 
 
 def outcome_word(outcome):
@@ -62,6 +80,8 @@ def parse_survey_txt(path, text):
     for l in lines[at + 1:]:
         m = PHASE.match(l)
         if m:
+            if any(p == m.group(1) for p, _ in outcomes):
+                raise BadRun(f"{path}: phase {m.group(1)} twice under \"Outcome:\"")
             outcomes.append((m.group(1), m.group(2)))
     if not outcomes:
         raise BadRun(f"{path}: no phase under \"Outcome:\"")
@@ -105,7 +125,7 @@ class Survey:
 
     def __init__(self, path):
         self.path = path
-        self.name = os.path.basename(os.path.abspath(path))
+        self.name = printable(os.path.basename(os.path.abspath(path)))
         text = read_text(path, "survey.txt")
         if text is None:
             raise BadRun(f"{path}: no survey.txt: not a survey's directory "
@@ -117,26 +137,63 @@ class Survey:
         self.setup, self.setup_summary = parse_setup(
             read_text(path, f"{setup}.txt") if setup else None)
         self.setup_phase = setup
-        self.files, self.cost_files = [], []
+        self.files, self.cost_files, self.missing = [], [], []
         for phase, outcome in self.outcomes:
             name = os.path.join(path, f"{phase}.json")
-            if outcome_word(outcome) not in RAN or not os.path.isfile(name) or \
-                    os.path.islink(name):
+            if outcome_word(outcome) not in RAN or phase == setup:
+                continue
+            if not os.path.isfile(name) or os.path.islink(name):
+                self.missing.append(f"{self.name}: {phase} left out: survey.txt says "
+                                    f"\"{outcome_word(outcome)}\" but {phase}.json is not "
+                                    "there, or not a regular file")
                 continue
             (self.cost_files if phase.endswith("-cost") else self.files).append((phase, name))
 
-    def not_ours(self):
-        """Why the profile may not go into this survey's profile/: the
-        directory is another user's or others can write it (its profile/
-        could be their symlink to anywhere), or profile/ is a symlink;
-        None when it may."""
-        st = os.lstat(self.path)
+    def open_profile(self):
+        """The survey's profile/ directory, opened (O_PATH), made if it is
+        not there, for the profile to be written into through it: the
+        survey's directory must be this user's and writable by no one else
+        (its profile/ could otherwise be someone else's symlink to
+        anywhere), and so must profile/; checked on the descriptors, so
+        that a directory renamed or replaced meanwhile leads nowhere else.
+        BadRun when it may not."""
+        flags = os.O_PATH | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+        try:
+            top = os.open(self.path, flags)
+        except OSError as e:
+            raise BadRun(f"{self.path}: {e.strerror}") from e
+        try:
+            self.check_ours(top, self.path)
+            try:
+                os.mkdir("profile", 0o755, dir_fd=top)
+            except FileExistsError:
+                pass
+            try:
+                fd = os.open("profile", flags, dir_fd=top)
+            except OSError as e:
+                if e.errno in (errno.ELOOP, errno.ENOTDIR):
+                    raise BadRun(f"{self.path}: its profile is a symlink or not a directory: "
+                                 "give -o DIR for the profile") from e
+                raise BadRun(f"{self.path}/profile: {e.strerror}") from e
+            try:
+                self.check_ours(fd, f"{self.path}/profile")
+            except BadRun:
+                os.close(fd)
+                raise
+            return fd
+        except OSError as e:
+            raise BadRun(f"{self.path}/profile: {e.strerror}") from e
+        finally:
+            os.close(top)
+
+    @staticmethod
+    def check_ours(fd, path):
+        """BadRun unless the directory @fd is this user's and writable by
+        no one else."""
+        st = os.fstat(fd)
         if st.st_uid != os.geteuid() or st.st_mode & 0o022:
-            return (f"not this user's, or writable by others (mode "
-                    f"{st.st_mode & 0o7777:04o})")
-        if os.path.islink(os.path.join(self.path, "profile")):
-            return "its profile is a symlink"
-        return None
+            raise BadRun(f"{path}: not this user's, or writable by others (mode "
+                         f"{st.st_mode & 0o7777:04o}): give -o DIR for the profile")
 
     def system_value(self, key):
         """system.txt's value of @key, or "unknown"."""
