@@ -7,8 +7,11 @@
 # stages run them). Every phase done; the GPIO runs given the lines (their
 # output says loopback), and the survey.txt settings name them; no
 # Python here, so no profile, said, and exit 1. The directory comes back
-# to the host, which makes its profile (scripts/vm.sh). Ends with
-# "survey_gpio: N passed, N failed".
+# to the host, which makes its profile (scripts/vm.sh). Then a latmon
+# monitor on the same chip (latscope --monitor, its lines wired to the
+# board's by tests/vm/gpio_wire.c) and a survey with -z 127.0.0.1: its
+# one phase, the round trip quiet for 10 s, done and the monitor's.
+# Ends with "survey_gpio: N passed, N failed".
 # shellcheck source=tests/vm/lib.sh
 . /vm_lib.sh
 
@@ -51,5 +54,38 @@ nothing_left "survey_gpio"
 for f in "$d"/*; do
 	[ -f "$f" ] && dump "$name/${f##*/}" "$f"
 done
+
+# ---- a latmon monitor over loopback: the survey's round trip ----
+# The wires: monitor pulse-out (4) -> board pulse-in (6), board ack-out
+# (7) -> monitor ack-in (5).
+ip link set lo up 2>/dev/null || ifconfig lo 127.0.0.1 up
+echo 1 >/sys/kernel/tracing/events/gpio/gpio_value/enable
+base=$(sed -n "s/^$chip: GPIOs \([0-9]*\)-.*/\1/p" /sys/kernel/debug/gpio)
+/gpio_wire "$sim" "$base" 4:6 7:5 >/tmp/survey-wire.out 2>&1 &
+wire=$!
+latscope --monitor --pulse-out "$chip,4" --ack-in "$chip,5" -c 0 --listen 127.0.0.1 \
+	--latmon-port 2410 --announce-to none >/tmp/survey-mon.out 2>&1 &
+mon=$!
+wait_for /tmp/survey-mon.out "waiting for a client" 60 ||
+	nok "survey_gpio: the monitor waits" "$(cat /tmp/survey-mon.out)"
+ld=/tmp/survey-latmon
+latscope --survey "$ld" -T 10s -c 1 -p 10000 -z 127.0.0.1 --latmon-port 2410 \
+	-I "$chip,6" -O "$chip,7" --survey-skip setup,cost,user,kernel,irq,grinder,neighbour,classic \
+	>/tmp/survey-latmon.out 2>&1
+expect_rc "survey_gpio: latmon: exit 1 (no profile without latscope-report)" $? 1
+sed 's/^/# /' /tmp/survey-latmon.out | grep -v "^# SURVEY| phase" | tail -n 4
+if sed -n '/^Outcome:/,$p' "$ld/survey.txt" | grep -Eq "^  01-latmon-quiet +done"; then
+	ok "survey_gpio: latmon: the round trip's phase done"
+else
+	nok "survey_gpio: latmon: the round trip's phase done" "$(cat "$ld/survey.txt")"
+fi
+has "survey_gpio: latmon: the phase measured by the monitor" "$ld/01-latmon-quiet.txt" \
+	"^LMN| latmon monitor 127.0.0.1:2410"
+kill -INT $mon
+wait $mon
+kill $wire
+wait $wire 2>/dev/null
+echo 0 >/sys/kernel/tracing/events/gpio/gpio_value/enable
+nothing_left "survey_gpio: latmon"
 echo "survey_gpio: $pass passed, $fail failed"
 [ "$fail" = 0 ]
