@@ -296,6 +296,43 @@ static int iperf_prepare(const struct ls_cost_ctx *c, struct ls_wl_state *s, cha
 	return -1;
 }
 
+/* The last place @what is in @text, or NULL. */
+static const char *last_of(const char *text, const char *what)
+{
+	const char *at = NULL, *p;
+
+	for (p = strstr(text, what); p; p = strstr(p + 1, what))
+		at = p;
+	return at;
+}
+
+/*
+ * iperf3 -s listens again only once its last test is over, after its
+ * client has exited: the next client waits for "Server listening" past
+ * the last "Accepted connection" (10 s at most), or is refused. Looked
+ * for each millisecond: the wait is in the batch's time, as the server's
+ * turnaround is, the same plain and measured.
+ */
+static int iperf_ready(struct ls_wl_state *s, char *err, size_t errlen)
+{
+	char out[4096];
+	const char *listening, *accepted;
+	int i;
+
+	for (i = 0; i < 10000; i++) {
+		ls_cmd_output(&s->server, out, sizeof(out));
+		listening = last_of(out, "listening");
+		accepted = last_of(out, "Accepted connection");
+		if (listening && (!accepted || listening > accepted))
+			return 0;
+		if (!ls_cmd_wait(&s->server, 0))
+			break;
+		usleep(1000);
+	}
+	ls_fail(err, errlen, "iperf3 -s did not listen again: %.100s", ls_last_line(out));
+	return -1;
+}
+
 static int iperf_run(const struct ls_cost_ctx *c, struct ls_wl_state *s, char *check,
 		     size_t checklen, char *err, size_t errlen)
 {
@@ -305,7 +342,7 @@ static int iperf_run(const struct ls_cost_ctx *c, struct ls_wl_state *s, char *c
 	const char *rx;
 
 	snprintf(bytes, sizeof(bytes), "%lluM", s->amount);
-	if (ls_cmd_run(argv, c->mask, out, sizeof(out), err, errlen))
+	if (iperf_ready(s, err, errlen) || ls_cmd_run(argv, c->mask, out, sizeof(out), err, errlen))
 		return -1;
 	rx = strstr(out, "receiver");
 	if (!rx) {
