@@ -21,7 +21,8 @@ def table(md, heading):
     part = md.split(f"\n## {heading}\n", 1)[1].split("\n## ", 1)[0]
     lines = [l for l in part.splitlines() if l.startswith("| ")]
     head = [c.strip() for c in lines[0].strip("|").split("|")]
-    return [dict(zip(head, (c.strip() for c in l.strip("|").split(" | ")))) for l in lines[1:]]
+    return [dict(zip(head, (c.strip().replace("\\|", "|") for c in l.strip("|").split(" | "))))
+            for l in lines[1:]]
 
 
 def outcomes(d):

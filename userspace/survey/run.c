@@ -298,6 +298,21 @@ static int write_rescued(const struct ls_survey *s, const char *name,
 }
 
 /* Runs phase @i; false if a signal asked the survey to end. */
+/*
+ * Whole seconds since @t0 on CLOCK_MONOTONIC: how long a phase has run.
+ * Not a count of waits: a wait of a second lasts longer on a loaded board
+ * (TCG under a load made 50 s count as 33), and the phase would be called
+ * interrupted.
+ */
+static unsigned long long elapsed_s(const struct timespec *t0)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return now.tv_sec > t0->tv_sec ? (unsigned long long)(now.tv_sec - t0->tv_sec) -
+					 (now.tv_nsec < t0->tv_nsec) : 0;
+}
+
 static bool run_phase(struct ls_survey *s, int i)
 {
 	const struct ls_phase *ph = &s->plan->phase[i];
@@ -306,6 +321,7 @@ static bool run_phase(struct ls_survey *s, int i)
 	unsigned long long waited = 0, deadline;
 	char text[4096], head[16384], name[64];
 	bool overran = false;
+	struct timespec t0;
 	struct ls_cmd c;
 	int ret, status;
 
@@ -313,6 +329,7 @@ static bool run_phase(struct ls_survey *s, int i)
 	o->max_us = -1;
 	phase_argv(s, ph, &a);
 	progress(s, i, ph->seconds, false);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	ret = ls_cmd_start_at(&c, a.argv, s->child_mask, s->dirfd);
 	if (ret) {
 		snprintf(o->said, sizeof(o->said), "failed: cannot start latscope: %s",
@@ -329,18 +346,19 @@ static bool run_phase(struct ls_survey *s, int i)
 			ls_cmd_stop(&c, SIGTERM, STOP_GRACE_MS);
 			break;
 		}
+		waited = elapsed_s(&t0);
 		if (deadline && waited >= deadline) {
 			overran = true;
 			ls_cmd_stop(&c, SIGTERM, STOP_GRACE_MS);
 			break;
 		}
-		waited++;
 		if (s->tty)
 			progress(s, i, ph->seconds > waited ? ph->seconds - waited : 0, false);
 	}
 	/* A stop that came while the phase was ending: it did not run to its end either. */
 	if (new_stop(s))
 		o->interrupted = true;
+	waited = elapsed_s(&t0);
 	status = c.status;
 	ls_cmd_output(&c, text, sizeof(text));
 	output_head(&c, head, sizeof(head));
