@@ -92,5 +92,8 @@ kill $wire
 wait $wire 2>/dev/null
 echo 0 >/sys/kernel/tracing/events/gpio/gpio_value/enable
 nothing_left "survey_gpio: latmon"
+for f in "$ld"/*; do
+	[ -f "$f" ] && dump "survey-latmon/${f##*/}" "$f"
+done
 echo "survey_gpio: $pass passed, $fail failed"
 [ "$fail" = 0 ]
