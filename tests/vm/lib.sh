@@ -13,6 +13,20 @@ has() { # name, file, pattern
 	if grep -q "$3" "$2"; then ok "$1"; else nok "$1" "no '$3' in $(cat "$2")"; fi
 }
 dump() { echo "LATSCOPE-FILE-BEGIN $1"; cat "$2"; echo "LATSCOPE-FILE-END"; }
+# A survey's directory DIR dumped as NAME/FILE, for the host's profile.
+dump_survey() { # name, dir
+	for f in "$2"/*; do
+		[ -f "$f" ] && dump "$1/${f##*/}" "$f"
+	done
+}
+# The survey in DIR says N phases done, as survey.txt's Outcome has them.
+survey_done() { # name, dir, n
+	if [ "$(sed -n '/^Outcome:/,$p' "$2/survey.txt" | grep -c "  done")" = "$3" ]; then
+		ok "$1"
+	else
+		nok "$1" "$(sed -n '/^Outcome:/,$p' "$2/survey.txt")"
+	fi
+}
 # Makes latscope the module @1: new, /latscope.ko (loaded at boot); old,
 # /latscope-old.ko (LATSCOPE_VM_OLD_DRIVER): the comparisons of two builds
 # in one boot. A module already loaded stays, where it is in memory.

@@ -43,12 +43,7 @@ wait $wire 2>/dev/null
 sed 's/^/# /' /tmp/survey-gpio.out | grep -v "^# SURVEY| phase" | tail -n 8
 has "survey_gpio: the plan has the GPIO runs" /tmp/survey-gpio.out \
 	"^  04-gpio-kernel-quiet *GPIO, kernel thread, quiet, 10 s"
-done=$(sed -n '/^Outcome:/,$p' "$d/survey.txt" | grep -c "  done")
-if [ "$done" = 4 ]; then
-	ok "survey_gpio: every phase of 4 done (2 timer runs, 2 GPIO runs)"
-else
-	nok "survey_gpio: every phase of 4 done" "$(sed -n '/^Outcome:/,$p' "$d/survey.txt")"
-fi
+survey_done "survey_gpio: every phase of 4 done (2 timer runs, 2 GPIO runs)" "$d" 4
 has "survey_gpio: the user thread's GPIO run on the loopback" "$d/03-gpio-user-quiet.txt" \
 	"^GPIO| loopback, pulse-out $chip,$OUT -> pulse-in $chip,$IN"
 has "survey_gpio: the kernel thread's GPIO run on the loopback" "$d/04-gpio-kernel-quiet.txt" \
@@ -56,9 +51,7 @@ has "survey_gpio: the kernel thread's GPIO run on the loopback" "$d/04-gpio-kern
 has "survey_gpio: survey.txt's settings name the lines" "$d/survey.txt" \
 	"^settings: CPUs 1, period 20000 us, priority 90, GPIO --gpio-in=$chip,$IN --gpio-out=$chip,$ACK --pulse-out=$chip,$OUT$"
 nothing_left "survey_gpio"
-for f in "$d"/*; do
-	[ -f "$f" ] && dump "$name/${f##*/}" "$f"
-done
+dump_survey "$name" "$d"
 
 # ---- a latmon monitor over loopback: the survey's round trip ----
 # The wires: monitor pulse-out (4) -> board pulse-in (6), board ack-out
@@ -79,11 +72,7 @@ latscope --survey "$ld" -T 10s -c 1 -p 10000 -z 127.0.0.1 --latmon-port 2410 \
 	>/tmp/survey-latmon.out 2>&1
 expect_rc "survey_gpio: latmon: exit 1 (no profile without latscope-report)" $? 1
 sed 's/^/# /' /tmp/survey-latmon.out | grep -v "^# SURVEY| phase" | tail -n 4
-if sed -n '/^Outcome:/,$p' "$ld/survey.txt" | grep -Eq "^  01-latmon-quiet +done"; then
-	ok "survey_gpio: latmon: the round trip's phase done"
-else
-	nok "survey_gpio: latmon: the round trip's phase done" "$(cat "$ld/survey.txt")"
-fi
+survey_done "survey_gpio: latmon: the round trip's phase done" "$ld" 1
 has "survey_gpio: latmon: the phase measured by the monitor" "$ld/01-latmon-quiet.txt" \
 	"^LMN| latmon monitor 127.0.0.1:2410"
 kill -INT $mon
@@ -92,8 +81,6 @@ kill $wire
 wait $wire 2>/dev/null
 echo 0 >/sys/kernel/tracing/events/gpio/gpio_value/enable
 nothing_left "survey_gpio: latmon"
-for f in "$ld"/*; do
-	[ -f "$f" ] && dump "survey-latmon/${f##*/}" "$f"
-done
+dump_survey survey-latmon "$ld"
 echo "survey_gpio: $pass passed, $fail failed"
 [ "$fail" = 0 ]

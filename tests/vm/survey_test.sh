@@ -24,18 +24,11 @@ sed 's/^/# /' /tmp/survey.out | grep -v "^# SURVEY| phase" | tail -n 12
 expect_rc "survey: exit 1 (no profile without latscope-report)" "$rc" 1
 has "survey: the profile not made, said: latscope-report cannot run" /tmp/survey.out \
 	"^SURVEY| no profile: .*cannot run latscope-report"
-done=$(sed -n '/^Outcome:/,$p' "$d/survey.txt" | grep -c "  done")
-if [ "$done" = 5 ]; then
-	ok "survey: every phase of 5 done (setup, 3 timer runs, cost)"
-else
-	nok "survey: every phase of 5 done" "$(sed -n '/^Outcome:/,$p' "$d/survey.txt")"
-fi
+survey_done "survey: every phase of 5 done (setup, 3 timer runs, cost)" "$d" 5
 for f in system.txt 02-user-quiet.json 04-irq-quiet.json 05-cost.json 05-cost-latency.json; do
 	if [ -s "$d/$f" ]; then ok "survey: $f written"; else nok "survey: $f written" "missing"; fi
 done
 nothing_left "survey"
-for f in "$d"/*; do
-	[ -f "$f" ] && dump "$name/${f##*/}" "$f"
-done
+dump_survey "$name" "$d"
 echo "survey: $pass passed, $fail failed"
 [ "$fail" = 0 ]
