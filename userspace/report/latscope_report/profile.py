@@ -66,7 +66,8 @@ def load_name(load):
 def outcome_line(sv):
     """"13 of 14 phases done; 02-user-quiet interrupted, 14-cost failed"."""
     done = [p for p, o in sv.outcomes if o.startswith("done")]
-    other = [f"{p} {o.split(':')[0]}" for p, o in sv.outcomes if not o.startswith("done")]
+    other = [f"{p} {o.split(':')[0].split(',')[0]}" for p, o in sv.outcomes
+             if not o.startswith("done")]
     line = f"{len(done)} of {len(sv.outcomes)} phases done"
     return line + ("; " + ", ".join(other) if other else "")
 
