@@ -182,7 +182,10 @@ nothing_left "lost monitor"
 if rmmod latscope; then
 	ok "rmmod for the module-less run"
 	if [ -e /dev/latscope ]; then nok "no /dev/latscope" "still there"; else ok "no /dev/latscope"; fi
-	/latmon_peer monitor known 2600 >peer.out 2>&1 &
+	# steady: a record each 500 ms until the stop, so that the client
+	# does not find the double gone (5 s silent) while the pulses below
+	# take what a loaded host makes them take.
+	/latmon_peer monitor steady 2600 >peer.out 2>&1 &
 	peer=$!
 	wait_for peer.out "^listening" 20 || nok "double listens" "$(cat peer.out)"
 	latscope -c 1 -p 2000 -z 127.0.0.1 --latmon-port 2600 -I "$chip,$IN" -O "$chip,$ACK" \

@@ -9,7 +9,9 @@
  * histogram_cells counts. Each scenario misbehaves in one way.
  *
  * usage: latmon_peer monitor SCENARIO PORT
- *          SCENARIO: known silent close short bad shorthist early, deaf
+ *          SCENARIO: known silent close short bad shorthist early, steady
+ *          (known's three records, then one each 500 ms until the stop:
+ *          a client that must outlive a slow test), deaf
  *          (streams on, ignoring the stop, for 30 s), overflow (two
  *          records whose sums together overflow 64 bits), overflow-range
  *          (-9.2e18, +9.2e18, +9.2e18: all three add up, the last two
@@ -36,6 +38,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -217,6 +220,14 @@ static int monitor(const char *scenario, int port)
 	}
 	/* known, shorthist: three records, then the trailer on the stop. */
 	known_records(fd);
+	/* steady: then a record each 500 ms until the stop (2 min at most). */
+	for (int i = 0; !strcmp(scenario, "steady") && i < 240; i++) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+
+		if (poll(&p, 1, 500) != 0)
+			break;
+		record(fd, 7500000ULL, 11000, 30000, 0, 500);
+	}
 	if (request(fd, &stop_cells) != 0)
 		return 1;
 	record(fd, 87500, 12000, 13000, 0, 7);
