@@ -190,6 +190,11 @@ static void test_plan_gpio(void)
 	      !strcmp(plan.phase[13].name, "14-latmon-quiet") && plan.phase[13].seconds == 37,
 	      "survey: a latmon monitor: its round trip under each load", "%d %s %llu", plan.nr,
 	      plan.phase[13].name, plan.phase[13].seconds);
+	ls_survey_parse_skip("timer,cost,setup", &skip, err, sizeof(err));
+	check(!ls_survey_plan(80, skip, LS_SURVEY_WITH_GPIO, &plan, err, sizeof(err)) &&
+	      plan.nr == 8 && plan.phase[0].kind == LS_PHASE_GPIO && plan.phase[0].seconds == 10 &&
+	      !strcmp(plan.phase[0].name, "01-gpio-user-quiet"),
+	      "survey: --survey-skip timer: the GPIO runs alone", "%d %s", plan.nr, err);
 	ls_survey_parse_skip("user,kernel,irq,cost,setup", &skip, err, sizeof(err));
 	check(!ls_survey_plan(40, skip, LS_SURVEY_WITH_LATMON, &plan, err, sizeof(err)) &&
 	      plan.nr == 4 && plan.phase[0].seconds == 10,

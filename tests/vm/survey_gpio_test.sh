@@ -2,10 +2,10 @@
 # A survey with GPIO lines, in the GPIO test VM (busybox sh; the PREEMPT
 # kernel's, within the time budget: the survey's code is the same on
 # both): a gpio-sim chip, its pulse-out line wired to pulse-in by
-# tests/vm/gpio_loop.c, and latscope --survey -T 40s -p 20000 with -I, -O
-# and --pulse-out: the user and kernel timer contexts and the driver's
-# two GPIO threads, quiet, 10 s each (the setup, the irq context, the
-# loads and the cost suite skipped: other stages run them). Every phase done; the GPIO runs given the lines (their
+# tests/vm/gpio_loop.c, and latscope --survey -T 20s -p 20000 with -I, -O
+# and --pulse-out: the driver's two GPIO threads, quiet, 10 s each (the
+# setup, the timer runs, the loads and the cost suite skipped: other
+# stages run them). Every phase done; the GPIO runs given the lines (their
 # output says loopback), and the survey.txt settings name them; no
 # Python here, so no profile, said, and exit 1. The directory comes back
 # to the host, which makes its profile (scripts/vm.sh). Then a latmon
@@ -34,19 +34,19 @@ taskset -c 0 /gpio_loop "$sim" $OUT $IN &
 wire=$!
 name=survey-gpio
 d=/tmp/$name
-latscope --survey "$d" -T 40s -c 1 -p 20000 -I "$chip,$IN" -O "$chip,$ACK" \
-	--pulse-out "$chip,$OUT" --survey-skip setup,irq,cost,grinder,neighbour,classic \
+latscope --survey "$d" -T 20s -c 1 -p 20000 -I "$chip,$IN" -O "$chip,$ACK" \
+	--pulse-out "$chip,$OUT" --survey-skip setup,timer,cost,grinder,neighbour,classic \
 	>/tmp/survey-gpio.out 2>&1
 expect_rc "survey_gpio: exit 1 (no profile without latscope-report)" $? 1
 kill $wire
 wait $wire 2>/dev/null
 sed 's/^/# /' /tmp/survey-gpio.out | grep -v "^# SURVEY| phase" | tail -n 8
 has "survey_gpio: the plan has the GPIO runs" /tmp/survey-gpio.out \
-	"^  04-gpio-kernel-quiet *GPIO, kernel thread, quiet, 10 s"
-survey_done "survey_gpio: every phase of 4 done (2 timer runs, 2 GPIO runs)" "$d" 4
-has "survey_gpio: the user thread's GPIO run on the loopback" "$d/03-gpio-user-quiet.txt" \
+	"^  02-gpio-kernel-quiet *GPIO, kernel thread, quiet, 10 s"
+survey_done "survey_gpio: every phase of 2 done (the 2 GPIO runs)" "$d" 2
+has "survey_gpio: the user thread's GPIO run on the loopback" "$d/01-gpio-user-quiet.txt" \
 	"^GPIO| loopback, pulse-out $chip,$OUT -> pulse-in $chip,$IN"
-has "survey_gpio: the kernel thread's GPIO run on the loopback" "$d/04-gpio-kernel-quiet.txt" \
+has "survey_gpio: the kernel thread's GPIO run on the loopback" "$d/02-gpio-kernel-quiet.txt" \
 	"^GPIO| loopback, pulse-out $chip,$OUT -> pulse-in $chip,$IN"
 has "survey_gpio: survey.txt's settings name the lines" "$d/survey.txt" \
 	"^settings: CPUs 1, period 20000 us, priority 90, GPIO --gpio-in=$chip,$IN --gpio-out=$chip,$ACK --pulse-out=$chip,$OUT$"
@@ -68,7 +68,7 @@ wait_for /tmp/survey-mon.out "waiting for a client" 60 ||
 	nok "survey_gpio: the monitor waits" "$(cat /tmp/survey-mon.out)"
 ld=/tmp/survey-latmon
 latscope --survey "$ld" -T 10s -c 1 -p 10000 -z 127.0.0.1 --latmon-port 2410 \
-	-I "$chip,6" -O "$chip,7" --survey-skip setup,cost,user,kernel,irq,grinder,neighbour,classic \
+	-I "$chip,6" -O "$chip,7" --survey-skip setup,cost,timer,grinder,neighbour,classic \
 	>/tmp/survey-latmon.out 2>&1
 expect_rc "survey_gpio: latmon: exit 1 (no profile without latscope-report)" $? 1
 sed 's/^/# /' /tmp/survey-latmon.out | grep -v "^# SURVEY| phase" | tail -n 4

@@ -104,7 +104,7 @@ static const struct ls_help_row rows[] = {
 				  "--survey-skip): the phases not done run" },
 	{ "survey", "survey-skip", "=<list>", "leave out the phases of these words: setup, cost,\n"
 					      "user, kernel, irq, quiet, grinder, neighbour,\n"
-					      "classic" },
+					      "classic, timer, gpio, latmon" },
 	{ "survey", NULL, "-T <t>", "the timer runs' total, 2 min or more [=1h]" },
 	{ "survey", NULL, "-c, -p, -P, --cpus", "as in every run, for every phase" },
 	{ "survey", NULL, "--apply-setup", "set up the board for the whole survey, set back\n"

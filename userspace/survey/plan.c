@@ -48,6 +48,7 @@ static const struct {
 	{ "kernel", LS_SKIP_KERNEL }, { "irq", LS_SKIP_IRQ }, { "quiet", LS_SKIP_QUIET },
 	{ "grinder", LS_SKIP_GRINDER }, { "neighbour", LS_SKIP_NEIGHBOUR },
 	{ "classic", LS_SKIP_CLASSIC }, { "gpio", LS_SKIP_GPIO }, { "latmon", LS_SKIP_LATMON },
+	{ "timer", LS_SKIP_TIMER },
 };
 
 /**
@@ -71,7 +72,7 @@ int ls_survey_parse_skip(const char *list, unsigned int *skip, char *err, size_t
 			if (n == strlen(skip_words[k].word) && !strncmp(w, skip_words[k].word, n))
 				break;
 		if (k == ARRAY_SIZE(skip_words)) {
-			ls_fail(err, errlen, "--survey-skip '%.*s': not a phase; the words are setup, cost, user, kernel, irq, quiet, grinder, neighbour, classic, gpio and latmon",
+			ls_fail(err, errlen, "--survey-skip '%.*s': not a phase; the words are setup, cost, user, kernel, irq, quiet, grinder, neighbour, classic, timer, gpio and latmon",
 				(int)(n > 40 ? 40 : n), w);
 			return -1;
 		}
@@ -129,6 +130,12 @@ static void add_timer(struct ls_survey_plan *plan, size_t c, size_t l,
 static bool kept(unsigned int skip, size_t c, size_t l)
 {
 	return !(skip & (contexts[c].skip | loads[l].skip));
+}
+
+/* The timer runs: "timer" leaves them out, and the GPIO or latmon runs alone. */
+static bool timer_kept(unsigned int skip, size_t c, size_t l)
+{
+	return !(skip & LS_SKIP_TIMER) && kept(skip, c, l);
 }
 
 /* The driver's GPIO runs: its kernel and user threads answer (no irq context). */
@@ -192,7 +199,7 @@ int ls_survey_plan(unsigned long long total_s, unsigned int skip, unsigned int w
 	memset(plan, 0, sizeof(*plan));
 	for (l = 0; l < ARRAY_SIZE(loads); l++) {
 		for (c = 0; c < ARRAY_SIZE(contexts); c++)
-			runs += kept(skip, c, l) + gpio_kept(skip, with, c, l);
+			runs += timer_kept(skip, c, l) + gpio_kept(skip, with, c, l);
 		runs += latmon_kept(skip, with, l);
 	}
 	if (!runs) {
@@ -211,7 +218,7 @@ int ls_survey_plan(unsigned long long total_s, unsigned int skip, unsigned int w
 	plan->cost_repeat = LS_SURVEY_COST_REPEAT;
 	plan->cost_min_run_ms = -1;
 	/* The long quiet user run stands for the short one; it needs both kept. */
-	evt_s = total_s >= LS_SURVEY_EVT_FROM_S && kept(skip, 0, 0) ? total_s / 2 : 0;
+	evt_s = total_s >= LS_SURVEY_EVT_FROM_S && timer_kept(skip, 0, 0) ? total_s / 2 : 0;
 	shared = runs - (evt_s ? 1 : 0);
 	each = shared ? (total_s - evt_s) / shared : 0;
 	rest = total_s - evt_s - each * shared;
@@ -223,7 +230,7 @@ int ls_survey_plan(unsigned long long total_s, unsigned int skip, unsigned int w
 	}
 	for (l = 0; l < ARRAY_SIZE(loads); l++)
 		for (c = 0; c < ARRAY_SIZE(contexts); c++)
-			if (kept(skip, c, l) && (l || c || !evt_s)) {
+			if (timer_kept(skip, c, l) && (l || c || !evt_s)) {
 				add_timer(plan, c, l, each + rest, false);
 				rest = 0;
 			}

@@ -107,6 +107,7 @@ enum {
 	LS_SKIP_CLASSIC = 1 << 8,
 	LS_SKIP_GPIO = 1 << 9,
 	LS_SKIP_LATMON = 1 << 10,
+	LS_SKIP_TIMER = 1 << 11,
 };
 
 /* plan.c */
