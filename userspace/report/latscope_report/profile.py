@@ -113,10 +113,15 @@ def bounded(runs):
     return [(r, p["evt"]) for r in runs for p in r["parts"] if p["evt"].get("status") == "ok"]
 
 
+def hour_bound_of(e):
+    """The per-hour bound of an EVT estimate @e, or None."""
+    return next((b for b in e.get("bounds", []) if b["per"] == "hour"), None)
+
+
 def above(run, e):
     """What to add when the run's own maximum is above its per-hour bound:
     the tail holds what the fit did not see."""
-    hour = next((b for b in e.get("bounds", []) if b["per"] == "hour"), None)
+    hour = hour_bound_of(e)
     if not hour or hour.get("upper_us") is None or run["max"] <= hour["upper_us"]:
         return ""
     return (f' The run\'s own maximum, {us(run["max"])} µs, is above the per-hour bound '
@@ -273,7 +278,7 @@ def bounds(runs):
     rows = []
     for r in runs:
         e = r["parts"][0]["evt"]
-        hour = next((b for b in e.get("bounds", []) if b["per"] == "hour"), None)
+        hour = hour_bound_of(e)
         rows.append([r["label"], e.get("status", "?"),
                      trust.us(hour.get("upper_us")) if hour else "-",
                      e.get("sentence") or e.get("reason") or "-"])
@@ -358,7 +363,7 @@ def cell(run, what):
 def hour_bound(run):
     """The per-hour upper bound of @run's EVT estimate, or its status."""
     e = run["parts"][0]["evt"]
-    hour = next((b for b in e.get("bounds", []) if b["per"] == "hour"), None)
+    hour = hour_bound_of(e)
     return trust.us(hour.get("upper_us")) if hour and e.get("status") == "ok" else \
         f'no bound ({e.get("status", "?")})'
 
