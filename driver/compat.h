@@ -17,7 +17,8 @@
  * A module sets a task's scheduling with sched_setattr_nocheck() where the
  * kernel exports it (6.1 does; 5.10 does not: Kbuild looks in
  * Module.symvers, LATSCOPE_HAVE_SCHED_SETATTR). Without it only
- * sched_set_fifo()'s SCHED_FIFO 50 can be had: any other is -EOPNOTSUPP
+ * sched_set_fifo()'s SCHED_FIFO 50 and sched_set_normal()'s nice 0 can be
+ * had: any other is -EOPNOTSUPP
  * (a kthread at -P 50 only; an IRQ thread left as it is).
  */
 static inline int latscope_sched_setattr(struct task_struct *p, const struct sched_attr *attr)
@@ -25,6 +26,10 @@ static inline int latscope_sched_setattr(struct task_struct *p, const struct sch
 #ifdef LATSCOPE_HAVE_SCHED_SETATTR
 	return sched_setattr_nocheck(p, attr);
 #else
+	if (attr->sched_policy == SCHED_NORMAL && !attr->sched_nice) {
+		sched_set_normal(p, 0);
+		return 0;
+	}
 	if (attr->sched_policy != SCHED_FIFO || attr->sched_priority != MAX_RT_PRIO / 2)
 		return -EOPNOTSUPP;
 	sched_set_fifo(p);

@@ -219,6 +219,26 @@ static long latscope_ioc_pulse(struct latscope_session *s,
 	return copy_to_user(arg, &pulse, sizeof(pulse)) ? -EFAULT : 0;
 }
 
+/*
+ * NOISE: the report and its gaps are copied in before the session is
+ * locked.
+ */
+static long latscope_ioc_noise(struct latscope_session *s,
+			       struct latscope_noise_report __user *arg)
+{
+	struct latscope_noise_gap gaps[LATSCOPE_NOISE_MAX_GAPS];
+	struct latscope_noise_report rep;
+
+	if (copy_from_user(&rep, arg, sizeof(rep)))
+		return -EFAULT;
+	if (rep.count > LATSCOPE_NOISE_MAX_GAPS || rep.flags)
+		return -EINVAL;
+	if (rep.count && copy_from_user(gaps, u64_to_user_ptr(rep.gaps),
+					rep.count * sizeof(*gaps)))
+		return -EFAULT;
+	return latscope_session_report(s, &rep, gaps);
+}
+
 /* An ioctl number without its size bits. */
 #define LATSCOPE_IOC_UNSIZED(cmd)	((cmd) & ~IOCSIZE_MASK)
 
@@ -246,6 +266,8 @@ static long latscope_ioctl(struct file *file, unsigned int cmd,
 		return latscope_session_stop(s);
 	case LATSCOPE_IOC_PULSE:
 		return latscope_ioc_pulse(s, uarg);
+	case LATSCOPE_IOC_NOISE:
+		return latscope_ioc_noise(s, uarg);
 	default:
 		return -ENOTTY;
 	}
@@ -275,26 +297,28 @@ static int latscope_bulk_wait(struct latscope_session *s, bool nonblock)
 }
 
 /* Records a read() copies out per peek: small enough for the stack. */
-#define LATSCOPE_READ_BATCH	8
+#define LATSCOPE_READ_BATCH	4
 
 /*
  * Copies whole bulk records out, waiting for the first if there is none.
- * No lock is held across copy_to_user(): the records are peeked into a
- * kernel buffer, copied out, and taken only if no other reader or reset
- * came in between (then they are peeked again), so a reader stalled in a
- * page fault holds up nobody and loses nothing.
+ * Each is the session's record size (a noise session's are larger): the
+ * slots are packed down to it. No lock is held across copy_to_user():
+ * the records are peeked into a kernel buffer, copied out, and taken only
+ * if no other reader or reset came in between (then they are peeked
+ * again), so a reader stalled in a page fault holds up nobody and loses
+ * nothing.
  */
 static ssize_t latscope_read(struct file *file, char __user *buf, size_t len,
 			     loff_t *ppos)
 {
 	struct latscope_session *s = file->private_data;
-	struct latscope_bulk batch[LATSCOPE_READ_BATCH];
+	struct latscope_noise_bulk batch[LATSCOPE_READ_BATCH];
 	struct latscope_ring_pos pos;
-	size_t done = 0, room, left;
-	u32 n;
+	size_t done = 0, room, left, size;
+	u32 i, n;
 	int ret;
 
-	if (len < sizeof(*batch))
+	if (len < latscope_record_size(s))
 		return -EINVAL;
 	for (;;) {
 		if (!done) {
@@ -302,21 +326,27 @@ static ssize_t latscope_read(struct file *file, char __user *buf, size_t len,
 			if (ret <= 0)
 				return ret;
 		}
-		room = min_t(size_t, (len - done) / sizeof(*batch),
-			     ARRAY_SIZE(batch));
+		/* A SETUP may have come meanwhile: its records' size. */
+		size = latscope_record_size(s);
+		if (len - done < size)
+			return done ? done : -EINVAL;
+		room = min_t(size_t, (len - done) / size, ARRAY_SIZE(batch));
 		n = latscope_ring_peek(&s->ring, batch, room, &pos);
 		if (!n) {
 			if (done)
 				break;
 			continue;	/* another reader was faster */
 		}
-		left = copy_to_user(buf + done, batch, n * sizeof(*batch));
-		n -= DIV_ROUND_UP(left, sizeof(*batch));
+		/* Packed in place: record i moves down to i * size. */
+		for (i = 1; i < n; i++)
+			memmove((char *)batch + i * size, &batch[i], size);
+		left = copy_to_user(buf + done, batch, n * size);
+		n -= DIV_ROUND_UP(left, size);
 		if (n && latscope_ring_consume(&s->ring, &pos, n))
-			done += n * sizeof(*batch);
+			done += n * size;
 		if (left)
 			return done ? done : -EFAULT;
-		if (len - done < sizeof(*batch))
+		if (len - done < size)
 			break;
 	}
 	return done;

@@ -103,6 +103,8 @@ static int latscope_gpio_check(const struct latscope_setup *setup)
 		return -EINVAL;
 	if (remote ? setup->period_ns != 0 : !latscope_period_valid(setup->period_ns))
 		return -EINVAL;
+	if (memchr_inv(&setup->noise, 0, sizeof(setup->noise)))
+		return -EINVAL;
 	return latscope_gpio_lines_check(gs);
 }
 

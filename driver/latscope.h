@@ -69,7 +69,9 @@ struct latscope_second {
 };
 
 /*
- * Ring of bulk records with one producer and any number of consumers. The
+ * Ring of bulk records (each slot room for the largest kind: a noise
+ * session's, struct latscope_bulk its first member) with one producer
+ * and any number of consumers. The
  * producer is whoever records samples and never waits: a full ring counts
  * a drop. Consumers (read()) copy records out with latscope_ring_peek()
  * and take them with latscope_ring_consume() once they reached user
@@ -78,7 +80,7 @@ struct latscope_second {
  * one, or to a reset, takes nothing and peeks again.
  */
 struct latscope_ring {
-	struct latscope_bulk slot[LATSCOPE_BULK_SLOTS];
+	struct latscope_noise_bulk slot[LATSCOPE_BULK_SLOTS];
 	u32 head;		/* next slot to fill, producer-owned */
 	u32 tail;		/* next slot to read, under @lock */
 	u32 gen;		/* resets so far, under @lock */
@@ -95,14 +97,16 @@ struct latscope_ring_pos {
 void latscope_ring_init(struct latscope_ring *ring);
 void latscope_ring_reset(struct latscope_ring *ring);
 bool latscope_ring_push(struct latscope_ring *ring,
-			const struct latscope_bulk *rec);
-u32 latscope_ring_peek(struct latscope_ring *ring, struct latscope_bulk *recs,
-		       u32 max, struct latscope_ring_pos *pos);
+			const struct latscope_noise_bulk *rec);
+u32 latscope_ring_peek(struct latscope_ring *ring,
+		       struct latscope_noise_bulk *recs, u32 max,
+		       struct latscope_ring_pos *pos);
 bool latscope_ring_consume(struct latscope_ring *ring,
 			   const struct latscope_ring_pos *pos, u32 n);
 bool latscope_ring_empty(struct latscope_ring *ring);
 
 struct device;
+struct latscope_flight;
 struct latscope_session;
 struct latscope_worst_set;
 
@@ -111,7 +115,16 @@ struct latscope_worst_set;
  * between a session and a source. latscope_source_of() finds one by its
  * uapi id (enum latscope_source_id); the session calls its hooks and
  * knows nothing else of it.
- * @name: what the source is called ("timer", "gpio").
+ * @name: what the source is called ("timer", "gpio", "noise").
+ * @self_timed: the source times its own events (noise: the gaps a busy
+ *	task of its own sees) and answers none: no responder is started,
+ *	PULSE is refused, there is no irq part (one histogram), and a
+ *	priority of 0 is left for the source to read (no default).
+ * @record_size: bytes of each bulk record read() returns: 0 for struct
+ *	latscope_bulk, else the whole struct latscope_noise_bulk.
+ * @uses_flight: the source reads the measured CPU's flight record
+ *	(why.h): SETUP hooks the tracepoints for it, unlocked, as for a
+ *	recorder (@s->flight, @s->flight_seen), and a run arms it.
  * @priv_size: bytes of state the session allocates, zeroed, at SETUP
  *	for the source (@s->priv), and frees at the next SETUP or the close;
  *	0 for none.
@@ -137,6 +150,13 @@ struct latscope_worst_set;
  *	the kernel kthread or PULSE; may sleep.
  * @export: optional: fills the source's part of @res, with @s->lock
  *	held, while the source runs too (a snapshot).
+ * @second: optional: fills the source's part of @rec, the record of the
+ *	second being closed, and starts the next; from the measuring
+ *	context. Returns true if the second had anything of the source's
+ *	(then it has a record even without samples).
+ * @report: optional: LATSCOPE_IOC_NOISE, the user context's busy task
+ *	handing in @rep and its gaps, copied in; with @s->lock held, the
+ *	session running. Returns 0, or the error the ioctl returns.
  * @init: optional, at module load: what the source needs module-wide.
  *	Returns 0, or an error that fails the load.
  * @exit: optional, at module unload (or a failed load, if @init
@@ -144,6 +164,9 @@ struct latscope_worst_set;
  */
 struct latscope_source {
 	const char *name;
+	bool self_timed;
+	bool uses_flight;
+	size_t record_size;
 	size_t priv_size;
 	int (*check)(const struct latscope_setup *setup);
 	int (*get)(struct latscope_session *s);
@@ -152,6 +175,10 @@ struct latscope_source {
 	void (*stop)(struct latscope_session *s);
 	void (*respond)(struct latscope_session *s, u64 ideal);
 	void (*export)(struct latscope_session *s, struct latscope_result *res);
+	bool (*second)(struct latscope_session *s, struct latscope_noise_bulk *rec);
+	int (*report)(struct latscope_session *s,
+		      const struct latscope_noise_report *rep,
+		      const struct latscope_noise_gap *gaps);
 	int (*init)(void);
 	void (*exit)(void);
 };
@@ -170,6 +197,7 @@ latscope_source_swap(u32 id, const struct latscope_source *src);
 
 extern const struct latscope_source latscope_timer_source;
 extern const struct latscope_source latscope_gpio_source;
+extern const struct latscope_source latscope_noise_source;
 
 /*
  * What a periodic source does on the session's timeline, from hard irq:
@@ -250,6 +278,8 @@ struct latscope_session {
 	s64 trace_sample;
 	struct latscope_worst_set *worst;	/* why_session.c, or NULL */
 	u32 why_seen;			/* LATSCOPE_WHY_SEEN_* of @worst */
+	struct latscope_flight *flight;	/* the CPU's, for @source, or NULL */
+	u32 flight_seen;		/* LATSCOPE_WHY_SEEN_* of @flight */
 
 	/* Hand-off from the event to the responder. */
 	atomic64_t pending;		/* ideal of the untaken event, or 0 */
@@ -273,10 +303,15 @@ static inline bool latscope_period_valid(u64 period_ns)
 	       period_ns <= LATSCOPE_MAX_PERIOD_NS;
 }
 
-/* Histograms of a session: the context's latency, and the irq part. */
+/*
+ * Histograms of a session: the context's latency, and the irq part
+ * (kernel and user contexts of a source that hands its events off).
+ */
 static inline u32 latscope_hist_count(const struct latscope_setup *setup)
 {
-	return setup->context == LATSCOPE_CTX_IRQ ? 1 : 2;
+	const struct latscope_source *src = latscope_source_of(setup->source);
+
+	return setup->context == LATSCOPE_CTX_IRQ || !src || src->self_timed ? 1 : 2;
 }
 
 /*
@@ -368,7 +403,9 @@ void latscope_measure_reset(struct latscope_session *s);
 void latscope_handoff(struct latscope_session *s, u64 ideal, s64 irq_lat,
 		      bool has_irq);
 void latscope_record(struct latscope_session *s, s64 lat, u64 ideal);
+void latscope_measure_advance(struct latscope_session *s, u64 now);
 void latscope_measure_flush(struct latscope_session *s);
+size_t latscope_record_size(const struct latscope_session *s);
 
 /* why_session.c */
 struct latscope_worst_set *latscope_recorder_alloc(const struct latscope_setup *setup,
@@ -390,6 +427,9 @@ int latscope_responder_start(struct latscope_session *s);
 void latscope_responder_stop(struct latscope_session *s);
 int latscope_session_pulse(struct latscope_session *s,
 			   struct latscope_pulse *pulse);
+int latscope_session_report(struct latscope_session *s,
+			    const struct latscope_noise_report *rep,
+			    const struct latscope_noise_gap *gaps);
 
 /* timer.c */
 void latscope_timer_tick(struct latscope_session *s, u64 ideal, u64 arrival);

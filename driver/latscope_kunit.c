@@ -98,6 +98,24 @@ struct latscope_result latscope_kunit_result(struct kunit *test,
  */
 bool latscope_ring_pop(struct latscope_ring *ring, struct latscope_bulk *rec)
 {
+	struct latscope_noise_bulk whole;
+
+	if (!latscope_ring_pop_whole(ring, &whole))
+		return false;
+	*rec = whole.bulk;
+	return true;
+}
+
+/**
+ * latscope_ring_pop_whole() - take the oldest record, a noise session's whole
+ * @ring: the ring
+ * @rec: the record taken
+ *
+ * Return: true if a record was taken, false if the ring was empty.
+ */
+bool latscope_ring_pop_whole(struct latscope_ring *ring,
+			     struct latscope_noise_bulk *rec)
+{
 	struct latscope_ring_pos pos;
 
 	return latscope_ring_peek(ring, rec, 1, &pos) &&

@@ -21,6 +21,8 @@ latscope_kunit_session(struct kunit *test, const struct latscope_setup *setup);
 struct latscope_result latscope_kunit_result(struct kunit *test,
 					     struct latscope_session *s);
 bool latscope_ring_pop(struct latscope_ring *ring, struct latscope_bulk *rec);
+bool latscope_ring_pop_whole(struct latscope_ring *ring,
+			     struct latscope_noise_bulk *rec);
 u64 latscope_tail_sum(const u64 *tail);
 
 #endif /* LATSCOPE_KUNIT_H */

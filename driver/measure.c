@@ -58,16 +58,19 @@ static void latscope_second_emit(struct latscope_session *s)
 {
 	struct latscope_second *sec = &s->sec;
 	u64 overruns = atomic64_read(&s->overruns);
-	struct latscope_bulk rec;
+	struct latscope_noise_bulk rec = { };
+	bool own = false;
 
-	if (!sec->samples && overruns == sec->overruns_seen)
+	if (s->source->second)
+		own = s->source->second(s, &rec);
+	if (!sec->samples && overruns == sec->overruns_seen && !own)
 		return;
-	rec.second = sec->index;
-	rec.samples = sec->samples;
-	rec.overruns = overruns - sec->overruns_seen;
-	rec.min_ns = sec->samples ? sec->min : 0;
-	rec.max_ns = sec->samples ? sec->max : 0;
-	rec.avg_ns = sec->samples ? div64_s64(sec->sum, sec->samples) : 0;
+	rec.bulk.second = sec->index;
+	rec.bulk.samples = sec->samples;
+	rec.bulk.overruns = overruns - sec->overruns_seen;
+	rec.bulk.min_ns = sec->samples ? sec->min : 0;
+	rec.bulk.max_ns = sec->samples ? sec->max : 0;
+	rec.bulk.avg_ns = sec->samples ? div64_s64(sec->sum, sec->samples) : 0;
 	sec->overruns_seen = overruns;
 	latscope_ring_push(&s->ring, &rec);
 	/* wake_up() may sleep on PREEMPT_RT: let irq_work do it. */
@@ -139,6 +142,39 @@ void latscope_record(struct latscope_session *s, s64 lat, u64 ideal)
 				 crossing && !atomic_read(&s->trace_fired));
 	if (crossing)
 		latscope_trace_fire(s, lat, ideal);
+}
+
+/**
+ * latscope_measure_advance() - close the seconds a self-timed source left
+ * @s: the session
+ * @now: a time the source measured up to, past the warm-up
+ *
+ * A source whose seconds have something besides samples (a noise
+ * source's runtime) closes each second it measured through, so that a
+ * second without samples has its record too.
+ *
+ * Context: the session's one measuring context.
+ */
+void latscope_measure_advance(struct latscope_session *s, u64 now)
+{
+	if (now >= s->sec.deadline)
+		latscope_second_advance(s, now);
+}
+
+/**
+ * latscope_record_size() - bytes of each record read() hands out
+ * @s: the session; read() asks without its lock, a SETUP may change it
+ *
+ * Return: the source's &latscope_source.record_size, or that of struct
+ * latscope_bulk.
+ */
+size_t latscope_record_size(const struct latscope_session *s)
+{
+	const struct latscope_source *src = READ_ONCE(s->source);
+
+	if (src && src->record_size)
+		return src->record_size;
+	return sizeof(struct latscope_bulk);
 }
 
 /**

@@ -16,11 +16,11 @@
 #include "latscope.h"
 
 /**
- * latscope_kthread_start() - start a SCHED_FIFO kthread on the session's CPU
+ * latscope_kthread_start() - start a kthread on the session's CPU
  * @s: the session, passed to @fn
  * @slot: where the thread goes, for latscope_kthread_stop()
  * @fn: the thread's function
- * @prio: its SCHED_FIFO priority
+ * @prio: its SCHED_FIFO priority, or 0 for SCHED_OTHER at nice 0
  * @name: its name, to which "/<cpu>" is added
  *
  * Context: process, may sleep.
@@ -32,7 +32,7 @@ int latscope_kthread_start(struct latscope_session *s, struct task_struct **slot
 {
 	struct sched_attr attr = {
 		.size = sizeof(attr),
-		.sched_policy = SCHED_FIFO,
+		.sched_policy = prio ? SCHED_FIFO : SCHED_NORMAL,
 		.sched_priority = prio,
 	};
 	struct task_struct *t;
@@ -95,14 +95,15 @@ static int latscope_kthread_fn(void *data)
  * @s: the session, before its source starts
  *
  * The kernel context's kthread, at the setup's priority; the user
- * context's responder is the application's thread, in PULSE.
+ * context's responder is the application's thread, in PULSE. A
+ * self-timed source has none: it answers nothing.
  *
  * Context: process, may sleep.
  * Return: 0, or the error of latscope_kthread_start().
  */
 int latscope_responder_start(struct latscope_session *s)
 {
-	if (s->setup.context != LATSCOPE_CTX_KERNEL)
+	if (s->setup.context != LATSCOPE_CTX_KERNEL || s->source->self_timed)
 		return 0;
 	return latscope_kthread_start(s, &s->kthread, latscope_kthread_fn,
 				      s->setup.priority, "latscope");
@@ -178,7 +179,7 @@ int latscope_session_pulse(struct latscope_session *s,
 
 	mutex_lock(&s->lock);
 	if (s->state == LATSCOPE_IDLE ||
-	    s->setup.context != LATSCOPE_CTX_USER) {
+	    s->setup.context != LATSCOPE_CTX_USER || s->source->self_timed) {
 		mutex_unlock(&s->lock);
 		ret = -EINVAL;
 		goto out;
@@ -215,5 +216,31 @@ int latscope_session_pulse(struct latscope_session *s,
 out:
 	/* Release: the next caller reads @outstanding after taking resp_busy. */
 	atomic_set_release(&s->resp_busy, 0);
+	return ret;
+}
+
+/**
+ * latscope_session_report() - NOISE, the user context's busy task's call
+ * @s: the session
+ * @rep: the report, copied in
+ * @gaps: its @rep->count gaps, copied in
+ *
+ * Hands the report to the source, which checks and records it.
+ *
+ * Context: process; takes @s->lock.
+ * Return: 0; -EINVAL if the session does not run, is not of the user
+ * context, or its source takes no report; else the source's error.
+ */
+int latscope_session_report(struct latscope_session *s,
+			    const struct latscope_noise_report *rep,
+			    const struct latscope_noise_gap *gaps)
+{
+	int ret = -EINVAL;
+
+	mutex_lock(&s->lock);
+	if (s->state == LATSCOPE_RUNNING &&
+	    s->setup.context == LATSCOPE_CTX_USER && s->source->report)
+		ret = s->source->report(s, rep, gaps);
+	mutex_unlock(&s->lock);
 	return ret;
 }

@@ -109,7 +109,8 @@ int latscope_setup_check(struct latscope_setup *setup)
 		if (setup->__reserved[i])
 			return -EINVAL;
 
-	if (!setup->priority)
+	/* A self-timed source reads 0 itself (noise: SCHED_OTHER). */
+	if (!setup->priority && !src->self_timed)
 		setup->priority = LATSCOPE_DEFAULT_PRIORITY;
 	if (!setup->hist_cells)
 		setup->hist_cells = LATSCOPE_DEFAULT_HIST_CELLS;
@@ -127,11 +128,13 @@ int latscope_setup_check(struct latscope_setup *setup)
  * @trusted: the module's trusted_group: the device alone grants it all
  * @caps: what the caller holds, asked only when @setup needs it
  *
- * Opening the device grants timer runs. GPIO lines (driven, an interrupt
- * thread's priority raised) and the trace threshold (tracing turned off
- * system-wide) need CAP_SYS_ADMIN. The worst-sample recorder hands out
- * what ran on the CPU (other tasks' names and host pids, policies, irq
- * names, interrupted kernel code), as perf would: it needs CAP_PERFMON
+ * Opening the device grants timer and noise runs. GPIO lines (driven, an
+ * interrupt thread's priority raised), the trace threshold (tracing
+ * turned off system-wide) and a noise run with interrupts off (a CPU's
+ * held off for up to half a second at a time) need CAP_SYS_ADMIN. The
+ * worst-sample recorder hands out what ran on the CPU (other tasks' names
+ * and host pids, policies, irq names, interrupted kernel code), as perf
+ * would: it needs CAP_PERFMON
  * (or CAP_SYS_ADMIN, which perfmon_capable() accepts too).
  *
  * Return: 0, or -EPERM with nothing done.
@@ -139,7 +142,8 @@ int latscope_setup_check(struct latscope_setup *setup)
 int latscope_setup_permitted(const struct latscope_setup *setup, bool trusted,
 			     const struct latscope_caps *caps)
 {
-	bool admin = setup->source == LATSCOPE_SRC_GPIO || setup->trace_threshold_ns;
+	bool admin = setup->source == LATSCOPE_SRC_GPIO || setup->trace_threshold_ns ||
+		     (setup->noise.flags & LATSCOPE_NOISE_IRQS_OFF);
 
 	if (trusted || (!admin && !setup->why_records))
 		return 0;
@@ -213,7 +217,7 @@ static int latscope_source_get(struct latscope_session *s,
 {
 	int ret;
 
-	s->source = src;
+	WRITE_ONCE(s->source, src);
 	if (src->priv_size) {
 		s->priv = kzalloc(src->priv_size, GFP_KERNEL_ACCOUNT);
 		if (!s->priv)
@@ -229,6 +233,24 @@ static int latscope_source_get(struct latscope_session *s,
 	return 0;
 }
 
+/* A run of a source that reads the flight record arms it, or disarms. */
+static void latscope_flight_run(struct latscope_session *s, bool on)
+{
+	if (!s->flight)
+		return;
+	if (on)
+		latscope_flight_arm(s->flight);
+	else
+		latscope_flight_disarm(s->flight);
+}
+
+/* The source's hold on the flight record, from latscope_flight_get(). */
+static void latscope_flight_release(struct latscope_flight *fl)
+{
+	if (fl)
+		latscope_flight_put();
+}
+
 /* Stops the source and the responder; @s->lock held. */
 static void latscope_halt(struct latscope_session *s)
 {
@@ -237,6 +259,7 @@ static void latscope_halt(struct latscope_session *s)
 	s->source->stop(s);
 	latscope_responder_stop(s);
 	latscope_recorder_disarm(s);
+	latscope_flight_run(s, false);
 	latscope_source_put(s);
 	latscope_running_put(s->setup.cpu);
 	latscope_measure_flush(s);
@@ -269,6 +292,7 @@ void latscope_session_destroy(struct latscope_session *s)
 	if (s->source)
 		latscope_source_free(s);
 	latscope_recorder_free(s->worst);
+	latscope_flight_release(s->flight);
 	kvfree(s->cells);
 	kfree(s);
 }
@@ -293,14 +317,17 @@ int latscope_session_setup(struct latscope_session *s,
 			   const struct latscope_setup *setup)
 {
 	struct latscope_setup checked = *setup;
+	const struct latscope_source *src;
+	struct latscope_flight *fl = NULL;
 	struct latscope_worst_set *worst;
+	u32 seen, fl_seen = 0;
 	u64 *cells;
-	u32 seen;
 	int ret;
 
 	ret = latscope_setup_check(&checked);
 	if (ret)
 		return ret;
+	src = latscope_source_of(checked.source);
 	cells = kvcalloc(latscope_counters_size(&checked, 2), sizeof(*cells),
 			 GFP_KERNEL_ACCOUNT);
 	if (!cells)
@@ -310,6 +337,15 @@ int latscope_session_setup(struct latscope_session *s,
 	if (IS_ERR(worst)) {
 		kvfree(cells);
 		return PTR_ERR(worst);
+	}
+	if (src->uses_flight) {
+		ret = latscope_flight_get(checked.cpu, &fl_seen);
+		if (ret) {
+			latscope_recorder_free(worst);
+			kvfree(cells);
+			return ret;
+		}
+		fl = latscope_flight_of(checked.cpu);
 	}
 
 	/* A result being taken keeps the recorder it waits on: after it. */
@@ -327,7 +363,7 @@ int latscope_session_setup(struct latscope_session *s,
 		latscope_source_free(s);
 	/* What get() reads; the state says whether it may run. */
 	s->setup = checked;
-	ret = latscope_source_get(s, latscope_source_of(checked.source));
+	ret = latscope_source_get(s, src);
 	if (ret) {
 		/* The old ones are gone: the old setup cannot run either. */
 		WRITE_ONCE(s->state, LATSCOPE_IDLE);
@@ -339,6 +375,8 @@ int latscope_session_setup(struct latscope_session *s,
 	s->cells = cells;
 	swap(s->worst, worst);
 	s->why_seen = seen;
+	swap(s->flight, fl);
+	s->flight_seen = fl_seen;
 	s->result_flags = 0;
 	s->t0 = 0;
 	s->warmup_end = 0;
@@ -346,14 +384,16 @@ int latscope_session_setup(struct latscope_session *s,
 	WRITE_ONCE(s->state, LATSCOPE_READY);
 	mutex_unlock(&s->lock);
 	mutex_unlock(&s->worst_lock);
-	/* The previous setup's recorder, if any: its run is over. */
+	/* The previous setup's recorder and flight hold, if any: its run is over. */
 	latscope_recorder_free(worst);
+	latscope_flight_release(fl);
 	return 0;
 
 fail:
 	mutex_unlock(&s->lock);
 	mutex_unlock(&s->worst_lock);
 	latscope_recorder_free(worst);
+	latscope_flight_release(fl);
 	kvfree(cells);
 	return ret;
 }
@@ -402,11 +442,13 @@ int latscope_session_start(struct latscope_session *s)
 	WRITE_ONCE(s->run, s->run + 1);
 	WRITE_ONCE(s->state, LATSCOPE_RUNNING);
 	latscope_recorder_arm(s);
+	latscope_flight_run(s, true);
 	ret = s->source->start(s);
 	if (ret) {
 		s->source->stop(s);
 		latscope_responder_stop(s);
 		latscope_recorder_disarm(s);
+		latscope_flight_run(s, false);
 		latscope_running_put(setup->cpu);
 		WRITE_ONCE(s->state, LATSCOPE_READY);
 	}

@@ -50,7 +50,7 @@ SETUP_MUTATION(flags_unknown, setup->flags |= 1U << 31)
 SETUP_MUTATION(no_warmup_with_warmup, setup->warmup_ns = 1)
 SETUP_MUTATION(warmup_too_long, setup->flags = 0; setup->warmup_ns = LATSCOPE_MAX_WARMUP_NS + 1)
 SETUP_MUTATION(threshold_negative, setup->trace_threshold_ns = (u64)S64_MAX + 1)
-SETUP_MUTATION(source_unknown, setup->source = LATSCOPE_SRC_GPIO + 1)
+SETUP_MUTATION(source_unknown, setup->source = LATSCOPE_SRC_NOISE + 1)
 SETUP_MUTATION(source_past_table, setup->source = LATSCOPE_SOURCE_SLOTS)
 SETUP_MUTATION(reserved_last_set, setup->__reserved[3] = 1)
 

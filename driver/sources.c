@@ -12,6 +12,7 @@
 static const struct latscope_source *latscope_sources[LATSCOPE_SOURCE_SLOTS] = {
 	[LATSCOPE_SRC_TIMER] = &latscope_timer_source,
 	[LATSCOPE_SRC_GPIO] = &latscope_gpio_source,
+	[LATSCOPE_SRC_NOISE] = &latscope_noise_source,
 };
 
 /**

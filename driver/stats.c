@@ -200,7 +200,7 @@ void latscope_ring_reset(struct latscope_ring *ring)
  * Return: true if @rec was queued, false if it was dropped.
  */
 bool latscope_ring_push(struct latscope_ring *ring,
-			const struct latscope_bulk *rec)
+			const struct latscope_noise_bulk *rec)
 {
 	u32 head = ring->head;
 
@@ -237,8 +237,9 @@ bool latscope_ring_empty(struct latscope_ring *ring)
  * Context: process; takes @ring->lock, not held on return.
  * Return: how many records were copied, 0 if the ring is empty.
  */
-u32 latscope_ring_peek(struct latscope_ring *ring, struct latscope_bulk *recs,
-		       u32 max, struct latscope_ring_pos *pos)
+u32 latscope_ring_peek(struct latscope_ring *ring,
+		       struct latscope_noise_bulk *recs, u32 max,
+		       struct latscope_ring_pos *pos)
 {
 	u32 i, n;
 

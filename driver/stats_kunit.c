@@ -266,25 +266,28 @@ static void latscope_tail_percentiles(struct kunit *test)
 static void latscope_ring_full_counts_drops(struct kunit *test)
 {
 	struct latscope_ring *ring = kunit_kzalloc(test, sizeof(*ring), GFP_KERNEL);
-	struct latscope_bulk rec = {};
+	struct latscope_noise_bulk rec = {};
 	int i;
 
 	KUNIT_ASSERT_NOT_NULL(test, ring);
 	latscope_ring_init(ring);
 	KUNIT_EXPECT_TRUE(test, latscope_ring_empty(ring));
 	for (i = 0; i < LATSCOPE_BULK_SLOTS; i++) {
-		rec.second = i;
+		rec.bulk.second = i;
+		rec.runtime_ns = 10 * i;
 		KUNIT_EXPECT_TRUE(test, latscope_ring_push(ring, &rec));
 	}
-	rec.second = 1000;
+	rec.bulk.second = 1000;
 	KUNIT_EXPECT_FALSE(test, latscope_ring_push(ring, &rec));
 	KUNIT_EXPECT_EQ(test, ring->dropped, 1ULL);
 
+	/* Whole records, a noise session's part too. */
 	for (i = 0; i < LATSCOPE_BULK_SLOTS; i++) {
-		KUNIT_ASSERT_TRUE(test, latscope_ring_pop(ring, &rec));
-		KUNIT_EXPECT_EQ(test, rec.second, (u64)i);
+		KUNIT_ASSERT_TRUE(test, latscope_ring_pop_whole(ring, &rec));
+		KUNIT_EXPECT_EQ(test, rec.bulk.second, (u64)i);
+		KUNIT_EXPECT_EQ(test, rec.runtime_ns, (u64)(10 * i));
 	}
-	KUNIT_EXPECT_FALSE(test, latscope_ring_pop(ring, &rec));
+	KUNIT_EXPECT_FALSE(test, latscope_ring_pop_whole(ring, &rec));
 	KUNIT_EXPECT_TRUE(test, latscope_ring_empty(ring));
 }
 
@@ -295,14 +298,14 @@ static void latscope_ring_full_counts_drops(struct kunit *test)
 static void latscope_ring_consumers_race(struct kunit *test)
 {
 	struct latscope_ring *ring = kunit_kzalloc(test, sizeof(*ring), GFP_KERNEL);
-	struct latscope_bulk recs[4] = {}, rec = {};
+	struct latscope_noise_bulk recs[4] = {}, rec = {};
 	struct latscope_ring_pos a, b;
 	int i;
 
 	KUNIT_ASSERT_NOT_NULL(test, ring);
 	latscope_ring_init(ring);
 	for (i = 0; i < 3; i++) {
-		rec.second = i;
+		rec.bulk.second = i;
 		KUNIT_ASSERT_TRUE(test, latscope_ring_push(ring, &rec));
 	}
 	/* Two readers see the same records; the first to take them wins. */
@@ -312,20 +315,20 @@ static void latscope_ring_consumers_race(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, latscope_ring_consume(ring, &a, 3));
 	/* The loser peeks again and gets what is left, nothing twice. */
 	KUNIT_EXPECT_EQ(test, latscope_ring_peek(ring, recs, 4, &a), 1U);
-	KUNIT_EXPECT_EQ(test, recs[0].second, 2ULL);
+	KUNIT_EXPECT_EQ(test, recs[0].bulk.second, 2ULL);
 	/* A reset (SETUP, START) between a peek and its take wins too. */
 	latscope_ring_reset(ring);
 	KUNIT_EXPECT_FALSE(test, latscope_ring_consume(ring, &a, 1));
 	KUNIT_EXPECT_TRUE(test, latscope_ring_empty(ring));
 	/* Even when the new run's ring is back at the same index. */
-	rec.second = 7;
+	rec.bulk.second = 7;
 	KUNIT_ASSERT_TRUE(test, latscope_ring_push(ring, &rec));
 	KUNIT_EXPECT_EQ(test, latscope_ring_peek(ring, recs, 4, &a), 1U);
 	latscope_ring_reset(ring);
 	KUNIT_ASSERT_TRUE(test, latscope_ring_push(ring, &rec));
 	KUNIT_EXPECT_FALSE(test, latscope_ring_consume(ring, &a, 1));
-	KUNIT_EXPECT_TRUE(test, latscope_ring_pop(ring, &rec));
-	KUNIT_EXPECT_EQ(test, rec.second, 7ULL);
+	KUNIT_EXPECT_TRUE(test, latscope_ring_pop_whole(ring, &rec));
+	KUNIT_EXPECT_EQ(test, rec.bulk.second, 7ULL);
 }
 
 #define SNAP_CELLS	256

@@ -36,7 +36,8 @@ static int latscope_timer_check(const struct latscope_setup *setup)
 {
 	if (!latscope_period_valid(setup->period_ns))
 		return -EINVAL;
-	if (memchr_inv(&setup->gpio, 0, sizeof(setup->gpio)))
+	if (memchr_inv(&setup->gpio, 0, sizeof(setup->gpio)) ||
+	    memchr_inv(&setup->noise, 0, sizeof(setup->noise)))
 		return -EINVAL;
 	return 0;
 }

@@ -146,6 +146,10 @@ void latscope_flight_hold(struct latscope_flight *fl,
 			  struct latscope_flight_holder *h, u64 from);
 void latscope_flight_task(struct latscope_flight_task *t,
 			  struct task_struct *task);
+u32 latscope_flight_kinds(struct latscope_flight *fl, u64 from, u64 to,
+			  bool *cut);
+void latscope_flight_arm(struct latscope_flight *fl);
+void latscope_flight_disarm(struct latscope_flight *fl);
 
 /* why_probes.c */
 void latscope_flight_event(u32 session, u64 ideal, u64 arrival);

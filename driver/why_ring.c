@@ -7,6 +7,7 @@
  * its sequence number. A reader on any CPU copies the slots and keeps
  * those whose number did not change under it.
  */
+#include <linux/bits.h>
 #include <linux/cache.h>
 #include <linux/compiler.h>
 #include <linux/list.h>
@@ -16,6 +17,7 @@
 #include <linux/sched/rt.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/timekeeping.h>
 #include <linux/vmalloc.h>
 
 #include "why.h"
@@ -154,6 +156,72 @@ static bool latscope_flight_peek(const struct latscope_flight *fl, long n,
 	*kind = READ_ONCE(e->kind);
 	smp_rmb();	/* pairs with reserve's: a rewrite shows in @seq */
 	return READ_ONCE(e->seq) == n;
+}
+
+/**
+ * latscope_flight_kinds() - what a CPU's record saw in a recent window
+ * @fl: the record
+ * @from: the window's start
+ * @to: its end
+ * @cut: set if the record does not cover the window whole (it was armed
+ *	after @from, wrapped past it, dropped entries in it, or an entry
+ *	was rewritten during the walk), else cleared
+ *
+ * Reads times and kinds only, newest first, down to the first entry
+ * before @from: cheap for a window that just ended, which is what a
+ * noise source asks about after each gap.
+ *
+ * Context: any; @fl's CPU may be writing meanwhile.
+ * Return: BIT(kind) for each enum latscope_flight_kind an entry in
+ * [@from, @to] has.
+ */
+u32 latscope_flight_kinds(struct latscope_flight *fl, u64 from, u64 to,
+			  bool *cut)
+{
+	long head = local_read(&fl->head);
+	long n, oldest = max(head - LATSCOPE_FLIGHT_SLOTS + 1, 1L);
+	u64 ts, since = READ_ONCE(fl->since);
+	u32 kinds = 0;
+	u16 kind;
+
+	*cut = true;
+	for (n = head; n >= oldest; n--) {
+		if (!latscope_flight_peek(fl, n, &ts, &kind))
+			return kinds;
+		if (ts < from) {
+			*cut = since > from;
+			return kinds;
+		}
+		/* Entries dropped from @ts on, by @to: not all is known. */
+		if (kind == LATSCOPE_FL_GAP && ts <= to)
+			return kinds;
+		if (ts <= to && kind < 32)
+			kinds |= BIT(kind);
+	}
+	/* Nothing older left: whole only if it never wrapped since the arming. */
+	*cut = n >= 1 || !since || since > from;
+	return kinds;
+}
+
+/**
+ * latscope_flight_arm() - a running session records @fl's CPU from now on
+ * @fl: the record
+ *
+ * What it held from before is another run's: stale.
+ */
+void latscope_flight_arm(struct latscope_flight *fl)
+{
+	if (atomic_inc_return(&fl->armed) == 1)
+		WRITE_ONCE(fl->since, ktime_get_mono_fast_ns());
+}
+
+/**
+ * latscope_flight_disarm() - undo latscope_flight_arm()
+ * @fl: the record
+ */
+void latscope_flight_disarm(struct latscope_flight *fl)
+{
+	atomic_dec(&fl->armed);
 }
 
 /**

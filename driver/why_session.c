@@ -207,14 +207,8 @@ void latscope_recorder_free(struct latscope_worst_set *set)
  */
 void latscope_recorder_arm(struct latscope_session *s)
 {
-	struct latscope_flight *fl;
-
-	if (!s->worst)
-		return;
-	fl = s->worst->flight;
-	/* What it held from before is another run's: stale. */
-	if (atomic_inc_return(&fl->armed) == 1)
-		WRITE_ONCE(fl->since, ktime_get_mono_fast_ns());
+	if (s->worst)
+		latscope_flight_arm(s->worst->flight);
 }
 
 /**
@@ -224,7 +218,7 @@ void latscope_recorder_arm(struct latscope_session *s)
 void latscope_recorder_disarm(struct latscope_session *s)
 {
 	if (s->worst)
-		atomic_dec(&s->worst->flight->armed);
+		latscope_flight_disarm(s->worst->flight);
 }
 
 /**

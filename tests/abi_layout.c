@@ -11,7 +11,7 @@
 #define SIZE(s, n) _Static_assert(sizeof(struct s) == n, #s " size")
 #define AT(s, f, n) _Static_assert(offsetof(struct s, f) == n, #s "." #f " offset")
 
-SIZE(latscope_setup, 240);
+SIZE(latscope_setup, 280);
 AT(latscope_setup, size, 0);
 AT(latscope_setup, context, 4);
 AT(latscope_setup, period_ns, 8);
@@ -27,11 +27,18 @@ AT(latscope_setup, why_records, 56);
 AT(latscope_setup, why_flags, 60);
 AT(latscope_setup, __reserved, 64);
 AT(latscope_setup, gpio, 88);
+AT(latscope_setup, noise, 240);
 
 SIZE(latscope_gpio_line, 40);
 AT(latscope_gpio_line, chip, 0);
 AT(latscope_gpio_line, offset, 32);
 AT(latscope_gpio_line, __reserved, 36);
+
+SIZE(latscope_noise_setup, 40);
+AT(latscope_noise_setup, runtime_ns, 0);
+AT(latscope_noise_setup, threshold_ns, 8);
+AT(latscope_noise_setup, flags, 16);
+AT(latscope_noise_setup, __reserved, 20);
 
 SIZE(latscope_gpio_setup, 152);
 AT(latscope_gpio_setup, mode, 0);
@@ -67,7 +74,7 @@ AT(latscope_stats, peak_ns, 48);
 AT(latscope_stats, underflow, 56);
 AT(latscope_stats, overflow, 64);
 
-SIZE(latscope_result, 432);
+SIZE(latscope_result, 536);
 AT(latscope_result, size, 0);
 AT(latscope_result, flags, 4);
 AT(latscope_result, histogram, 8);
@@ -100,12 +107,25 @@ AT(latscope_result, why_count, 416);
 AT(latscope_result, why_record_size, 420);
 AT(latscope_result, why_seen, 424);
 AT(latscope_result, why_records, 428);
+AT(latscope_result, noise, 432);
 _Static_assert(LATSCOPE_RESULT_SIZE_VER0 == offsetof(struct latscope_result, tail),
 	       "VER0 ends where the tail begins");
 _Static_assert(LATSCOPE_RESULT_SIZE_VER1 == offsetof(struct latscope_result, why),
 	       "VER1 ends where the recorder's records begin");
-_Static_assert(LATSCOPE_RESULT_SIZE_VER2 == sizeof(struct latscope_result),
-	       "VER2 is the whole result");
+_Static_assert(LATSCOPE_RESULT_SIZE_VER2 == offsetof(struct latscope_result, noise),
+	       "VER2 ends where the noise figures begin");
+_Static_assert(LATSCOPE_RESULT_SIZE_VER3 == sizeof(struct latscope_result),
+	       "VER3 is the whole result");
+
+SIZE(latscope_noise_result, 104);
+AT(latscope_noise_result, runtime_ns, 0);
+AT(latscope_noise_result, noise_ns, 8);
+AT(latscope_noise_result, gaps, 16);
+AT(latscope_noise_result, threshold_ns, 64);
+AT(latscope_noise_result, runtime_per_period_ns, 72);
+AT(latscope_noise_result, flags, 80);
+AT(latscope_noise_result, seen, 84);
+AT(latscope_noise_result, __reserved, 88);
 
 SIZE(latscope_why_item, 72);
 AT(latscope_why_item, kind, 0);
@@ -153,6 +173,23 @@ AT(latscope_bulk, min_ns, 24);
 AT(latscope_bulk, avg_ns, 32);
 AT(latscope_bulk, max_ns, 40);
 
+SIZE(latscope_noise_bulk, 112);
+AT(latscope_noise_bulk, bulk, 0);
+AT(latscope_noise_bulk, runtime_ns, 48);
+AT(latscope_noise_bulk, noise_ns, 56);
+AT(latscope_noise_bulk, gaps, 64);
+
+SIZE(latscope_noise_gap, 16);
+AT(latscope_noise_gap, start_ns, 0);
+AT(latscope_noise_gap, end_ns, 8);
+
+SIZE(latscope_noise_report, 32);
+AT(latscope_noise_report, gaps, 0);
+AT(latscope_noise_report, count, 8);
+AT(latscope_noise_report, flags, 12);
+AT(latscope_noise_report, from_ns, 16);
+AT(latscope_noise_report, to_ns, 24);
+
 SIZE(latscope_info, 88);
 AT(latscope_info, abi_version, 0);
 AT(latscope_info, setup_size, 4);
@@ -165,7 +202,8 @@ AT(latscope_info, __reserved, 56);
 
 int main(void)
 {
-	return LATSCOPE_SETUP_SIZE_VER1 == sizeof(struct latscope_setup) &&
+	return LATSCOPE_SETUP_SIZE_VER2 == sizeof(struct latscope_setup) &&
+	       LATSCOPE_SETUP_SIZE_VER1 == offsetof(struct latscope_setup, noise) &&
 	       LATSCOPE_SETUP_SIZE_VER0 == offsetof(struct latscope_setup, gpio) ? 0 : 1;
 }
 
@@ -181,4 +219,5 @@ _Static_assert(LATSCOPE_IOC_STOP == 0xba03, "STOP number");
 _Static_assert(LATSCOPE_IOC_GET_RESULT == 0xc160ba04, "GET_RESULT number");
 _Static_assert(LATSCOPE_IOC_PULSE == 0xc010ba05, "PULSE number");
 _Static_assert(LATSCOPE_IOC_SNAPSHOT == 0xc160ba06, "SNAPSHOT number");
+_Static_assert(LATSCOPE_IOC_NOISE == 0x4020ba07, "NOISE number");
 #endif

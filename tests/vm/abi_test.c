@@ -387,7 +387,7 @@ static void test_tail(struct tally *t, uint32_t cpu)
 	res.histogram_size = 2 * sizeof(*cells);
 	res.tail_size = 2 * LATSCOPE_TAIL_BUCKETS * sizeof(*tail);
 	err = ioctl(r.fd, LATSCOPE_IOC_GET_RESULT, &res) ? errno : 0;
-	check(t, !err && res.size == LATSCOPE_RESULT_SIZE_VER2 &&
+	check(t, !err && res.size == LATSCOPE_RESULT_SIZE_VER3 &&
 	      res.tail_buckets == LATSCOPE_TAIL_BUCKETS &&
 	      res.tail_sub_bits == LATSCOPE_TAIL_SUB_BITS, "tail: result", "errno %d, size %u",
 	      err, res.size);

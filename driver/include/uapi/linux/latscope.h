@@ -50,10 +50,12 @@ enum latscope_context {
  * enum latscope_source_id - what marks the events
  * @LATSCOPE_SRC_TIMER: an hrtimer at each ideal time
  * @LATSCOPE_SRC_GPIO: an edge on the pulse-in GPIO line
+ * @LATSCOPE_SRC_NOISE: a gap in a busy task's clock reads (DOC: noise)
  */
 enum latscope_source_id {
 	LATSCOPE_SRC_TIMER	= 0,
 	LATSCOPE_SRC_GPIO	= 1,
+	LATSCOPE_SRC_NOISE	= 2,
 };
 
 /**
@@ -173,6 +175,93 @@ struct latscope_gpio_setup {
 };
 
 /**
+ * DOC: noise
+ *
+ * The noise source measures the time taken from a task that never
+ * sleeps, as the kernel's osnoise tracer does. For &latscope_noise_setup.runtime_ns
+ * of each period a busy task on the CPU reads the clock in a tight loop;
+ * every gap of at least &latscope_noise_setup.threshold_ns between two
+ * reads is a sample, whose ideal time is the read before it. The
+ * latency statistics, histogram and tail are the gaps' lengths; there is
+ * no irq part (one histogram); @events counts the gaps past the warm-up.
+ *
+ * In the kernel context the busy task is the driver's kthread
+ * "latnoise/<cpu>": SCHED_FIFO at &latscope_setup.priority, or SCHED_OTHER
+ * (nice 0) when it is 0, which has no default here. With
+ * LATSCOPE_NOISE_IRQS_OFF it reads with interrupts off (as hwlatdetect),
+ * so what is left is NMIs and what the hardware (or a hypervisor) takes.
+ * In the user context the busy task is the caller's thread on the CPU:
+ * it reads CLOCK_MONOTONIC itself and hands its gaps in with
+ * LATSCOPE_IOC_NOISE; PULSE is refused.
+ *
+ * Each gap is told apart by what the CPU's flight record (DOC: why; the
+ * same tracepoints, hooked for every noise session) saw begin in it: a
+ * hard irq or hrtimer callback, a softirq, another task switched in, an
+ * NMI, or nothing (unexplained: the hardware, a hypervisor, or what no
+ * tracepoint sees, as a page fault of the user thread). A gap the
+ * record did not cover whole is unknown. A gap counts once in every
+ * kind that began in it. The recorder (why_records) explains the worst
+ * gaps as it explains the worst latencies, the gap's start as ideal time.
+ *
+ * read() returns struct latscope_noise_bulk records in a noise session,
+ * one per second that had runtime; the result has its totals in
+ * &latscope_result.noise (LATSCOPE_RESULT_SIZE_VER3).
+ */
+#define LATSCOPE_NOISE_DEFAULT_THRESHOLD_NS	5000ULL		/* 5 us, as rtla osnoise */
+#define LATSCOPE_NOISE_MAX_THRESHOLD_NS		1000000000ULL	/* 1 s */
+#define LATSCOPE_NOISE_MIN_PERIOD_NS		1000000ULL	/* 1 ms */
+#define LATSCOPE_NOISE_MIN_RUNTIME_NS		100000ULL	/* 100 us */
+#define LATSCOPE_NOISE_MAX_IRQS_OFF_NS		500000000ULL	/* 500 ms, as hwlat's width */
+#define LATSCOPE_NOISE_MAX_GAPS			32
+
+/* struct latscope_noise_setup.flags */
+#define LATSCOPE_NOISE_IRQS_OFF		_BITUL(0)	/* kernel context: interrupts off */
+#define LATSCOPE_NOISE_FLAGS_MASK	LATSCOPE_NOISE_IRQS_OFF
+
+/**
+ * enum latscope_noise_kind - what a gap was taken by (DOC: noise)
+ * @LATSCOPE_NOISE_IRQ: a hard irq handler or hrtimer callback began in it
+ * @LATSCOPE_NOISE_SOFTIRQ: a softirq began in it
+ * @LATSCOPE_NOISE_THREAD: another task was switched in
+ * @LATSCOPE_NOISE_NMI: an NMI ran in it (where the kernel reports them)
+ * @LATSCOPE_NOISE_UNEXPLAINED: the flight record covered it and saw none
+ *	of these
+ * @LATSCOPE_NOISE_UNKNOWN: the flight record did not cover it whole and
+ *	saw none of these
+ * @LATSCOPE_NOISE_KINDS: how many there are
+ */
+enum latscope_noise_kind {
+	LATSCOPE_NOISE_IRQ		= 0,
+	LATSCOPE_NOISE_SOFTIRQ		= 1,
+	LATSCOPE_NOISE_THREAD		= 2,
+	LATSCOPE_NOISE_NMI		= 3,
+	LATSCOPE_NOISE_UNEXPLAINED	= 4,
+	LATSCOPE_NOISE_UNKNOWN		= 5,
+	LATSCOPE_NOISE_KINDS		= 6,
+};
+
+/**
+ * struct latscope_noise_setup - noise part of the setup (&latscope_setup.noise)
+ * @runtime_ns: how long the busy task reads the clock in each period,
+ *	LATSCOPE_NOISE_MIN_RUNTIME_NS..period_ns; 0: the whole period
+ * @threshold_ns: the shortest gap that is noise, 0: LATSCOPE_NOISE_DEFAULT_THRESHOLD_NS;
+ *	at most LATSCOPE_NOISE_MAX_THRESHOLD_NS
+ * @flags: LATSCOPE_NOISE_*, others rejected. LATSCOPE_NOISE_IRQS_OFF is
+ *	for the kernel context, needs CAP_SYS_ADMIN, and a runtime of at
+ *	most LATSCOPE_NOISE_MAX_IRQS_OFF_NS, below the period.
+ * @__reserved: must be 0
+ *
+ * The setup's period_ns is the noise period, LATSCOPE_NOISE_MIN_PERIOD_NS
+ * to LATSCOPE_MAX_PERIOD_NS; other sources need this block all zero.
+ */
+struct latscope_noise_setup {
+	__u64 runtime_ns;
+	__u64 threshold_ns;
+	__u32 flags;
+	__u32 __reserved[5];
+};
+
+/**
  * struct latscope_setup - LATSCOPE_IOC_SETUP argument
  * @size: sizeof(struct latscope_setup) of the caller
  * @context: enum latscope_context
@@ -191,6 +280,7 @@ struct latscope_gpio_setup {
  * @why_flags: must be 0
  * @__reserved: must be 0
  * @gpio: LATSCOPE_SRC_GPIO only, else 0
+ * @noise: LATSCOPE_SRC_NOISE only, else 0 (since LATSCOPE_SETUP_SIZE_VER2)
  *
  * The driver reads @size bytes with copy_struct_from_user(): a caller built
  * against an older, shorter structure still works, and bytes a newer caller
@@ -213,10 +303,12 @@ struct latscope_setup {
 	__u32 why_flags;
 	__u64 __reserved[3];
 	struct latscope_gpio_setup gpio;
+	struct latscope_noise_setup noise;
 };
 
 #define LATSCOPE_SETUP_SIZE_VER0	88	/* timer only */
 #define LATSCOPE_SETUP_SIZE_VER1	240	/* with struct latscope_gpio_setup */
+#define LATSCOPE_SETUP_SIZE_VER2	280	/* with struct latscope_noise_setup */
 
 /**
  * struct latscope_stats - statistics of one latency, in nanoseconds
@@ -360,6 +452,32 @@ struct latscope_gpio_result {
 };
 
 /**
+ * struct latscope_noise_result - noise figures of a result (&latscope_result.noise)
+ * @runtime_ns: time the busy task read the clock past the warm-up, the
+ *	gaps included
+ * @noise_ns: the gaps' sum (&latscope_result.latency.sum_ns)
+ * @gaps: gaps of each enum latscope_noise_kind
+ * @threshold_ns: the run's threshold
+ * @runtime_per_period_ns: the run's runtime per period
+ * @flags: the run's LATSCOPE_NOISE_* flags
+ * @seen: LATSCOPE_WHY_SEEN_* bits: the tracepoints the flight record
+ *	hooked, which tell the kinds apart
+ * @__reserved: 0
+ *
+ * The share of the CPU the busy task kept is 1 - @noise_ns / @runtime_ns.
+ */
+struct latscope_noise_result {
+	__u64 runtime_ns;
+	__u64 noise_ns;
+	__u64 gaps[LATSCOPE_NOISE_KINDS];
+	__u64 threshold_ns;
+	__u64 runtime_per_period_ns;
+	__u32 flags;
+	__u32 seen;
+	__u64 __reserved[2];
+};
+
+/**
  * struct latscope_result - LATSCOPE_IOC_GET_RESULT and LATSCOPE_IOC_SNAPSHOT argument
  * @size: in: sizeof(struct latscope_result)
  * @flags: LATSCOPE_RESULT_*
@@ -398,6 +516,8 @@ struct latscope_gpio_result {
  * @why_seen: out: LATSCOPE_WHY_SEEN_* bits, what the recorder could see
  *	on this kernel (0 without a recorder)
  * @why_records: out: the setup's why_records
+ * @noise: out: LATSCOPE_SRC_NOISE only, else 0 (this member: since
+ *	LATSCOPE_RESULT_SIZE_VER3)
  *
  * LATSCOPE_IOC_GET_RESULT is allowed once the session was set up, and not
  * while it runs (-EBUSY).
@@ -462,11 +582,13 @@ struct latscope_result {
 	__u32 why_record_size;
 	__u32 why_seen;
 	__u32 why_records;
+	struct latscope_noise_result noise;
 };
 
 #define LATSCOPE_RESULT_SIZE_VER0	352	/* no tail */
 #define LATSCOPE_RESULT_SIZE_VER1	400	/* with the tail */
 #define LATSCOPE_RESULT_SIZE_VER2	432	/* with the worst samples explained */
+#define LATSCOPE_RESULT_SIZE_VER3	536	/* with the noise figures */
 
 /**
  * DOC: why
@@ -674,6 +796,56 @@ struct latscope_bulk {
 };
 
 /**
+ * struct latscope_noise_bulk - a noise session's record of one second (DOC: noise)
+ * @bulk: the gaps of the second: @bulk.samples of them, their smallest,
+ *	average and largest; @bulk.overruns is 0
+ * @runtime_ns: time the busy task read the clock in this second, its
+ *	gaps included (a gap counts in the second it began in)
+ * @noise_ns: the gaps' sum
+ * @gaps: the second's gaps of each enum latscope_noise_kind
+ *
+ * A noise session's read() returns these, whole, instead of struct
+ * latscope_bulk: a buffer smaller than one is EINVAL. A second with no
+ * runtime has no record.
+ */
+struct latscope_noise_bulk {
+	struct latscope_bulk bulk;
+	__u64 runtime_ns;
+	__u64 noise_ns;
+	__u64 gaps[LATSCOPE_NOISE_KINDS];
+};
+
+/**
+ * struct latscope_noise_gap - one gap the user context's busy task saw
+ * @start_ns: its last clock read before the gap, CLOCK_MONOTONIC
+ * @end_ns: its first read after it
+ */
+struct latscope_noise_gap {
+	__u64 start_ns;
+	__u64 end_ns;
+};
+
+/**
+ * struct latscope_noise_report - LATSCOPE_IOC_NOISE argument
+ * @gaps: user address of @count struct latscope_noise_gap, oldest first
+ * @count: at most LATSCOPE_NOISE_MAX_GAPS; 0 reports runtime alone
+ * @flags: must be 0
+ * @from_ns: the spin this report covers began with a read then,
+ *	CLOCK_MONOTONIC: no earlier than the previous report's @to_ns
+ * @to_ns: and ended with a read then, not after the call
+ *
+ * Each gap must lie in [@from_ns, @to_ns], after the one before it, and
+ * last at least the threshold. @to_ns - @from_ns is runtime.
+ */
+struct latscope_noise_report {
+	__u64 gaps;
+	__u32 count;
+	__u32 flags;
+	__u64 from_ns;
+	__u64 to_ns;
+};
+
+/**
  * struct latscope_info - LATSCOPE_IOC_GET_INFO argument: what the driver is
  * @abi_version: LATSCOPE_ABI_VERSION
  * @setup_size: sizeof(struct latscope_setup) in the driver
@@ -766,7 +938,15 @@ struct latscope_info {
  *	ECANCELED once the session stopped or a later run started (the
  *	responder should exit); EBUSY another thread is already waiting;
  *	EINVAL the session is not set up or its context is not
- *	LATSCOPE_CTX_USER (the call is for user context only).
+ *	LATSCOPE_CTX_USER (the call is for user context only), or it is a
+ *	noise session.
+ *
+ * LATSCOPE_IOC_NOISE, struct latscope_noise_report (in)
+ *	The user context's busy task hands in the runtime and the gaps of a
+ *	spin (DOC: noise). Errors: EINVAL the session is not a running noise
+ *	session of the user context, or a field breaks a rule of struct
+ *	latscope_noise_report (nothing of the report is recorded); EXDEV the
+ *	caller is not on the session's CPU.
  */
 #define LATSCOPE_IOC_GET_INFO	_IOR(LATSCOPE_IOC_MAGIC, 0, struct latscope_info)
 #define LATSCOPE_IOC_SETUP	_IOC(_IOC_WRITE, LATSCOPE_IOC_MAGIC, 1, \
@@ -778,5 +958,6 @@ struct latscope_info {
 #define LATSCOPE_IOC_PULSE	_IOWR(LATSCOPE_IOC_MAGIC, 5, struct latscope_pulse)
 #define LATSCOPE_IOC_SNAPSHOT	_IOC(_IOC_READ | _IOC_WRITE, LATSCOPE_IOC_MAGIC, 6, \
 				     LATSCOPE_RESULT_SIZE_VER0)
+#define LATSCOPE_IOC_NOISE	_IOW(LATSCOPE_IOC_MAGIC, 7, struct latscope_noise_report)
 
 #endif /* _UAPI_LINUX_LATSCOPE_H */
