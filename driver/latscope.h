@@ -118,8 +118,8 @@ struct latscope_worst_set;
  * @name: what the source is called ("timer", "gpio", "noise").
  * @self_timed: the source times its own events (noise: the gaps a busy
  *	task of its own sees) and answers none: no responder is started,
- *	PULSE is refused, there is no irq part (one histogram), and a
- *	priority of 0 is left for the source to read (no default).
+ *	PULSE is refused, and a priority of 0 is left for the source to
+ *	read (no default).
  * @record_size: bytes of each bulk record read() returns: 0 for struct
  *	latscope_bulk, else the whole struct latscope_noise_bulk.
  * @uses_flight: the source reads the measured CPU's flight record
@@ -304,14 +304,14 @@ static inline bool latscope_period_valid(u64 period_ns)
 }
 
 /*
- * Histograms of a session: the context's latency, and the irq part
- * (kernel and user contexts of a source that hands its events off).
+ * Histograms of a session: the context's latency, and the irq part of
+ * the kernel and user contexts; a noise session's gaps have none (the
+ * ABI's DOC: noise).
  */
 static inline u32 latscope_hist_count(const struct latscope_setup *setup)
 {
-	const struct latscope_source *src = latscope_source_of(setup->source);
-
-	return setup->context == LATSCOPE_CTX_IRQ || !src || src->self_timed ? 1 : 2;
+	return setup->context == LATSCOPE_CTX_IRQ ||
+	       setup->source == LATSCOPE_SRC_NOISE ? 1 : 2;
 }
 
 /*

@@ -196,11 +196,15 @@ static int latscope_noise_fn(void *data)
 		if (now < start)
 			continue;
 		latscope_noise_spin(s, nz, start + nz->runtime);
-		/* The next period on the grid that has not begun yet. */
+		/*
+		 * The next period; one the task ran late into keeps the rest
+		 * of its runtime (the whole period's, reading without end),
+		 * only periods wholly past are skipped.
+		 */
 		now = ktime_get_mono_fast_ns();
 		start += period;
-		if (start <= now)
-			start += (div64_u64(now - start, period) + 1) * period;
+		if (now >= start + period)
+			start += div64_u64(now - start, period) * period;
 	}
 	__set_current_state(TASK_RUNNING);
 	return 0;

@@ -179,6 +179,7 @@ add_test_programs() {
 		cp "$work/noise/latscope_noise.ko" "$root/"
 		cp "$top/tests/vm/why_test.sh" "$root/why_test.sh"
 		cp "$top/tests/vm/survey_test.sh" "$root/survey_test.sh"
+		cp "$top/tests/vm/noise_test.sh" "$root/noise_test.sh"
 		if grep -q '^CONFIG_TIMERLAT_TRACER=y' "$kdir/.config"; then
 			add_tool "$("$top/scripts/rtla.sh")" rtla
 		fi

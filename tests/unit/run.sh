@@ -24,7 +24,7 @@ build() { # out, api
 	fi
 	# shellcheck disable=SC2086 # the libraries are words
 	cc -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -Werror -pthread -DLS_TEST_GPIOD_API="$2" \
-		-I"$top/userspace" -I"$top/driver/include/uapi" "$top"/tests/unit/{unit,test_core,test_heat,test_cost,test_output,test_file,test_prom,test_run,test_latmon,test_cli,test_survey}.c \
+		-I"$top/userspace" -I"$top/driver/include/uapi" "$top"/tests/unit/{unit,test_core,test_heat,test_cost,test_output,test_file,test_prom,test_run,test_latmon,test_cli,test_survey,test_noise}.c \
 		"$top/userspace/liblatscope-cli.a" ${libs#* } -o "$1"
 }
 status=0

@@ -52,10 +52,10 @@ void test_sources(void)
 	char err[256];
 	unsigned int id;
 
-	for (id = LATSCOPE_SRC_TIMER; id <= LATSCOPE_SRC_GPIO; id++)
+	for (id = LATSCOPE_SRC_TIMER; id <= LATSCOPE_SRC_NOISE; id++)
 		check(ls_source(id) && ls_source(id)->id == id && ls_source(id)->name &&
 		      ls_source(id)->contexts, "source row", "%u", id);
-	check(!ls_source(LATSCOPE_SRC_GPIO + 1), "no row past the last source", " ");
+	check(!ls_source(LATSCOPE_SRC_NOISE + 1), "no row past the last source", " ");
 	check(parse("-i -p 250", &p, err) == LS_PARSE_RUN && ls_period_us(&p) == 250 &&
 	      !ls_responder_priority(&p) && !strcmp(ls_run_context(&p), "irq"),
 	      "timer, irq context: a period, no responder thread", "%s", err);

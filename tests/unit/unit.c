@@ -123,6 +123,7 @@ int main(int argc, char **argv)
 	test_allow();
 	test_prom(argc > 3 ? argv[3] : NULL);
 	test_survey(argc > 3 ? argv[3] : NULL);
+	test_noise();
 	if (argc > 1)
 		test_json(argv[1]);
 	if (argc > 2)

@@ -44,6 +44,9 @@ void test_timeline(void);
 void test_latmon_frames(void);
 void test_allow(void);
 
+/* test_noise.c */
+void test_noise(void);
+
 /* test_latmon.c */
 void test_latmon_sums(void);
 

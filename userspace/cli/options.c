@@ -292,6 +292,14 @@ static int pulse_out_value(struct opt_call *call)
 			     call->errlen);
 }
 
+static int noise_value(struct opt_call *call)
+{
+	call->p->noise = true;
+	if (call->p->source == LATSCOPE_SRC_TIMER)
+		call->p->source = LATSCOPE_SRC_NOISE;
+	return 0;
+}
+
 static int monitor_value(struct opt_call *call)
 {
 	call->p->monitor = true;
@@ -550,6 +558,15 @@ static const struct opt opts[] = {
 	{ "stress", 0, required_argument, HANDLER(stress_value), .word = "a preset" },
 	{ "stress-cmd", 0, required_argument, HANDLER(stress_cmd_value), .word = "a command" },
 	{ "threads", 0, required_argument, NUMBER(p.threads, 1, 1024), .hint = "%llu to %llu" },
+	{ "noise", 0, no_argument, HANDLER(noise_value) },
+	{ "noise-runtime", 0, required_argument,
+	  NUMBER(p.noise_runtime_us, LATSCOPE_NOISE_MIN_RUNTIME_NS / 1000,
+		 LATSCOPE_MAX_PERIOD_NS / 1000),
+	  .hint = "microseconds, %llu to %llu" },
+	{ "noise-threshold", 0, required_argument,
+	  NUMBER(p.noise_threshold_us, 1, LATSCOPE_NOISE_MAX_THRESHOLD_NS / 1000),
+	  .hint = "microseconds, %llu to %llu" },
+	{ "irqs-off", 0, no_argument, SET(p.irqs_off, true) },
 	{ "cost", 0, no_argument, SET(cost.asked, true) },
 	{ "survey", 0, required_argument, TEXT(survey.dir), .word = "a new directory" },
 	{ "survey-plan", 0, no_argument, SET(survey.plan_only, true) },
@@ -983,11 +1000,53 @@ static int check_modes(const struct ls_options *o, const bool *given, char *err,
 	return 0;
 }
 
+/* Whether the command line gave the option named @name. */
+static bool given_named(const bool *given, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < NR_OPTS; i++)
+		if (!strcmp(opts[i].name, name))
+			return given[i];
+	return false;
+}
+
+/*
+ * --noise: a source of its own, not with another's lines; osnoise's
+ * defaults (a 1 s period, a SCHED_OTHER busy task) unless -p and -P say
+ * otherwise.
+ */
+static int noise_defaults(struct ls_options *o, const bool *given, char *err, size_t errlen)
+{
+	struct ls_params *p = &o->p;
+
+	if (!p->noise)
+		return 0;
+	if (p->source != LATSCOPE_SRC_NOISE || p->latmon_host[0] || p->monitor ||
+	    p->context == LS_CTX_GPIOD || p->pulse_in.given || p->ack_out.given ||
+	    p->pulse_out.given || p->ack_in.given || p->gpio_dt) {
+		ls_fail(err, errlen, "--noise measures the time a busy task loses, on its own: not with GPIO lines, --gpiod, -z or --monitor");
+		return -1;
+	}
+	if (o->cost.asked || o->survey.dir || o->survey.plan_only || o->survey.resume) {
+		ls_fail(err, errlen, "--noise is a run of its own: not with --cost or --survey");
+		return -1;
+	}
+	if (!given_named(given, "period"))
+		p->period_us = LS_NOISE_PERIOD_US;
+	if (!o->priority_given)
+		p->priority = 0;
+	return 0;
+}
+
 /* What the options ask of each other, once all are read: the source's rules first. */
 static int check_together(struct ls_options *o, const bool *given, char *err, size_t errlen)
 {
 	struct ls_params *p = &o->p;
 	const struct ls_source *src;
+
+	if (noise_defaults(o, given, err, errlen))
+		return -1;
 
 	if (o->check_setup && (o->cost.asked || p->monitor || p->latmon_host[0] || p->plot_path ||
 			       p->json_path || p->timeout_s || p->checkpoint_s || p->stress ||

@@ -30,6 +30,11 @@ static bool in_monitor(const struct ls_options *o)
 	return o->p.monitor;
 }
 
+static bool in_noise(const struct ls_options *o)
+{
+	return o->p.noise;
+}
+
 static bool in_cost(const struct ls_options *o)
 {
 	return o->cost.asked;
@@ -93,6 +98,19 @@ static const struct ls_help_page pages[] = {
 "  latscope --monitor --pulse-out gpiochip0,25 --ack-in gpiochip0,24\n"
 "  latscope --monitor --gpio-dt          (the overlay loaded)\n",
 	  "--monitor", in_monitor },
+	{ "noise", "the time a busy task loses: --noise",
+"latscope --noise: what is taken from a task that never sleeps, as rtla\n"
+"osnoise measures it. A busy thread on each measured CPU, -k (the driver's\n"
+"kernel thread) or -u (a user thread) [=-u], reads the clock for the runtime\n"
+"of each period (-p, [=1000000]); each gap of at least the threshold is\n"
+"noise. NOI| each second: runtime, noise, the CPU left to the task, the\n"
+"largest gap, and the gaps by what began in them (irq, softirq, thread, NMI,\n"
+"unexplained: the hardware or a hypervisor). --why explains the worst gaps.\n"
+"The thread is SCHED_OTHER unless -P gives it SCHED_FIFO.\n",
+"  latscope --noise -k -c 3 -T 1m\n"
+"  latscope --noise -k --irqs-off --noise-runtime 500000 -c 3 -T 1m\n"
+"      interrupts off, as hwlatdetect: what is left is the hardware's\n",
+	  "--noise", in_noise },
 	{ "survey", "qualify a board in one command: --survey",
 "latscope --survey DIR: one command that qualifies a board. The setup\n"
 "verdict; each context (-u, -k, -i) quiet and under each --stress preset,\n"

@@ -29,8 +29,7 @@ static const struct ls_help_row rows[] = {
 	{ "run", "timeout", "=<t>[smhd]", "stop after <t> [=Ctrl-C]; also --duration=<t>" },
 	{ "run", "maxlat-abort", "=<us>", "stop if a latency exceeds <us>, exit 102" },
 	{ "run", "breaktrace", "=<us>", "stop ftrace above <us> (cyclictest's -b), exit 104" },
-	{ "run", "why", "[=<n>]", "explain the <n> worst samples per CPU (WHY|) [=8];\n"
-				 "--no-why: no recorder [the default]" },
+	{ "run", "why", "[=<n>]", "explain <n> worst per CPU (WHY|) [=8]; --no-why" },
 	{ "run", "histogram", "=<cells>", "1 us cells, 1 to 65536 [=200], then a log tail" },
 	{ "run", "plot", "=<file>", "write latmus's histogram file ('-': stdout)" },
 	{ "run", "json", "=<file>", "write the whole result as JSON ('-': stdout)" },
@@ -95,6 +94,15 @@ static const struct ls_help_row rows[] = {
 				      "itself for -T, no network" },
 	{ "monitor", "subtract", "=<us>", "take the fixture's delay (whole us) off what\n"
 					  "clients get, records and histogram" },
+
+	{ "noise", "noise", "", "measure the gaps a busy task sees, not timer events" },
+	{ "noise", "noise-runtime", "=<us>", "read for this long in each period, 100 to the\n"
+					     "period [=the whole period]" },
+	{ "noise", "noise-threshold", "=<us>", "the shortest gap that is noise [=5]" },
+	{ "noise", "irqs-off", "", "-k only: read with interrupts off (CAP_SYS_ADMIN);\n"
+				  "needs --noise-runtime, at most 500000, below -p" },
+	{ "noise", NULL, "-k, -u, -c, --cpus, -P", "where the busy task runs; -P: SCHED_FIFO\n"
+						  "[=SCHED_OTHER]" },
 
 	{ "survey", "survey", "=<dir>", "qualify the board: every context quiet and under\n"
 					"each load, the setup verdict, the cost suite,\n"

@@ -11,6 +11,7 @@
 #define LATSCOPE_CORE_H
 
 #include <sched.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -30,6 +31,8 @@
 /* latmus's defaults: -p and -l as ls_params_init() sets them. */
 #define LS_DEFAULT_PERIOD_US	1000
 #define LS_DEFAULT_LINES	21
+/* --noise's, as osnoise's: a 1 s period, read for all of it. */
+#define LS_NOISE_PERIOD_US	1000000
 
 /*
  * The extreme-value estimate (run/evt.c, latscope-evt) of runs of at
@@ -115,6 +118,10 @@ struct ls_params {
 	unsigned int ack_in_edge;	/* LATSCOPE_EDGE_*, 0: falling (latmus) */
 	unsigned int pulse_edge;	/* --pulse-edge: RISING or FALLING pulses */
 	int irq_thread_prio;		/* --irq-prio, 0: leave it */
+	bool noise;			/* --noise: the noise source's busy task */
+	unsigned int noise_runtime_us;	/* --noise-runtime, 0: the whole period */
+	unsigned int noise_threshold_us;	/* --noise-threshold, 0: the driver's 5 us */
+	bool irqs_off;			/* --irqs-off: the kernel thread's, interrupts off */
 	const char *stress;		/* --stress preset, NULL: none */
 	const char *stress_cmd;		/* --stress-cmd */
 	unsigned long long checkpoint_s;	/* --checkpoint, 0: none */
@@ -411,6 +418,10 @@ bool ls_local_part(const struct ls_report *r, char *buf, size_t len);
  * @setup: its part of a SETUP: 0, or -1 with a message
  * @setup_error: why the driver refused a SETUP with @error (an errno),
  *	in words, into @err
+ * @record_size: bytes of each record its session's read() gives (struct
+ *	latscope_noise_bulk); 0: struct latscope_bulk
+ * @spin: the user context's thread, instead of PULSE: its busy loop on
+ *	the session's @fd until *@stop, then 0, or an errno
  *
  * One row per source in source.c; its result block (summary lines, plot
  * header, JSON object) is its row in output/parts.c. A new source is a
@@ -429,6 +440,8 @@ struct ls_source {
 	int (*setup)(const struct ls_params *p, struct latscope_setup *setup, char *err,
 		     size_t errlen);
 	void (*setup_error)(const struct ls_params *p, int error, char *err, size_t errlen);
+	size_t record_size;
+	int (*spin)(int fd, const struct ls_params *p, atomic_bool *stop);
 };
 
 const struct ls_source *ls_source(unsigned int id);
@@ -437,6 +450,38 @@ const char *ls_context_name(unsigned int context);
 const char *ls_run_context(const struct ls_params *p);
 unsigned int ls_period_us(const struct ls_params *p);
 int ls_responder_priority(const struct ls_params *p);
+
+/* noise.c: the noise source, from its options to SETUP, and the user context's busy loop. */
+int ls_noise_check(const struct ls_params *p, char *err, size_t errlen);
+int ls_noise_setup(const struct ls_params *p, struct latscope_setup *setup, char *err,
+		   size_t errlen);
+void ls_noise_setup_error(const struct ls_params *p, int error, char *err, size_t errlen);
+
+/**
+ * struct ls_noise_spin - the user context's busy loop, its clock and its
+ *	reports given (ls_noise_loop()): the real ones, or a test's
+ * @now: CLOCK_MONOTONIC in ns
+ * @report: hands a report in (LATSCOPE_IOC_NOISE): 0, or an errno
+ * @sleep_until: sleeps until a CLOCK_MONOTONIC time
+ * @stop: the loop ends once it is set
+ * @priv: the hooks' own
+ * @period_ns: the noise period
+ * @runtime_ns: read for this long in each period
+ * @threshold_ns: the shortest gap that is noise
+ */
+struct ls_noise_spin {
+	__u64 (*now)(void *priv);
+	int (*report)(void *priv, const struct latscope_noise_report *rep);
+	void (*sleep_until)(void *priv, __u64 ns);
+	atomic_bool *stop;
+	void *priv;
+	__u64 period_ns;
+	__u64 runtime_ns;
+	__u64 threshold_ns;
+};
+
+int ls_noise_loop(const struct ls_noise_spin *sp);
+int ls_noise_spin_fd(int fd, const struct ls_params *p, atomic_bool *stop);
 
 /* gpio.c: the GPIO source, from line specs to SETUP. */
 const char *ls_edge_name(unsigned int edge);

@@ -30,6 +30,12 @@ static const char *const gpio_context_names[LS_NR_CTX] = {
 	[LS_CTX_GPIOD] = "inband-gpio",
 };
 
+/* The noise source's busy task, a kernel or a user thread. */
+static const char *const noise_context_names[LS_NR_CTX] = {
+	[LATSCOPE_CTX_KERNEL] = "noise-kernel",
+	[LATSCOPE_CTX_USER] = "noise-user",
+};
+
 /* One row per source; its hooks grouped: options, the run (its output: output/parts.c). */
 static const struct ls_source sources[] = {
 	[LATSCOPE_SRC_TIMER] = {
@@ -40,6 +46,12 @@ static const struct ls_source sources[] = {
 		.setup_size = sizeof(struct latscope_setup), .paced = ls_gpio_paced,
 		.check = ls_gpio_check, .prepare = ls_gpio_prepare,
 		.setup = ls_gpio_setup, .setup_error = ls_gpio_setup_error,
+	},
+	[LATSCOPE_SRC_NOISE] = {
+		.id = LATSCOPE_SRC_NOISE, .name = "noise", .contexts = noise_context_names,
+		.setup_size = LATSCOPE_SETUP_SIZE_VER2, .check = ls_noise_check,
+		.setup = ls_noise_setup, .setup_error = ls_noise_setup_error,
+		.record_size = sizeof(struct latscope_noise_bulk), .spin = ls_noise_spin_fd,
 	},
 };
 
@@ -75,7 +87,10 @@ unsigned int ls_period_us(const struct ls_params *p)
 	return !src->paced || src->paced(p) ? p->period_us : 0;
 }
 
-/* The responder thread's SCHED_FIFO priority; 0: no thread (irq context). */
+/*
+ * The responder thread's SCHED_FIFO priority; 0: no thread (irq
+ * context), or, with --noise, a SCHED_OTHER busy task.
+ */
 int ls_responder_priority(const struct ls_params *p)
 {
 	return p->context == LATSCOPE_CTX_IRQ ? 0 : p->priority;

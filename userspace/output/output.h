@@ -66,6 +66,10 @@ int ls_write_other_rescued_as(const char *path, const char *shown,
  * @write_plot: its lines of the plot file's header
  * @write_json: its object in the JSON document, a key and a value ending
  *	in ",\n"
+ * @format_header: the header of its own line per second, instead of RTH|
+ * @format_second: its own line of each second (the whole record, all
+ *	CPUs summed), instead of RTD|; printed for every second that has a
+ *	record, samples or not
  *
  * The output half of a struct ls_source, by the same id. Every hook may
  * be NULL.
@@ -74,6 +78,8 @@ struct ls_source_output {
 	void (*print_summary)(FILE *f, const struct ls_report *r);
 	void (*write_plot)(FILE *f, const struct ls_report *r);
 	void (*write_json)(FILE *f, const struct ls_report *r);
+	void (*format_header)(char *buf, size_t len);
+	void (*format_second)(char *buf, size_t len, const struct latscope_noise_bulk *w);
 };
 
 const struct ls_source_output *ls_source_output(unsigned int id);
@@ -88,6 +94,14 @@ void ls_gpio_paths(const struct ls_params *p, const struct ls_cpu_result *c,
 void ls_gpio_print_summary(FILE *f, const struct ls_report *r);
 void ls_gpio_write_plot(FILE *f, const struct ls_report *r);
 void ls_gpio_write_json(FILE *f, const struct ls_report *r);
+
+/* noise_print.c: what a noise run prints. */
+double ls_noise_available(__u64 runtime, __u64 noise);
+void ls_noise_format_header(char *buf, size_t len);
+void ls_noise_format_second(char *buf, size_t len, const struct latscope_noise_bulk *w);
+void ls_noise_print_summary(FILE *f, const struct ls_report *r);
+void ls_noise_write_plot(FILE *f, const struct ls_report *r);
+void ls_noise_write_json(FILE *f, const struct ls_report *r);
 
 /* heat_print.c: heat and clock over the run. */
 void ls_heat_print_summary(FILE *f, const struct ls_report *r);

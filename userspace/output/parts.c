@@ -13,6 +13,13 @@ static const struct ls_source_output outputs[] = {
 		.write_plot = ls_gpio_write_plot,
 		.write_json = ls_gpio_write_json,
 	},
+	[LATSCOPE_SRC_NOISE] = {
+		.print_summary = ls_noise_print_summary,
+		.write_plot = ls_noise_write_plot,
+		.write_json = ls_noise_write_json,
+		.format_header = ls_noise_format_header,
+		.format_second = ls_noise_format_second,
+	},
 };
 
 static const struct ls_source_output none;

@@ -242,8 +242,13 @@ void ls_why_line(char *buf, size_t len, const struct latscope_why *w, int cpu,
 
 	buf[0] = '\0';
 	fmt_clock(when, sizeof(when), w->realtime_ns);
-	add(buf, len, &at, "%.1f us at %s CPU%d: ", ls_us(w->latency_ns), when, cpu);
-	fmt_parts(buf, len, &at, w, p->context);
+	/* A noise run's sample is a gap the busy task saw: no parts to split it in. */
+	if (p->source == LATSCOPE_SRC_NOISE) {
+		add(buf, len, &at, "%.1f us gap at %s CPU%d", ls_us(w->latency_ns), when, cpu);
+	} else {
+		add(buf, len, &at, "%.1f us at %s CPU%d: ", ls_us(w->latency_ns), when, cpu);
+		fmt_parts(buf, len, &at, w, p->context);
+	}
 	if (w->flags & LATSCOPE_WHY_THRESHOLD)
 		add(buf, len, &at, " (crossed -b)");
 	if (w->flags & LATSCOPE_WHY_BUSY)

@@ -29,8 +29,9 @@ struct cpu_run;
  *
  * The driver's (/dev/latscope, session_driver.c) or the GPIO character
  * device's (libgpiod, session_gpiod.c). Between @open and @close the
- * cpu_run's fd is its record stream: struct latscope_bulk records to
- * read() once poll() says so, and EOF once it stopped (or ended by
+ * cpu_run's fd is its record stream: struct latscope_bulk records (a
+ * noise session's struct latscope_noise_bulk, the source's record_size)
+ * to read() once poll() says so, and EOF once it stopped (or ended by
  * itself).
  */
 struct ls_session_ops {
@@ -66,9 +67,10 @@ struct cpu_run {
 	bool has_responder;
 	pthread_t responder;
 	int responder_err;
-	/* Logger side: records read but not printed yet. */
+	atomic_bool stopping;		/* a busy responder's sign to end (--noise -u) */
+	/* Logger side: records read but not printed yet, whole (noise's too). */
 	bool eof;
-	struct latscope_bulk queue[LS_QUEUE_LEN];
+	struct latscope_noise_bulk queue[LS_QUEUE_LEN];
 	int queued;
 };
 

@@ -31,14 +31,27 @@ void ls_request_stop(struct run *run, int code)
 }
 
 /* One CPU's record of a second, to the sinks that want it. */
-static void cpu_second(struct run *run, int cpu, const struct latscope_bulk *b)
+static void cpu_second(struct run *run, int cpu, const struct latscope_noise_bulk *b)
 {
 	const struct ls_sink *s = run->plug->sinks;
 	int i;
 
+	run->whole = b;
 	for (i = 0; i < run->plug->nr_sinks; i++)
 		if (s[i].cpu_second)
-			s[i].cpu_second(run, s[i].priv, cpu, b);
+			s[i].cpu_second(run, s[i].priv, cpu, &b->bulk);
+	run->whole = NULL;
+}
+
+/* A noise record's own part of @from added to @into's. */
+static void merge_noise(struct latscope_noise_bulk *into, const struct latscope_noise_bulk *from)
+{
+	int k;
+
+	into->runtime_ns += from->runtime_ns;
+	into->noise_ns += from->noise_ns;
+	for (k = 0; k < LATSCOPE_NOISE_KINDS; k++)
+		into->gaps[k] += from->gaps[k];
 }
 
 /*
@@ -47,7 +60,8 @@ static void cpu_second(struct run *run, int cpu, const struct latscope_bulk *b)
  */
 static void log_ready_seconds(struct run *run, bool drain)
 {
-	struct latscope_bulk m;
+	struct latscope_noise_bulk whole;
+	struct latscope_bulk *m = &whole.bulk;
 	__s64 sum;
 	int i, j;
 
@@ -69,33 +83,36 @@ static void log_ready_seconds(struct run *run, bool drain)
 				continue;
 			}
 			any = true;
-			if (c->queue[0].second < second)
-				second = c->queue[0].second;
+			if (c->queue[0].bulk.second < second)
+				second = c->queue[0].bulk.second;
 		}
 		if (!any)
 			return;
-		memset(&m, 0, sizeof(m));
-		m.second = second;
+		memset(&whole, 0, sizeof(whole));
+		m->second = second;
 		sum = 0;
 		for (i = 0; i < run->nr; i++) {
 			struct cpu_run *c = &run->cpus[i];
-			const struct latscope_bulk *b = &c->queue[0];
+			const struct latscope_bulk *b = &c->queue[0].bulk;
 
 			if (!c->queued || b->second != second)
 				continue;
-			cpu_second(run, c->cpu, b);
+			cpu_second(run, c->cpu, &c->queue[0]);
 			if (b->samples)
-				ls_merge_extremes(&m.min_ns, &m.max_ns, !m.samples,
+				ls_merge_extremes(&m->min_ns, &m->max_ns, !m->samples,
 						  b->min_ns, b->max_ns);
 			sum += b->avg_ns * (__s64)b->samples;
-			m.samples += b->samples;
-			m.overruns += b->overruns;
+			m->samples += b->samples;
+			m->overruns += b->overruns;
+			merge_noise(&whole, &c->queue[0]);
 			for (j = 1; j < c->queued; j++)
 				c->queue[j - 1] = c->queue[j];
 			c->queued--;
 		}
-		m.avg_ns = m.samples ? sum / (__s64)m.samples : 0;
-		ls_run_second(run, &m);
+		m->avg_ns = m->samples ? sum / (__s64)m->samples : 0;
+		run->whole = &whole;
+		ls_run_second(run, m);
+		run->whole = NULL;
 	}
 }
 
@@ -116,9 +133,13 @@ void *ls_logger(void *arg)
 {
 	struct run *run = arg;
 	struct pollfd pfd[CPU_SETSIZE];
-	struct latscope_bulk rec[8];
+	struct latscope_noise_bulk rec[8];
+	size_t size = ls_source_of(run->p)->record_size;
 	int i, k, open_streams;
 	ssize_t n;
+
+	if (!size)
+		size = sizeof(struct latscope_bulk);
 
 	for (;;) {
 		open_streams = 0;
@@ -136,7 +157,7 @@ void *ls_logger(void *arg)
 
 			if (c->eof || !(pfd[i].revents & (POLLIN | POLLHUP | POLLERR)))
 				continue;
-			n = read(c->fd, rec, sizeof(rec));
+			n = read(c->fd, rec, ARRAY_SIZE(rec) * size);
 			if (n <= 0) {
 				if (n == 0 || (errno != EAGAIN && errno != EINTR))
 					c->eof = true;
@@ -145,10 +166,12 @@ void *ls_logger(void *arg)
 					ls_request_stop(run, LS_EXIT_RUNTIME);
 				continue;
 			}
-			for (k = 0; k < n / (ssize_t)sizeof(rec[0]); k++) {
+			for (k = 0; k < n / (ssize_t)size; k++) {
 				if (c->queued == LS_QUEUE_LEN)
 					log_ready_seconds(run, true);
-				c->queue[c->queued++] = rec[k];
+				/* From the read's stride: a noise part, or zeros. */
+				memset(&c->queue[c->queued], 0, sizeof(c->queue[0]));
+				memcpy(&c->queue[c->queued++], (const char *)rec + k * size, size);
 			}
 		}
 		log_ready_seconds(run, false);

@@ -117,6 +117,12 @@ struct run {
 	pthread_mutex_t tl_lock;	/* timeline: logger vs checkpoint */
 	struct ls_report snap;		/* --checkpoint's copy of the run */
 	bool snap_off;			/* the driver cannot take snapshots */
+	/*
+	 * The whole record of the second being handed to the sinks (a noise
+	 * run's part beside the struct latscope_bulk they get), or NULL when
+	 * a link hands the seconds: ls_run_whole().
+	 */
+	const struct latscope_noise_bulk *whole;
 	/* The console sink's figures, in ns. */
 	unsigned long long rounds;
 	unsigned long long overruns;
@@ -137,6 +143,17 @@ void ls_report_free(struct ls_report *r);
 
 /* logger.c: for sinks and links, from the thread that has the seconds. */
 void ls_run_second(struct run *run, const struct latscope_bulk *b);
+
+/*
+ * For a sink, inside its @second or @cpu_second: the whole record of that
+ * second (a noise run's runtime and gaps by kind), or NULL if a link
+ * handed it (a latmon monitor's has none).
+ */
+static inline const struct latscope_noise_bulk *ls_run_whole(const struct run *run)
+{
+	return run->whole;
+}
+
 void ls_request_stop(struct run *run, int code);
 
 /* report.c: for a sink of a plug with snapshots, from the logger. */

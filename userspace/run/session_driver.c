@@ -164,9 +164,20 @@ static void *responder_fn(void *arg)
 	}
 }
 
+/* A source's busy responder (--noise -u): its loop until the stop. */
+static void *spin_fn(void *arg)
+{
+	struct cpu_run *c = arg;
+
+	c->responder_err = ls_source_of(c->p)->spin(c->fd, c->p, &c->stopping);
+	return NULL;
+}
+
 static int driver_start(struct cpu_run *c, char *err, size_t errlen)
 {
 	const struct ls_params *p = c->p;
+	const struct ls_source *src = ls_source_of(p);
+	int policy = p->priority ? SCHED_FIFO : SCHED_OTHER;
 	cpu_set_t one;
 	int e;
 
@@ -186,10 +197,12 @@ static int driver_start(struct cpu_run *c, char *err, size_t errlen)
 		return 0;
 	CPU_ZERO(&one);
 	CPU_SET(c->cpu, &one);
-	e = ls_start_thread(&c->responder, responder_fn, c, SCHED_FIFO, p->priority, &one);
+	atomic_store(&c->stopping, false);
+	e = ls_start_thread(&c->responder, src->spin ? spin_fn : responder_fn, c, policy,
+			    p->priority, &one);
 	if (e) {
-		ls_fail(err, errlen, "cannot start the SCHED_FIFO %d responder on CPU%d: %s",
-			p->priority, c->cpu,
+		ls_fail(err, errlen, "cannot start the %s %d responder on CPU%d: %s",
+			p->priority ? "SCHED_FIFO" : "SCHED_OTHER", p->priority, c->cpu,
 			e == EPERM ? "not allowed (run as root or raise RLIMIT_RTPRIO)" :
 			strerror(e));
 		return -1;
@@ -198,11 +211,35 @@ static int driver_start(struct cpu_run *c, char *err, size_t errlen)
 	return 0;
 }
 
-/* STOP ends the record stream (the last records still come) and any PULSE. */
+/* Joins the responder thread; its failure, if the stop had none, into @err. */
+static int join_responder(struct cpu_run *c, int ret, char *err, size_t errlen)
+{
+	if (!c->has_responder)
+		return ret;
+	pthread_join(c->responder, NULL);
+	c->has_responder = false;
+	if (c->responder_err && !ret) {
+		ls_fail(err, errlen, "the responder on CPU%d failed: %s", c->cpu,
+			c->responder_err == EXDEV ?
+			"its thread was moved off that CPU (a cpuset or taskset?)" :
+			strerror(c->responder_err));
+		ret = -1;
+	}
+	return ret;
+}
+
+/*
+ * STOP ends the record stream (the last records still come) and any
+ * PULSE. A busy responder (--noise -u) is told and joined first, so that
+ * its last report is in before the run ends.
+ */
 static int driver_stop(struct cpu_run *c, char *err, size_t errlen)
 {
 	int ret = 0;
 
+	atomic_store(&c->stopping, true);
+	if (ls_source_of(c->p)->spin)
+		ret = join_responder(c, ret, err, errlen);
 	if (c->started && ioctl(c->fd, LATSCOPE_IOC_STOP)) {
 		if (errno == ENODEV) {
 			ls_fail(err, errlen, "CPU%d went offline during the run", c->cpu);
@@ -212,16 +249,7 @@ static int driver_stop(struct cpu_run *c, char *err, size_t errlen)
 			ret = -1;
 		}
 	}
-	if (c->has_responder) {
-		pthread_join(c->responder, NULL);
-		c->has_responder = false;
-		if (c->responder_err && !ret) {
-			ls_fail(err, errlen, "the responder on CPU%d failed: %s", c->cpu,
-				strerror(c->responder_err));
-			ret = -1;
-		}
-	}
-	return ret;
+	return join_responder(c, ret, err, errlen);
 }
 
 /* GET_RESULT, or SNAPSHOT while it runs, into @out's buffers: 0 or -errno. */

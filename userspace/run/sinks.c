@@ -48,6 +48,23 @@ static void print_header(struct run *run)
 	fputs(line, stdout);
 }
 
+/* The checks on a second with samples: figures that cannot be true, -A, -b. */
+static void check_second(struct run *run, const struct latscope_bulk *b, bool weird)
+{
+	const struct ls_params *p = run->p;
+
+	if (weird) {
+		fprintf(stderr, "results look weird, aborting.\n");
+		ls_request_stop(run, LS_EXIT_WEIRD);
+	} else if (p->abort_us && b->max_ns > (__s64)p->abort_us * 1000) {
+		fprintf(stderr, "latency threshold is exceeded (%u >= %.3f), aborting.\n",
+			p->abort_us, ls_us(b->max_ns));
+		ls_request_stop(run, LS_EXIT_ABORT);
+	} else if (p->breaktrace_us && b->max_ns > (__s64)p->breaktrace_us * 1000) {
+		ls_request_stop(run, LS_EXIT_BREAKTRACE);
+	}
+}
+
 /* One second, all CPUs merged: a RTD line and the checks on it. */
 static void log_second(struct run *run, const struct latscope_bulk *b)
 {
@@ -72,22 +89,44 @@ static void log_second(struct run *run, const struct latscope_bulk *b)
 			ls_request_stop(run, LS_EXIT_OK);
 	}
 	run->rounds++;
-	if (weird) {
-		fprintf(stderr, "results look weird, aborting.\n");
-		ls_request_stop(run, LS_EXIT_WEIRD);
-	} else if (p->abort_us && b->max_ns > (__s64)p->abort_us * 1000) {
-		fprintf(stderr, "latency threshold is exceeded (%u >= %.3f), aborting.\n",
-			p->abort_us, ls_us(b->max_ns));
-		ls_request_stop(run, LS_EXIT_ABORT);
-	} else if (p->breaktrace_us && b->max_ns > (__s64)p->breaktrace_us * 1000) {
-		ls_request_stop(run, LS_EXIT_BREAKTRACE);
+	check_second(run, b, weird);
+}
+
+/*
+ * A source's own line of each second (--noise: NOI|), the whole record
+ * at hand, under its own header; then the checks on its samples.
+ */
+static bool own_line(struct run *run, const struct latscope_bulk *b)
+{
+	const struct ls_source_output *out = ls_source_output(run->p->source);
+	const struct latscope_noise_bulk *w = ls_run_whole(run);
+	const struct ls_params *p = run->p;
+	char line[256];
+
+	if (!out->format_second || !w)
+		return false;
+	if (p->verbosity > 0) {
+		if (p->lines ? run->rounds % p->lines == 0 : run->rounds == 0) {
+			out->format_header(line, sizeof(line));
+			fputs(line, stdout);
+		}
+		out->format_second(line, sizeof(line), w);
+		fputs(line, stdout);
+		if (fflush(stdout) == EOF && errno == EPIPE)
+			ls_request_stop(run, LS_EXIT_OK);
 	}
+	run->rounds++;
+	if (b->samples)
+		check_second(run, b, b->min_ns > b->avg_ns || b->avg_ns > b->max_ns);
+	return true;
 }
 
 /* A second with samples: a RTD line and the checks; without, its overruns. */
 void ls_console_second(struct run *run, void *priv, const struct latscope_bulk *b)
 {
 	(void)priv;
+	if (own_line(run, b))
+		return;
 	if (b->samples)
 		log_second(run, b);
 	else

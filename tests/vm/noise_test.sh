@@ -1,0 +1,97 @@
+#!/bin/sh
+# The noise source inside the test VM (busybox sh), on CPU1: latscope
+# --noise in its kernel and user contexts, quiet; with interrupts off;
+# and under known interference from tests/noise/latscope_noise.ko, a
+# kthread (lsnoise/1) or an irq handler ("lsnoise") spinning SPIN us on
+# CPU1 every 100 ms: each must be measured as a gap of at least SPIN,
+# counted in its kind (thread, irq), and named by the recorder's WHY|
+# lines. Each run's JSON goes to the host as noise-NAME.json. Ends with
+# "noise: N passed, N failed".
+# shellcheck source=tests/vm/lib.sh
+. /vm_lib.sh
+
+cd /tmp || exit 1
+SPIN=5000		# us: far above a gap TCG makes on a quiet host
+NOISE=/latscope_noise.ko
+param=/sys/module/latscope_noise/parameters
+
+spins() { # kind, at least
+	[ "$(cat $param/"$1"_spins 2>/dev/null || echo 0)" -ge "$2" ]
+}
+
+# A number of the first CPU's line of the JSON's "noise" object.
+json_num() { # file, key
+	grep '"max_gap_us"' "$1" | sed -n "s/.*\"$2\": \([0-9.][0-9.]*\).*/\1/p" | head -n 1
+}
+
+# One noise run on CPU1, its JSON for the host as noise-NAME.json.
+measure() { # name, latscope options...
+	name=$1
+	shift
+	latscope --noise -c 1 -T 4 --json noise-"$name".json "$@" >noise-"$name".out 2>&1
+	expect_rc "noise $name: run" $? 0
+	grep -E '^(NOS|WHY)\|' noise-"$name".out
+	has "noise $name: NOI| each second" noise-"$name".out '^NOI|'
+	has "noise $name: NOS| summary" noise-"$name".out '^NOS| CPU1 noise-'
+	has "noise $name: JSON noise object" noise-"$name".json '"noise": {'
+	dump noise-"$name".json noise-"$name".json
+}
+
+# The run's largest gap is at least the spin: measured at its set length.
+at_least_spin() { # name
+	max=$(json_num noise-"$1".json max_gap_us)
+	if awk -v m="${max:-0}" -v s=$SPIN 'BEGIN { exit !(m >= s) }'; then
+		ok "noise $1: largest gap $max us >= $SPIN us"
+	else
+		nok "noise $1: largest gap" "$max us < $SPIN us"
+	fi
+}
+
+# A kind counted at least N times in the run.
+kind_counted() { # name, kind, at least
+	n=$(json_num noise-"$1".json "$2")
+	if [ "${n:-0}" -ge "$3" ]; then
+		ok "noise $1: $n gaps of kind $2"
+	else
+		nok "noise $1: gaps of kind $2" "${n:-none}, want $3 or more"
+	fi
+}
+
+measure kernel-quiet -k
+measure user-quiet -u
+# Interrupts off: nothing that needs them can take the CPU.
+measure kernel-irqs-off -k --irqs-off --noise-runtime 200000 -p 1000000
+has "noise kernel-irqs-off: said" noise-kernel-irqs-off.out '^NOS| interrupts off'
+for kind in irq softirq thread; do
+	n=$(json_num noise-kernel-irqs-off.json "$kind")
+	if [ "${n:-x}" = 0 ]; then
+		ok "noise kernel-irqs-off: no $kind gap"
+	else
+		nok "noise kernel-irqs-off: no $kind gap" "${n:-none}"
+	fi
+done
+
+# Known interference of KIND (thread, irq) on CPU1 every 100 ms, each
+# context measured under it: a gap of its length, counted in its kind,
+# the recorder naming PATTERN.
+interference() { # kind, pattern
+	if ! insmod $NOISE cpu=1 period_ms=100 "$1"_us=$SPIN; then
+		nok "noise $1 on CPU1: loaded" "insmod failed"
+		return
+	fi
+	ok "noise $1 on CPU1: loaded"
+	wait_until 30 spins "$1" 2 || nok "noise $1: spinning" "no spin in 30 s"
+	for ctx in kernel user; do
+		measure "$1-$ctx" -"${ctx%"${ctx#?}"}" --why=4
+		at_least_spin "$1-$ctx"
+		kind_counted "$1-$ctx" "$1" 10
+		has "noise $1-$ctx: WHY| names $2" noise-"$1-$ctx".out "^WHY|.*$2"
+	done
+	rmmod latscope_noise || nok "noise $1: unloaded" "rmmod failed"
+}
+
+interference thread 'lsnoise/1'
+interference irq 'irq [0-9]* lsnoise'
+
+echo "noise: $pass passed, $fail failed"
+[ "$fail" = 0 ]
