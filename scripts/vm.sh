@@ -20,9 +20,11 @@
 # turns, 6) run before the fuzz; the CLI links libgpiod 1.6 on PREEMPT and
 # 2.x on PREEMPT_RT. LATSCOPE_VM_TESTS="gpiod" runs only the parts named
 # (setup gpio survey_gpio latmon gpiod serve_gpio netfuzz fuzz), for work on one of
-# them; in the test mode: cli setup serve why survey (why and survey on
-# 6.12 only; survey: a short survey whose directory comes back and gets
-# its profile here).
+# them; in the test mode: cli setup serve why survey noise (why, survey
+# and noise on 6.12 only; survey: a short survey whose directory comes
+# back and gets its profile here; noise: the noise source, and beside
+# rtla osnoise where the kernel has its tracer, LATSCOPE_NOISE_ROUNDS
+# rounds of LATSCOPE_NOISE_SECONDS, 2 of 3 s).
 # Each run works in a directory of its own, $LATSCOPE_CACHE/vm/RELEASE.XXXXXX
 # (its logs are kept; the image and tree only when the run failed), so
 # runs beside each other do not clobber one another; the files the CLI
@@ -317,7 +319,7 @@ boot() {
 	timeout $((limit + ${LATSCOPE_FUZZ_SECONDS:-60} + ${LATSCOPE_COMPARE_SECONDS:-60} + ${LATSCOPE_SOAK_SECONDS:-60})) \
 		qemu-system-x86_64 -accel "$accel" "${icount[@]}" -cpu qemu64,+rdrand -smp 2 -m 1024 \
 		-nographic -no-reboot -kernel "$vmlinuz" -initrd "$work/initrd.gz" "${netargs[@]}" \
-		-append "console=ttyS0 panic=-1 quiet random.trust_cpu=on lsmode=$mode lssecs=${LATSCOPE_COMPARE_SECONDS:-60} lscost=${LATSCOPE_COMPARE_COST_SCALE:-10} lsrounds=${LATSCOPE_WHY_ROUNDS:-4} lssoak=${LATSCOPE_SOAK_SECONDS:-60} $fuzz$tests" \
+		-append "console=ttyS0 panic=-1 quiet random.trust_cpu=on lsmode=$mode lssecs=${LATSCOPE_COMPARE_SECONDS:-60} lscost=${LATSCOPE_COMPARE_COST_SCALE:-10} lsrounds=${LATSCOPE_WHY_ROUNDS:-4} lssoak=${LATSCOPE_SOAK_SECONDS:-60} lsnoise=${LATSCOPE_NOISE_ROUNDS:-2}x${LATSCOPE_NOISE_SECONDS:-3} $fuzz$tests" \
 		>"$log" 2>&1 || true
 }
 boot
@@ -406,6 +408,10 @@ fi
 # The recorder's runs under known noise (tests/vm/why_test.sh).
 if ls "$files"/why-*.json >/dev/null 2>&1; then
 	python3 "$top/tests/vm/check_why.py" "$files" || status=1
+fi
+# The noise source's runs, and beside rtla osnoise (tests/vm/noise_test.sh).
+if ls "$files"/noise-*.json >/dev/null 2>&1; then
+	/usr/bin/python3 "$top/tests/vm/check_noise.py" "$files" || status=1
 fi
 rm -rf "$work/report-check"
 mkdir -p "$work/report-check"

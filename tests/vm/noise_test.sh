@@ -93,5 +93,51 @@ interference() { # kind, pattern
 interference thread 'lsnoise/1'
 interference irq 'irq [0-9]* lsnoise'
 
+# Side by side with rtla osnoise top (where the kernel has the osnoise
+# tracer): the kernel thread on CPU1 at osnoise's defaults (a 1 s period
+# read whole, 5 us), ROUNDS runs of each, interleaved, quiet, then under
+# the classic --stress preset (for rtla, the preset's commands on CPU0
+# by taskset, as latscope places them). The host's check_noise.py sets
+# the figures side by side and against their own spread.
+ROUNDS=${LATSCOPE_NOISE_ROUNDS:-2}
+SECS=${LATSCOPE_NOISE_SECONDS:-3}
+# The classic preset's commands (userspace/run/stress.c, %N = 1), each
+# its own shell's: what expands is theirs.
+# shellcheck disable=SC2016
+classic_on_cpu0() {
+	taskset 1 sh -c 'while :; do i=0; while [ $i -lt 1 ]; do (n=0; while [ $n -lt 20000 ]; do n=$((n + 1)); done) & i=$((i + 1)); done; wait; done' &
+	taskset 1 sh -c 'while :; do dd if=/dev/zero of=/dev/null bs=1M count=1024 2>/dev/null; done' &
+	taskset 1 ping -f -q 127.0.0.1 >/dev/null &
+	taskset 1 sh -c 'while :; do hackbench -g 4 -l 100 >/dev/null 2>&1 || sleep 1; done' &
+	taskset 1 sh -c 'while :; do find / -xdev >/dev/null 2>&1; done' &
+}
+if grep -qw osnoise /sys/kernel/tracing/available_tracers 2>/dev/null && [ -x /usr/bin/rtla ]; then
+	for load in quiet stress; do
+		for i in $(seq "$ROUNDS"); do
+			if [ "$load" = stress ]; then
+				latscope --noise -k -c 1 -T "$SECS" -q --stress classic \
+					--json "cmp-$load-latscope-$i.json" >cmp.out 2>&1
+			else
+				latscope --noise -k -c 1 -T "$SECS" -q --json "cmp-$load-latscope-$i.json" \
+					>cmp.out 2>&1
+			fi
+			expect_rc "compare $load $i: latscope" $? 0
+			dump "cmp-$load-latscope-$i.json" "cmp-$load-latscope-$i.json"
+			[ "$load" = stress ] && classic_on_cpu0
+			rtla osnoise top -c 1 -H 0 -d "$SECS" --warm-up 1 -q >"cmp-$load-rtla-$i.out" 2>&1
+			expect_rc "compare $load $i: rtla osnoise top" $? 0
+			if [ "$load" = stress ]; then
+				# shellcheck disable=SC2046 # one word per job
+				kill $(jobs -p) 2>/dev/null
+				wait 2>/dev/null
+			fi
+			cat "cmp-$load-rtla-$i.out"
+			dump "cmp-$load-rtla-$i.out" "cmp-$load-rtla-$i.out"
+		done
+	done
+else
+	echo "# rtla osnoise: no osnoise tracer or rtla here, not compared"
+fi
+
 echo "noise: $pass passed, $fail failed"
 [ "$fail" = 0 ]
