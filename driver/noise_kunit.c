@@ -108,7 +108,11 @@ static bool noise_yes(void)
 	return true;
 }
 
-/* Interrupts held off need CAP_SYS_ADMIN; a plain noise run, the device alone. */
+/*
+ * Interrupts held off, or a SCHED_FIFO kernel thread that leaves the CPU
+ * less than 1/20 of each period, need CAP_SYS_ADMIN; a plain noise run,
+ * the device alone.
+ */
 static void latscope_noise_irqs_off_needs_admin(struct kunit *test)
 {
 	const struct latscope_caps none = { .admin = noise_no, .perfmon = noise_no };
@@ -117,6 +121,20 @@ static void latscope_noise_irqs_off_needs_admin(struct kunit *test)
 						  5 * NS_PER_MS);
 
 	KUNIT_EXPECT_EQ(test, latscope_setup_permitted(&setup, false, &none), 0);
+	/* SCHED_FIFO: 5 ms of 10 leaves the CPU half; 9.6 ms less than 1/20. */
+	setup.priority = 50;
+	KUNIT_EXPECT_EQ(test, latscope_setup_permitted(&setup, false, &none), 0);
+	setup.noise.runtime_ns = 9600 * NS_PER_US;
+	KUNIT_EXPECT_EQ(test, latscope_setup_permitted(&setup, false, &none), -EPERM);
+	KUNIT_EXPECT_EQ(test, latscope_setup_permitted(&setup, false, &admin), 0);
+	setup.noise.runtime_ns = 0;
+	KUNIT_EXPECT_EQ(test, latscope_setup_permitted(&setup, false, &none), -EPERM);
+	/* The user context's thread is the caller's: RLIMIT_RTPRIO governs it. */
+	setup.context = LATSCOPE_CTX_USER;
+	KUNIT_EXPECT_EQ(test, latscope_setup_permitted(&setup, false, &none), 0);
+	setup.context = LATSCOPE_CTX_KERNEL;
+	setup.priority = 0;
+	setup.noise.runtime_ns = 5 * NS_PER_MS;
 	setup.noise.flags = LATSCOPE_NOISE_IRQS_OFF;
 	KUNIT_EXPECT_EQ(test, latscope_setup_permitted(&setup, false, &none), -EPERM);
 	KUNIT_EXPECT_EQ(test, latscope_setup_permitted(&setup, false, &admin), 0);

@@ -122,6 +122,25 @@ int latscope_setup_check(struct latscope_setup *setup)
 	return 0;
 }
 
+/*
+ * A noise run that holds its CPU: interrupts off (for up to half a second
+ * at a time), or a SCHED_FIFO kernel thread that leaves less than
+ * LATSCOPE_NOISE_FIFO_SLACK of each period to the CPU's other tasks (as
+ * RT throttling's default would, which --apply-setup may have stopped).
+ */
+static bool latscope_noise_hogs(const struct latscope_setup *setup)
+{
+	const struct latscope_noise_setup *ns = &setup->noise;
+	u64 runtime = ns->runtime_ns ? ns->runtime_ns : setup->period_ns;
+
+	if (setup->source != LATSCOPE_SRC_NOISE)
+		return false;
+	if (ns->flags & LATSCOPE_NOISE_IRQS_OFF)
+		return true;
+	return setup->context == LATSCOPE_CTX_KERNEL && setup->priority &&
+	       runtime > setup->period_ns - setup->period_ns / LATSCOPE_NOISE_FIFO_SLACK;
+}
+
 /**
  * latscope_setup_permitted() - whether the caller may ask what @setup asks
  * @setup: the setup, copied from user space
@@ -130,8 +149,8 @@ int latscope_setup_check(struct latscope_setup *setup)
  *
  * Opening the device grants timer and noise runs. GPIO lines (driven, an
  * interrupt thread's priority raised), the trace threshold (tracing
- * turned off system-wide) and a noise run with interrupts off (a CPU's
- * held off for up to half a second at a time) need CAP_SYS_ADMIN. The
+ * turned off system-wide) and a noise run that could starve its CPU
+ * (latscope_noise_hogs()) need CAP_SYS_ADMIN. The
  * worst-sample recorder hands out what ran on the CPU (other tasks' names
  * and host pids, policies, irq names, interrupted kernel code), as perf
  * would: it needs CAP_PERFMON
@@ -143,7 +162,7 @@ int latscope_setup_permitted(const struct latscope_setup *setup, bool trusted,
 			     const struct latscope_caps *caps)
 {
 	bool admin = setup->source == LATSCOPE_SRC_GPIO || setup->trace_threshold_ns ||
-		     (setup->noise.flags & LATSCOPE_NOISE_IRQS_OFF);
+		     latscope_noise_hogs(setup);
 
 	if (trusted || (!admin && !setup->why_records))
 		return 0;

@@ -668,6 +668,203 @@ static void test_info(struct tally *t)
 	      info.version, modver);
 }
 
+/* ---- the noise source (DOC: noise) ---- */
+
+static struct latscope_setup noise_setup(uint32_t context, uint32_t cpu, __u64 runtime)
+{
+	struct latscope_setup s = base_setup(context, cpu);
+
+	s.source = LATSCOPE_SRC_NOISE;
+	s.period_ns = 10 * PERIOD_NS;
+	s.priority = 0;
+	s.noise.runtime_ns = runtime;
+	return s;
+}
+
+static int noise_report(int fd, __u64 from, __u64 to, const struct latscope_noise_gap *g,
+			__u32 n)
+{
+	struct latscope_noise_report rep = {
+		.gaps = (uintptr_t)g, .count = n, .from_ns = from, .to_ns = to,
+	};
+
+	return ioctl(fd, LATSCOPE_IOC_NOISE, &rep) ? errno : 0;
+}
+
+/* Reads the clock for @ms in reports of 10 ms, as the CLI's thread does: 0 or an errno. */
+static int noise_spin(int fd, int ms)
+{
+	__u64 end = now_ns() + (__u64)ms * 1000000, from, t;
+	int err = 0;
+
+	while (!err && now_ns() < end) {
+		from = now_ns();
+		do
+			t = now_ns();
+		while (t - from < 10 * PERIOD_NS);
+		err = noise_report(fd, from, t, NULL, 0);
+	}
+	return err;
+}
+
+/* The records a stopped noise session has left: their runtime, and how many. */
+static __u64 noise_records(int fd, int *n)
+{
+	struct latscope_noise_bulk rec[8];
+	__u64 runtime = 0;
+	ssize_t got;
+	int i;
+
+	*n = 0;
+	while ((got = read(fd, rec, sizeof(rec))) > 0) {
+		if (got % sizeof(rec[0]))
+			return 0;
+		for (i = 0; i < got / (ssize_t)sizeof(rec[0]); i++)
+			runtime += rec[i].runtime_ns;
+		*n += got / sizeof(rec[0]);
+	}
+	return runtime;
+}
+
+static void test_noise_user(struct tally *t, uint32_t cpu, uint32_t ncpus)
+{
+	struct latscope_setup s = noise_setup(LATSCOPE_CTX_USER, cpu, 0);
+	struct latscope_result res = { .size = sizeof(res) };
+	struct latscope_pulse pulse = { 0 };
+	struct latscope_noise_gap g[LATSCOPE_NOISE_MAX_GAPS + 1];
+	struct latscope_bulk small;
+	int fd = open(DEV, O_RDWR), err, n;
+	__u64 from, to, runtime;
+
+	check(t, !try_setup(fd, &s), "noise user: setup", "errno %d", errno);
+	err = ioctl(fd, LATSCOPE_IOC_PULSE, &pulse) ? errno : 0;
+	check(t, err == EINVAL, "noise user: PULSE refused", "errno %d", err);
+	err = noise_report(fd, 0, 0, NULL, 0);
+	check(t, err == EINVAL, "noise user: NOISE before START refused", "errno %d", err);
+	check(t, !ioctl(fd, LATSCOPE_IOC_START), "noise user: start", "errno %d", errno);
+	pin_self(cpu);
+	/* Past the warm-up (20 periods of 10 ms), then a gap of 20 us handed in. */
+	err = noise_spin(fd, 400);
+	check(t, !err, "noise user: 400 ms of reports", "errno %d", err);
+	from = now_ns();
+	while (now_ns() < from + 30000)
+		;
+	g[0] = (struct latscope_noise_gap){ from + 1000, from + 21000 };
+	to = now_ns();
+	err = noise_report(fd, from, to, g, 1);
+	check(t, !err, "noise user: a gap handed in", "errno %d", err);
+	/* Hostile reports, each refused whole. */
+	err = noise_report(fd, to, now_ns(), g, LATSCOPE_NOISE_MAX_GAPS + 1);
+	check(t, err == EINVAL, "noise user: too many gaps refused", "errno %d", err);
+	err = noise_report(fd, to, now_ns(), (void *)8, 1);
+	check(t, err == EFAULT, "noise user: gaps at a bad address", "errno %d", err);
+	err = noise_report(fd, from, now_ns(), NULL, 0);
+	check(t, err == EINVAL, "noise user: before the last report's end refused", "errno %d", err);
+	err = noise_report(fd, now_ns(), now_ns() + 1000000000ULL, NULL, 0);
+	check(t, err == EINVAL, "noise user: a report from the future refused", "errno %d", err);
+	from = now_ns();
+	while (now_ns() < from + 2000)
+		;
+	g[0] = (struct latscope_noise_gap){ from, from + 1000 };
+	err = noise_report(fd, from, now_ns(), g, 1);
+	check(t, err == EINVAL, "noise user: a gap below the threshold refused", "errno %d", err);
+	{
+		struct latscope_noise_report rep = { .flags = 1, .from_ns = now_ns() };
+
+		rep.to_ns = rep.from_ns;
+		err = ioctl(fd, LATSCOPE_IOC_NOISE, &rep) ? errno : 0;
+		check(t, err == EINVAL, "noise user: a flag refused", "errno %d", err);
+	}
+	if (ncpus > 1) {
+		pin_self(cpu ? 0 : 1);
+		err = noise_report(fd, now_ns(), now_ns(), NULL, 0);
+		check(t, err == EXDEV, "noise user: a report from another CPU refused", "errno %d",
+		      err);
+	}
+	unpin_self();
+	check(t, !ioctl(fd, LATSCOPE_IOC_STOP), "noise user: stop", "errno %d", errno);
+	err = read(fd, &small, sizeof(small)) < 0 ? errno : 0;
+	check(t, err == EINVAL, "noise user: a read smaller than a noise record refused",
+	      "errno %d", err);
+	runtime = noise_records(fd, &n);
+	check(t, !ioctl(fd, LATSCOPE_IOC_GET_RESULT, &res), "noise user: result", "errno %d", errno);
+	check(t, res.size == LATSCOPE_RESULT_SIZE_VER3 && res.hist_count == 1 &&
+	      res.latency.samples == 1 && res.latency.max_ns == 20000 &&
+	      res.noise.noise_ns == 20000 && res.events == 1,
+	      "noise user: the one gap, the only sample", "size %u, %llu samples, max %lld",
+	      res.size, res.latency.samples, res.latency.max_ns);
+	check(t, n > 0 && runtime == res.noise.runtime_ns && runtime >= 100 * PERIOD_NS,
+	      "noise user: the records hold the runtime", "%d records, %llu of %llu ns", n,
+	      runtime, res.noise.runtime_ns);
+	close(fd);
+}
+
+static void test_noise_kernel(struct tally *t, uint32_t cpu)
+{
+	struct latscope_setup s = noise_setup(LATSCOPE_CTX_KERNEL, cpu, 2 * PERIOD_NS);
+	union {
+		struct latscope_result res;
+		unsigned char bytes[sizeof(struct latscope_result)];
+	} old;
+	struct latscope_result res = { .size = sizeof(res) };
+	int fd = open(DEV, O_RDWR), i, n;
+	__u64 runtime;
+	bool untouched = true;
+
+	s.priority = kthread_prio;
+	check(t, !try_setup(fd, &s), "noise kernel: setup", "errno %d", errno);
+	check(t, !ioctl(fd, LATSCOPE_IOC_START), "noise kernel: start", "errno %d", errno);
+	/* Until it has read three runtimes, 30 s at most. */
+	for (i = 0; i < 3000; i++) {
+		if (!ioctl(fd, LATSCOPE_IOC_SNAPSHOT, &res) && res.noise.runtime_ns >= 6 * PERIOD_NS)
+			break;
+		usleep(10000);
+	}
+	check(t, !ioctl(fd, LATSCOPE_IOC_STOP), "noise kernel: stop", "errno %d", errno);
+	runtime = noise_records(fd, &n);
+	check(t, !ioctl(fd, LATSCOPE_IOC_GET_RESULT, &res), "noise kernel: result", "errno %d",
+	      errno);
+	check(t, res.noise.runtime_ns >= 6 * PERIOD_NS && runtime == res.noise.runtime_ns &&
+	      res.events == res.latency.samples &&
+	      res.noise.runtime_per_period_ns == 2 * PERIOD_NS &&
+	      res.noise.threshold_ns == LATSCOPE_NOISE_DEFAULT_THRESHOLD_NS,
+	      "noise kernel: read, its records and result agree",
+	      "runtime %llu (records %llu), %llu events, %llu samples", res.noise.runtime_ns,
+	      runtime, res.events, res.latency.samples);
+	/* A caller of VER2 gets nothing past it. */
+	memset(&old, 0xa5, sizeof(old));
+	memset(&old.res, 0, LATSCOPE_RESULT_SIZE_VER2);
+	old.res.size = LATSCOPE_RESULT_SIZE_VER2;
+	check(t, !ioctl(fd, LATSCOPE_IOC_GET_RESULT, &old.res), "noise kernel: VER2 result",
+	      "errno %d", errno);
+	for (i = LATSCOPE_RESULT_SIZE_VER2; i < (int)sizeof(old.bytes); i++)
+		untouched &= old.bytes[i] == 0xa5;
+	check(t, untouched, "noise kernel: nothing written past a VER2 caller's size", " ");
+	close(fd);
+}
+
+static void test_noise_setups(struct tally *t, uint32_t cpu)
+{
+	struct latscope_setup s;
+	int fd = open(DEV, O_RDWR), err;
+
+	s = noise_setup(LATSCOPE_CTX_IRQ, cpu, 0);
+	err = try_setup(fd, &s);
+	check(t, err == EINVAL, "noise: the irq context refused", "errno %d", err);
+	s = noise_setup(LATSCOPE_CTX_KERNEL, cpu, 0);
+	s.noise.__reserved[4] = 1;
+	err = try_setup(fd, &s);
+	check(t, err == EINVAL, "noise: a reserved field refused", "errno %d", err);
+	s = base_setup(LATSCOPE_CTX_KERNEL, cpu);
+	s.noise.threshold_ns = 1000;
+	err = try_setup(fd, &s);
+	check(t, err == EINVAL, "noise: a timer setup with a noise block refused", "errno %d", err);
+	s = noise_setup(LATSCOPE_CTX_KERNEL, cpu, 20 * PERIOD_NS);
+	err = try_setup(fd, &s);
+	check(t, err == EINVAL, "noise: a runtime past the period refused", "errno %d", err);
+	close(fd);
+}
+
 static void on_alarm(int sig)
 {
 	(void)sig;
@@ -1290,6 +1487,9 @@ int main(int argc, char **argv)
 	test_tail(&t, ncpus - 1);
 	for (c = LATSCOPE_CTX_IRQ; c <= LATSCOPE_CTX_USER; c++)
 		test_why(&t, c, ncpus - 1);
+	test_noise_setups(&t, ncpus - 1);
+	test_noise_user(&t, ncpus - 1, ncpus);
+	test_noise_kernel(&t, ncpus - 1);
 	test_signal_interrupts_pulse(&t);
 	test_two_sessions(&t, ncpus);
 	test_kill9(&t);

@@ -69,11 +69,15 @@ int ls_noise_setup(const struct ls_params *p, struct latscope_setup *setup, char
 
 void ls_noise_setup_error(const struct ls_params *p, int error, char *err, size_t errlen)
 {
+	static const char fifo_hog[] =
+		"-P: a SCHED_FIFO kernel thread leaving under 5 % of a period needs CAP_SYS_ADMIN";
+
 	switch (error) {
 	case EPERM:
 		snprintf(err, errlen, "%s: run as root, or load latscope with trusted_group=1",
 			 p->irqs_off ? "--irqs-off needs CAP_SYS_ADMIN too" :
 			 p->breaktrace_us ? "-b needs CAP_SYS_ADMIN too" :
+			 p->priority && p->context == LATSCOPE_CTX_KERNEL ? fifo_hog :
 			 "--why needs CAP_PERFMON too");
 		break;
 	case EINVAL:

@@ -187,7 +187,9 @@ struct latscope_gpio_setup {
  *
  * In the kernel context the busy task is the driver's kthread
  * "latnoise/<cpu>": SCHED_FIFO at &latscope_setup.priority, or SCHED_OTHER
- * (nice 0) when it is 0, which has no default here. With
+ * (nice 0) when it is 0, which has no default here. A SCHED_FIFO one that
+ * leaves its CPU's other tasks less than 1/LATSCOPE_NOISE_FIFO_SLACK of
+ * each period, as RT throttling's default would, needs CAP_SYS_ADMIN. With
  * LATSCOPE_NOISE_IRQS_OFF it reads with interrupts off (as hwlatdetect),
  * so what is left is NMIs and what the hardware (or a hypervisor) takes.
  * In the user context the busy task is the caller's thread on the CPU:
@@ -213,6 +215,8 @@ struct latscope_gpio_setup {
 #define LATSCOPE_NOISE_MIN_RUNTIME_NS		100000ULL	/* 100 us */
 #define LATSCOPE_NOISE_MAX_IRQS_OFF_NS		500000000ULL	/* 500 ms, as hwlat's width */
 #define LATSCOPE_NOISE_MAX_GAPS			32
+/* A SCHED_FIFO kernel busy task leaving less than 1/20 of each period needs CAP_SYS_ADMIN. */
+#define LATSCOPE_NOISE_FIFO_SLACK		20
 
 /* struct latscope_noise_setup.flags */
 #define LATSCOPE_NOISE_IRQS_OFF		_BITUL(0)	/* kernel context: interrupts off */
@@ -898,9 +902,10 @@ struct latscope_info {
  *	a GPIO line (or the device tree's lines) is in use; ENODEV no GPIO
  *	chip with that label, or no "latscope,gpio" device (with a pulse-out
  *	line, for loopback); ENXIO pulse-in cannot raise an interrupt; EPERM
- *	a GPIO source or a trace threshold from a caller without
- *	CAP_SYS_ADMIN, or @why_records from one without CAP_PERFMON or
- *	CAP_SYS_ADMIN (unless the module's trusted_group parameter is set);
+ *	a GPIO source, a trace threshold or a noise run that holds its CPU
+ *	(DOC: noise) from a caller without CAP_SYS_ADMIN, or @why_records
+ *	from one without CAP_PERFMON or CAP_SYS_ADMIN (unless the module's
+ *	trusted_group parameter is set);
  *	ESHUTDOWN the device is released (the session unchanged).
  *
  * LATSCOPE_IOC_START, no argument
