@@ -44,7 +44,7 @@ else
 	got=$(complete_words latscope --ser | tr '\n' ' ')
 	is "latscope --ser: --serve" "$got" "--serve "
 	got=$(complete_words latscope --help "" | tr '\n' ' ')
-	is "latscope --help: the pages" "$got" "gpio gpiod latmon monitor survey cost serve setup report all "
+	is "latscope --help: the pages" "$got" "gpio gpiod latmon monitor noise survey cost serve setup report all "
 	got=$(complete_words latscope --stress g | tr '\n' ' ')
 	is "latscope --stress g: grinder" "$got" "grinder "
 	dir=$(mktemp -d)

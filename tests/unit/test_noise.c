@@ -159,6 +159,9 @@ static void test_noise_options(void)
 	      "--noise -k: the period, priority, runtime and threshold given", "%s", err);
 	check(parse_options("--noise -k --irqs-off --noise-runtime 500000", &o, err) ==
 	      LS_PARSE_RUN && o.p.irqs_off, "--noise --irqs-off: half of each second", "%s", err);
+	check(parse_options("--check-setup --noise -c 1", &o, err) == LS_PARSE_RUN &&
+	      o.check_setup && o.p.noise, "--check-setup --noise: the verdict for a noise run",
+	      "%s", err);
 	check_refusals(bad, ARRAY_SIZE(bad));
 }
 

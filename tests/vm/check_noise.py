@@ -9,7 +9,7 @@ classic load.
 
 Each run's "noise" object must agree with the rest of its JSON (its
 gaps are the samples, its largest gap the maximum, its share of the CPU
-its noise over its runtime). Under latscope_noise.ko's spins of SPIN us
+its noise over its runtime, its timeline's seconds add up to it). Under latscope_noise.ko's spins of SPIN us
 (noise-thread-* and noise-irq-*), a worst record must name the spinning
 thread or irq with a time of at least 90 % of SPIN.
 
@@ -62,6 +62,20 @@ def run_checks(name, doc):
         check(abs(c["available_pct"] - want) < 1e-3, f"{name}: the CPU left is 1 - noise/runtime",
               (c["available_pct"], want))
     check(c["noise_us"] <= c["runtime_s"] * 1e6, f"{name}: noise within the runtime")
+    # The timeline's seconds add up to the totals: runtime, noise, each kind.
+    tl = doc["timeline"]
+    cols = tl["columns"]
+    ok = "runtime_ms" in cols and "unknown" in cols
+    check(ok, f"{name}: the timeline has the noise columns", cols)
+    if ok:
+        def total(col):
+            return sum(pt[cols.index(col)] for pt in tl["points"])
+        check(abs(total("runtime_ms") / 1e3 - c["runtime_s"]) < 1e-5,
+              f"{name}: the timeline's runtime is the run's", (total("runtime_ms"), c["runtime_s"]))
+        check(abs(total("noise_us") - c["noise_us"]) < 0.01 * len(tl["points"]) + 0.01,
+              f"{name}: the timeline's noise is the run's", (total("noise_us"), c["noise_us"]))
+        check(all(total(k) == v for k, v in c["kinds"].items()),
+              f"{name}: the timeline's gaps by kind are the run's", c["kinds"])
 
 
 def named(name, doc, kind):

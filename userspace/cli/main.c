@@ -73,6 +73,18 @@ static void spare_measured(const struct ls_options *o, const struct ls_sysinfo *
 }
 
 /*
+ * The priority the setup verdict weighs threads against: the responder's;
+ * a SCHED_OTHER busy task (--noise without -P) is outranked by every
+ * real-time thread, as one at 1 would be.
+ */
+static int verdict_priority(const struct ls_params *p)
+{
+	if (p->noise && p->context != LATSCOPE_CTX_IRQ && !p->priority)
+		return 1;
+	return ls_responder_priority(p);
+}
+
+/*
  * The verdict of each factor for a run on @cpus into @s; with
  * --apply-setup, taken after the changes, which @undo keeps for
  * ls_setup_restore(). The caller holds the signals meanwhile. 0, or the
@@ -83,14 +95,14 @@ static int setup_verdict(const struct ls_options *o, const char *root, const cpu
 {
 	char err[512] = "";
 
-	ls_setup_check(s, root, cpus, ls_responder_priority(&o->p));
+	ls_setup_check(s, root, cpus, verdict_priority(&o->p));
 	if (!o->apply_setup)
 		return LS_EXIT_OK;
 	if (ls_setup_apply(undo, s, root, cpus, err, sizeof(err))) {
 		fprintf(stderr, "latscope: %s\n", err);
 		return LS_EXIT_SETUP;
 	}
-	ls_setup_check(s, root, cpus, ls_responder_priority(&o->p));
+	ls_setup_check(s, root, cpus, verdict_priority(&o->p));
 	return LS_EXIT_OK;
 }
 

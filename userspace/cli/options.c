@@ -1051,10 +1051,10 @@ static int check_together(struct ls_options *o, const bool *given, char *err, si
 	if (o->check_setup && (o->cost.asked || p->monitor || p->latmon_host[0] || p->plot_path ||
 			       p->json_path || p->timeout_s || p->checkpoint_s || p->stress ||
 			       p->stress_cmd || p->abort_us || p->breaktrace_us || p->why ||
-			       p->period_us != LS_DEFAULT_PERIOD_US ||
+			       (p->period_us != LS_DEFAULT_PERIOD_US && !p->noise) ||
 			       p->hist_cells != LATSCOPE_DEFAULT_HIST_CELLS ||
 			       p->lines != LS_DEFAULT_LINES)) {
-		ls_fail(err, errlen, "--check-setup reads the board for a run's CPUs and priority and measures nothing: -c/--cpus, -P, -i/-k/-u/--gpiod and --apply-setup only");
+		ls_fail(err, errlen, "--check-setup reads the board for a run's CPUs and priority and measures nothing: -c/--cpus, -P, -i/-k/-u/--gpiod, --noise and --apply-setup only");
 		return -1;
 	}
 	if (o->apply_setup && (o->cost.asked || (p->monitor && !p->calibrate))) {

@@ -286,6 +286,9 @@ struct ls_point {
 	unsigned int freq_khz;		/* its slowest clock */
 	unsigned char heat;		/* LS_HEAT_*: which of these it has */
 	unsigned char throttled;	/* throttling seen in it, LS_THROTTLE_BITS */
+	/* A noise run's (ls_timeline_noise()): its runtime, noise, gaps by kind. */
+	__u64 runtime_ns, noise_ns;
+	__u64 gaps[LATSCOPE_NOISE_KINDS];
 };
 
 /* Heat and clock over the whole run (heat.c's samples). */
@@ -303,6 +306,7 @@ struct ls_heat_total {
 struct ls_timeline {
 	unsigned int bucket_s;		/* seconds per point, a power of 2 */
 	unsigned int n;
+	bool noise;			/* its points have a noise run's figures */
 	struct ls_heat_total heat;
 	struct ls_point pt[LS_TIMELINE_POINTS];
 };
@@ -342,6 +346,7 @@ void ls_heat_total_add(struct ls_heat_total *h, const struct ls_heat_sample *s,
 		       unsigned char *heat, unsigned char *throttled);
 void ls_timeline_init(struct ls_timeline *t);
 void ls_timeline_add(struct ls_timeline *t, const struct latscope_bulk *b);
+void ls_timeline_noise(struct ls_timeline *t, const struct latscope_noise_bulk *w);
 void ls_timeline_heat(struct ls_timeline *t, __u64 second, const struct ls_heat_sample *s);
 
 /* What a latmon monitor measured (-z HOST): the run's figures then. */

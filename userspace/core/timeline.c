@@ -36,11 +36,17 @@ static void merge_heat(struct ls_point *pt, unsigned char heat, int temp_mc,
  */
 static void merge_point(struct ls_point *into, const struct ls_point *from)
 {
+	int k;
+
 	if (from->samples)
 		ls_merge_extremes(&into->min_ns, &into->max_ns, !into->samples,
 				  from->min_ns, from->max_ns);
 	into->samples += from->samples;
 	into->overruns += from->overruns;
+	into->runtime_ns += from->runtime_ns;
+	into->noise_ns += from->noise_ns;
+	for (k = 0; k < LATSCOPE_NOISE_KINDS; k++)
+		into->gaps[k] += from->gaps[k];
 	if (__builtin_add_overflow(into->sum_ns, from->sum_ns, &into->sum_ns))
 		into->sum_ns = from->sum_ns < 0 ? INT64_MIN : INT64_MAX;
 	merge_heat(into, from->heat, from->temp_mc, from->freq_khz, from->throttled);
@@ -89,6 +95,24 @@ void ls_timeline_add(struct ls_timeline *t, const struct latscope_bulk *b)
 		widen(t);
 	}
 	t->pt[t->n++] = pt;
+}
+
+/*
+ * A noise run's own figures of one second, after that second's
+ * ls_timeline_add(): into its point.
+ */
+void ls_timeline_noise(struct ls_timeline *t, const struct latscope_noise_bulk *w)
+{
+	struct ls_point *last = t->n ? &t->pt[t->n - 1] : NULL;
+	int k;
+
+	if (!last || last->second != w->bulk.second - w->bulk.second % t->bucket_s)
+		return;
+	t->noise = true;
+	last->runtime_ns += w->runtime_ns;
+	last->noise_ns += w->noise_ns;
+	for (k = 0; k < LATSCOPE_NOISE_KINDS; k++)
+		last->gaps[k] += w->gaps[k];
 }
 
 /*

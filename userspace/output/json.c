@@ -219,25 +219,39 @@ static void json_point_heat(FILE *f, const struct ls_point *pt)
 	else
 		fputs(", null", f);
 	if (pt->heat & LS_HEAT_THROTTLE)
-		fprintf(f, ", %u]", pt->throttled);
+		fprintf(f, ", %u", pt->throttled);
 	else
-		fputs(", null]", f);
+		fputs(", null", f);
 }
 
 /*
  * The timeline, all CPUs merged: one row per bucket of bucket_s seconds,
  * latencies in microseconds, null where a bucket has no sample; then the
  * bucket's hottest temperature, slowest clock and throttling (bits 0-3 of
- * get_throttled, "heat" names them), null where none was read.
+ * get_throttled, "heat" names them), null where none was read; a noise
+ * run's then its runtime (ms), noise (us) and gaps by kind.
  */
+static void json_point_noise(FILE *f, const struct ls_point *pt)
+{
+	int k;
+
+	fprintf(f, ", %.6f, %.3f", (double)pt->runtime_ns / 1e6, ls_us((double)pt->noise_ns));
+	for (k = 0; k < LATSCOPE_NOISE_KINDS; k++)
+		fprintf(f, ", %llu", (unsigned long long)pt->gaps[k]);
+}
+
 static void json_timeline(FILE *f, const struct ls_timeline *t)
 {
 	unsigned int i;
 
 	fprintf(f, "  \"timeline\": {\n    \"bucket_s\": %u,\n    \"max_points\": %u,\n",
 		t->bucket_s, LS_TIMELINE_POINTS);
-	fputs("    \"columns\": [\"second\", \"samples\", \"overruns\", \"min\", \"avg\", \"max\", \"temp_c\", \"cpu_mhz\", \"throttled\"],\n",
+	fputs("    \"columns\": [\"second\", \"samples\", \"overruns\", \"min\", \"avg\", \"max\", \"temp_c\", \"cpu_mhz\", \"throttled\"",
 	      f);
+	if (t->noise)
+		fputs(", \"runtime_ms\", \"noise_us\", \"irq\", \"softirq\", \"thread\", \"nmi\", \"unexplained\", \"unknown\"",
+		      f);
+	fputs("],\n", f);
 	fputs("    \"points\": [", f);
 	for (i = 0; i < t->n; i++) {
 		const struct ls_point *pt = &t->pt[i];
@@ -251,6 +265,9 @@ static void json_timeline(FILE *f, const struct ls_timeline *t)
 		else
 			fputs("null, null, null", f);
 		json_point_heat(f, pt);
+		if (t->noise)
+			json_point_noise(f, pt);
+		fputc(']', f);
 	}
 	fputs(t->n ? "\n    ]\n  },\n" : "]\n  },\n", f);
 }

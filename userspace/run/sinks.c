@@ -11,12 +11,19 @@
 
 #include "run/engine.h"
 
-/* Into the run's timeline, which a checkpoint may be copying. */
+/*
+ * Into the run's timeline, which a checkpoint may be copying; a noise
+ * run's runtime and gaps by kind with it.
+ */
 void ls_timeline_second(struct run *run, void *priv, const struct latscope_bulk *b)
 {
+	const struct latscope_noise_bulk *w = ls_run_whole(run);
+
 	(void)priv;
 	pthread_mutex_lock(&run->tl_lock);
 	ls_timeline_add(run->timeline, b);
+	if (w && w->runtime_ns)
+		ls_timeline_noise(run->timeline, w);
 	pthread_mutex_unlock(&run->tl_lock);
 }
 

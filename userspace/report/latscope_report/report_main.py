@@ -22,6 +22,10 @@ load (or --label, given once per file, in order):
   table.txt, table.md min, avg, max, the rule of thumb beside it, stddev,
                       percentiles, overruns, heat, samples and duration
                       of every run, and the spread of merged ones
+  noise.txt, noise.md with noise runs (latscope --noise), whose samples
+                      are the gaps a busy thread saw: per run its
+                      runtime, noise, share of the CPU left, largest gap
+                      and gaps by kind
   worst.txt, worst.md per run its worst samples (at most 8, the worst
                       first) as latscope's recorder (--why, the JSON's
                       "worst") explained them: latency, CPU, when, the
@@ -176,7 +180,8 @@ from .cost_output import cost_json, cost_tables, plot_cost, write_cost_tables
 from .files import written_whole
 from .plots import plot_cdf, plot_heat, plot_histogram, plot_tail, plot_timeline, plotting
 from .runs import BadRun, load_run, runs_of
-from .tables import run_json, table_notes, table_rows, write_sections, write_tables
+from .tables import (run_json, table_notes, table_rows, write_noise_tables, write_sections,
+                     write_tables)
 from .worst import plot_worst, worst_sections, write_worst_tables
 from . import profile
 from .survey import Survey, read_bytes
@@ -253,6 +258,7 @@ def write_report(runs, nr_files, cost_rows, nr_costs, out, shown=None):
     shown = shown or out
     if runs:
         write_tables(runs, out)
+        write_noise_tables(runs, out)
         for name, plot in (("tail", plot_tail), ("cdf", plot_cdf), ("timeline", plot_timeline),
                            ("histogram", plot_histogram)) if plt else ():
             plot(plt, runs, out)

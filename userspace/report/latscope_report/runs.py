@@ -31,7 +31,8 @@ WORST_SHOWN = 8
 MUST_AGREE = (("release", "kernel release"), ("preemption", "preemption model"),
               ("load", "load"), ("context", "context"), ("period_us", "period (µs)"),
               ("scenario", "scenario (1:1, N:N, M:N)"),
-              ("hist_cells", "histogram cells"), ("cell_us", "cell width (µs)"))
+              ("hist_cells", "histogram cells"), ("cell_us", "cell width (µs)"),
+              ("noise_setup", "noise settings (threshold, runtime, interrupts off)"))
 
 
 class BadRun(Exception):
@@ -140,8 +141,22 @@ def label_of(doc):
     si, st = doc["sysinfo"], doc["settings"]
     mn = (f', M:N {st["threads"]} threads on {st["cpus"]} CPUs'
           if scenario_of(doc) == "M:N" else "")
+    noise = doc.get("noise")
+    reads = ""
+    if noise is not None:
+        reads = (f', {noise["runtime_per_period_us"]:.0f} µs read, gaps from '
+                 f'{noise["threshold_us"]:g} µs{", interrupts off" if noise["irqs_off"] else ""}')
     return (f'{si["release"]} ({si["preemption"] or "?"}, {st["context"]} '
-            f'every {st["period_us"]} µs{mn}, load {load})')
+            f'every {st["period_us"]} µs{reads}{mn}, load {load})')
+
+
+def noise_setup_of(doc):
+    """What a noise run's gaps depend on (threshold, runtime, interrupts
+    off), or None for a latency run: runs merge only if it is the same."""
+    noise = doc.get("noise")
+    if noise is None:
+        return None
+    return (noise["threshold_us"], noise["runtime_per_period_us"], noise["irqs_off"])
 
 
 def timeline_of(doc):
@@ -221,6 +236,39 @@ def records_of(path, doc):
     return records
 
 
+KINDS = ("irq", "softirq", "thread", "nmi", "unexplained", "unknown")
+
+
+def noise_of(doc):
+    """A noise run's figures, all its CPUs summed (runtime, noise, the
+    largest gap, gaps by kind), or None for a latency run."""
+    noise = doc.get("noise")
+    if noise is None:
+        return None
+    cpus = noise["cpus"]
+    return {
+        "runtime_s": float(sum(c["runtime_s"] for c in cpus)),
+        "noise_us": float(sum(c["noise_us"] for c in cpus)),
+        "max_gap_us": float(max((c["max_gap_us"] for c in cpus), default=0.0)),
+        "gaps": int(sum(c["gaps"] for c in cpus)),
+        "kinds": {k: int(sum(c["kinds"][k] for c in cpus)) for k in KINDS},
+        "threshold_us": float(noise["threshold_us"]),
+        "irqs_off": bool(noise["irqs_off"]),
+    }
+
+
+def merge_noise(parts):
+    """The noise figures of several runs of one label, summed."""
+    if any(p is None for p in parts):
+        return None
+    return dict(parts[0],
+                runtime_s=sum(p["runtime_s"] for p in parts),
+                noise_us=sum(p["noise_us"] for p in parts),
+                max_gap_us=max(p["max_gap_us"] for p in parts),
+                gaps=sum(p["gaps"] for p in parts),
+                kinds={k: sum(p["kinds"][k] for p in parts) for k in KINDS})
+
+
 def run_id(doc):
     """What tells one run from another: host, start and command line; None
     for a file that does not say when it started."""
@@ -262,6 +310,8 @@ def load_run(path, label, doc):
             "records": records_of(path, doc),
             "setup": trust.setup_of(doc),
             "evt": trust.evt_of(doc),
+            "noise": noise_of(doc),
+            "noise_setup": noise_setup_of(doc),
         }
     except KeyError as e:
         raise BadRun(f"{path}: not a latscope JSON result (no {e})") from e
@@ -290,7 +340,7 @@ def check_agree(first, f, must_agree):
     """BadRun unless file @f agrees with @first, the first file of its
     label, on every key of @must_agree ((key, its name in the message))."""
     for key, what in must_agree:
-        if f[key] != first[key]:
+        if f.get(key) != first.get(key):
             raise BadRun(f'{first["path"]} and {f["path"]} are both labelled '
                          f'"{first["label"]}" but differ in {what}: {first[key]} and '
                          f'{f[key]}; a label joins repeats of one setup: give them '
@@ -371,6 +421,7 @@ def merge(group):
         "tail": sum_tails(f["tail"] for f in group),
         "heat": merge_heat([f["heat"] for f in group]),
         "worst": worst_of(group),
+        "noise": merge_noise([f.get("noise") for f in group]),
     })
     run["pct"] = [percentile(run, p) for p in PERCENTILES]
     return run

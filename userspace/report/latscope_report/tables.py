@@ -134,6 +134,57 @@ def write_tables(runs, out):
         f.write("\n" + "".join(f"- {n}\n" for n in notes))
 
 
+def available_text(noise):
+    """The share of the CPU the busy thread kept, in %, or "-"."""
+    if not noise["runtime_s"]:
+        return "-"
+    return f'{100.0 * (1 - noise["noise_us"] / (noise["runtime_s"] * 1e6)):.4f}'
+
+
+# noise.txt/.md's columns: heading, alignment, the cell of a noise run.
+NOISE_COLUMNS = [
+    ("run", "l", lambda r: r["label"]),
+    ("context", "l", lambda r: r["context"]),
+    ("runtime (s)", "r", lambda r: f'{r["noise"]["runtime_s"]:.3f}'),
+    ("noise (µs)", "r", lambda r: f'{r["noise"]["noise_us"]:.3f}'),
+    ("CPU left (%)", "r", lambda r: available_text(r["noise"])),
+    ("largest gap (µs)", "r", lambda r: f'{r["noise"]["max_gap_us"]:.3f}'),
+    ("gaps", "r", lambda r: str(r["noise"]["gaps"])),
+] + [
+    (k, "r", lambda r, k=k: str(r["noise"]["kinds"][k]))
+    for k in ("irq", "softirq", "thread", "nmi", "unexplained", "unknown")
+]
+
+
+def write_noise_tables(runs, out):
+    """noise.txt and noise.md, if any run is a noise run (latscope
+    --noise): a row per such run, its gaps by kind."""
+    noisy = [r for r in runs if r.get("noise")]
+    if not noisy:
+        return False
+    head = [c[0] for c in NOISE_COLUMNS]
+    rows = [[cell(r) for _, _, cell in NOISE_COLUMNS] for r in noisy]
+    left = [align == "l" for _, align, _ in NOISE_COLUMNS]
+    notes = ["The gaps a busy thread saw between two clock reads, of the threshold or "
+             "more, counted once in each kind that began in them (docs/guide/noise.md); "
+             "a row of several runs sums them."]
+    notes += [f'{r["label"]}: read with interrupts off: what is left is NMIs and the '
+              "hardware's (or a hypervisor's)." for r in noisy if r["noise"]["irqs_off"]]
+    widths = [max(len(x) for x in col) for col in zip(head, *rows)]
+    with written_whole(os.path.join(out, "noise.txt")) as f:
+        for row in [head] + rows:
+            f.write("  ".join(c.ljust(w) if l else c.rjust(w)
+                              for c, w, l in zip(row, widths, left)).rstrip() + "\n")
+        f.write("\n" + "".join(f"{n}\n" for n in notes))
+    with written_whole(os.path.join(out, "noise.md")) as f:
+        f.write("| " + " | ".join(head) + " |\n")
+        f.write("|" + "|".join("---" if l else "---:" for l in left) + "|\n")
+        for row in rows:
+            f.write("| " + " | ".join(c.replace("|", "\\|") for c in row) + " |\n")
+        f.write("\n" + "".join(f"- {n}\n" for n in notes))
+    return True
+
+
 def run_json(run):
     """A run as --json-out writes it: its table row's figures, the
     histogram and tail its percentiles were read off, what each file says
@@ -155,6 +206,7 @@ def run_json(run):
                        verdict=p["setup"]) for p in run["parts"]],
         "evt": [dict(file=p["path"], **p["evt"]) for p in run["parts"]],
         "worst": run["worst"],
+        "noise": run.get("noise"),
     }
 
 
