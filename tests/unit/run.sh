@@ -154,13 +154,15 @@ fi
 for fmt in prom om; do
 	[ -s "$out/scrape.$fmt" ] || { echo "not ok - prom: no scrape.$fmt written"; status=1; }
 done
-if lint=$(promtool check metrics <"$out/scrape.prom" 2>&1); then
-	echo "ok - prom: promtool check metrics: clean"
-else
-	echo "not ok - prom: promtool check metrics:"
-	echo "#   ${lint//$'\n'/$'\n'#   }"
-	status=1
-fi
+for scrape in scrape scrape-noise; do
+	if lint=$(promtool check metrics <"$out/$scrape.prom" 2>&1); then
+		echo "ok - prom: promtool check metrics: $scrape.prom clean"
+	else
+		echo "not ok - prom: promtool check metrics of $scrape.prom:"
+		echo "#   ${lint//$'\n'/$'\n'#   }"
+		status=1
+	fi
+done
 if om=$(/usr/bin/python3 - "$out/scrape.om" 2>&1 <<'PY'
 import sys
 from prometheus_client.openmetrics.parser import text_string_to_metric_families
@@ -173,6 +175,10 @@ assert fams["latscope_worst_culprit"].type == "info"
 h = fams["latscope_latency_seconds"]
 assert h.type == "histogram" and h.unit == "seconds"
 print(len(fams), "families,", sum(len(m.samples) for m in fams.values()), "samples")
+with open(sys.argv[1].replace("scrape.om", "scrape-noise.om")) as f:
+    fams = {m.name: m for m in text_string_to_metric_families(f.read())}
+assert fams["latscope_noise_gaps"].type == "counter"
+assert fams["latscope_noise_runtime_seconds"].unit == "seconds"
 PY
 ); then
 	echo "ok - prom: OpenMetrics parsed: $om"

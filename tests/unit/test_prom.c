@@ -289,6 +289,26 @@ static void test_prom_text(const char *dir)
 	      "prom: OpenMetrics families: counter and info names, a unit", "%s", "");
 	put_file(dir, "scrape.om", text);
 	free(text);
+
+	/* A noise run's series: its runtime and noise in seconds, its gaps by kind. */
+	strcpy(v->source, "noise");
+	v->series[0].noise_runtime_ns = 3000000000ULL;
+	v->series[0].noise_ns = 1500;
+	v->series[0].gaps[LATSCOPE_NOISE_THREAD] = 7;
+	for (int om = 0; om <= 1; om++) {
+		text = NULL;
+		f = open_memstream(&text, &len);
+		ls_prom_write(f, v, om);
+		fclose(f);
+		check(strstr(text, "latscope_noise_runtime_seconds_total{cpu=\"1\",context=\"kernel\"} 3\n") &&
+		      strstr(text, "latscope_noise_seconds_total{cpu=\"1\",context=\"kernel\"} 1.5e-06\n") &&
+		      strstr(text, "latscope_noise_gaps_total{cpu=\"1\",context=\"kernel\",kind=\"thread\"} 7\n") &&
+		      strstr(text, "latscope_noise_gaps_total{cpu=\"2\",context=\"kernel\",kind=\"unknown\"} 0\n") &&
+		      !strstr(text, "gpio_lost"),
+		      "prom: a noise run's runtime, noise and gaps by kind", "%s", om ? "om" : "0.0.4");
+		put_file(dir, om ? "scrape-noise.om" : "scrape-noise.prom", text);
+		free(text);
+	}
 	free(v);
 }
 

@@ -150,6 +150,9 @@ static void read_cpu(struct ls_exporter *ex, const struct ls_cpu_result *r,
 	s->overruns = r->res.overruns;
 	s->dropped = r->res.bulk_dropped;
 	s->lost = r->res.gpio.lost;
+	s->noise_runtime_ns = r->res.noise.runtime_ns;
+	s->noise_ns = r->res.noise.noise_ns;
+	memcpy(s->gaps, r->res.noise.gaps, sizeof(s->gaps));
 	read_culprit(ex, r, s);
 }
 

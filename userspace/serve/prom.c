@@ -127,12 +127,18 @@ void ls_prom_hist_add(struct ls_prom_hist *into, const struct ls_prom_hist *from
 void ls_prom_series_add(struct ls_prom_series *into, const struct ls_prom_series *from,
 			unsigned int n)
 {
+	int k;
+
 	ls_prom_hist_add(&into->lat, &from->lat, n);
 	ls_prom_hist_add(&into->irq, &from->irq, n);
 	into->has_irq |= from->has_irq;
 	into->overruns += from->overruns;
 	into->dropped += from->dropped;
 	into->lost += from->lost;
+	into->noise_runtime_ns += from->noise_runtime_ns;
+	into->noise_ns += from->noise_ns;
+	for (k = 0; k < LATSCOPE_NOISE_KINDS; k++)
+		into->gaps[k] += from->gaps[k];
 }
 
 int ls_prom_window_init(struct ls_prom_window *w, unsigned int len)

@@ -100,6 +100,9 @@ struct ls_prom_series {
 	__u64 overruns;
 	__u64 dropped;
 	__u64 lost;
+	__u64 noise_runtime_ns;		/* a noise run's: runtime, */
+	__u64 noise_ns;			/* noise, */
+	__u64 gaps[LATSCOPE_NOISE_KINDS];	/* gaps by kind */
 	bool has_culprit;
 	__u32 culprit_kind;
 	char culprit_name[32];
@@ -116,7 +119,7 @@ void ls_prom_series_add(struct ls_prom_series *into, const struct ls_prom_series
  * @series: one per measured CPU, by CPU
  * @measuring: whether a run measures now
  * @runs: runs that measured so far (a restart after a failure is one more)
- * @source: "timer" or "GPIO"
+ * @source: "timer", "GPIO" or "noise"
  * @context: the context as the JSON names it
  * @version: latscope's
  * @kernel: the kernel's release

@@ -65,7 +65,7 @@ static void family(FILE *f, bool om, const char *name, const char *type, const c
 		type = "gauge";
 	fprintf(f, "# HELP %.*s %s\n# TYPE %.*s %s\n", (int)len, name, help, (int)len, name,
 		type);
-	if (om && len > 8 && !strcmp(name + len - 8, "_seconds"))
+	if (om && len > 8 && !strncmp(name + len - 8, "_seconds", 8))
 		fprintf(f, "# UNIT %.*s seconds\n", (int)len, name);
 }
 
@@ -158,6 +158,45 @@ static void counter(FILE *f, const struct ls_prom_view *v, bool om, const char *
 	}
 }
 
+/* A noise run's series (--noise): runtime, noise, and its gaps by kind. */
+static void noise_series(FILE *f, const struct ls_prom_view *v, bool om)
+{
+	static const char *const kinds[LATSCOPE_NOISE_KINDS] = {
+		"irq", "softirq", "thread", "nmi", "unexplained", "unknown",
+	};
+	unsigned int i, k;
+
+	family(f, om, "latscope_noise_runtime_seconds_total", "counter",
+	       "Time the busy thread read the clock, its gaps included.");
+	for (i = 0; i < v->nr; i++) {
+		fputs("latscope_noise_runtime_seconds_total", f);
+		labels(f, v, &v->series[i], NULL);
+		fputc(' ', f);
+		put_seconds(f, (double)v->series[i].noise_runtime_ns);
+		fputc('\n', f);
+	}
+	family(f, om, "latscope_noise_seconds_total", "counter",
+	       "Time taken from the busy thread: the sum of its gaps of the threshold or more.");
+	for (i = 0; i < v->nr; i++) {
+		fputs("latscope_noise_seconds_total", f);
+		labels(f, v, &v->series[i], NULL);
+		fputc(' ', f);
+		put_seconds(f, (double)v->series[i].noise_ns);
+		fputc('\n', f);
+	}
+	family(f, om, "latscope_noise_gaps_total", "counter",
+	       "Gaps of the threshold or more, by what began in them (a gap counts in each kind).");
+	for (i = 0; i < v->nr; i++) {
+		for (k = 0; k < LATSCOPE_NOISE_KINDS; k++) {
+			fprintf(f, "latscope_noise_gaps_total{cpu=\"%d\",context=\"",
+				v->series[i].cpu);
+			put_label(f, v->context);
+			fprintf(f, "\",kind=\"%s\"} %llu\n", kinds[k],
+				(unsigned long long)v->series[i].gaps[k]);
+		}
+	}
+}
+
 /**
  * ls_prom_write() - a scrape
  * @f: where
@@ -243,6 +282,8 @@ void ls_prom_write(FILE *f, const struct ls_prom_view *v, bool om)
 		counter(f, v, om, "latscope_gpio_lost_pulses_total",
 			"GPIO pulses sent that never came back.",
 			offsetof(struct ls_prom_series, lost));
+	if (!strcmp(v->source, "noise"))
+		noise_series(f, v, om);
 	if (om)
 		fputs("# EOF\n", f);
 }
