@@ -406,11 +406,16 @@ def check_heat(tool, work, runs):
 
 def label_key(doc):
     """What the default label is made of: M:N runs (--threads) apart, with
-    their thread and CPU counts."""
+    their thread and CPU counts; noise runs (--noise) apart by what their
+    gaps depend on (threshold, runtime, interrupts off)."""
     st = doc["settings"]
     mn = (st["threads"], st["cpus"]) if st.get("scenario") == "M:N" else None
+    noise = doc.get("noise")
+    reads = (None if noise is None else
+             (noise["threshold_us"], noise["runtime_per_period_us"], noise["irqs_off"]))
     return (doc["sysinfo"]["release"], doc["sysinfo"]["preemption"] or "?",
-            st["context"], st["period_us"], mn, doc.get("stress", {}).get("name", "none"))
+            st["context"], st["period_us"], mn, doc.get("stress", {}).get("name", "none"),
+            reads)
 
 
 def mergeable(paths, docs):

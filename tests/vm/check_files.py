@@ -122,10 +122,11 @@ for path in jsons:
               f"{path.name}: total = sum of threads")
     # Every period of the measured time is an event: samples + overruns.
     # (Remote GPIO pulses come at the monitor's pace: no period; a latmon
-    # monitor's pace is its own, and a test double's is faster.)
+    # monitor's pace is its own, and a test double's is faster; a noise
+    # run's events are its gaps: tests/vm/check_noise.py.)
     period_us = doc["settings"]["period_us"]
     expected = (doc["duration_ns"] / 1e3 / period_us
-                if period_us and not latmon and not board else None)
+                if period_us and not latmon and not board and "noise" not in doc else None)
     for n, t in threads.items():
         if expected is not None:
             check(abs(t["events"] - expected) <= 0.1 * expected + 2,
@@ -167,7 +168,7 @@ for path in jsons:
               f"{path.name}: timeline throttled from mid-run on", flags)
     elif heat != "missing" and heat is not None:
         check(heat["temperature"] is None and heat["clock"] is None and
-              heat["throttling"] is None and all(p[6:] == [None] * 3 for p in points),
+              heat["throttling"] is None and all(p[6:9] == [None] * 3 for p in points),
               f"{path.name}: no heat in the VM", heat)
     if path.stem.startswith("mn-"):     # --threads 6 on CPUs 0-1 (cli_test.sh)
         check(doc["settings"]["scenario"] == "M:N" and doc["settings"]["threads"] == 6 and
@@ -177,7 +178,8 @@ for path in jsons:
               (doc["settings"], [(t["cpu"], t["cycles"]) for t in threads.values()]))
     context = doc["settings"]["context"]
     check(context.removeprefix("gpio-") in path.stem or context == "user" or
-          context == "inband-gpio" and "gpiod" in path.stem,
+          context == "inband-gpio" and "gpiod" in path.stem or
+          context.startswith("noise-") and context.removeprefix("noise-") in path.stem,
           f"{path.name}: context {context}")
 
 for path in plots:

@@ -28,7 +28,7 @@ json_num() { # file, key
 measure() { # name, latscope options...
 	name=$1
 	shift
-	latscope --noise -c 1 -T 4 --json noise-"$name".json "$@" >noise-"$name".out 2>&1
+	latscope --noise -c 1 -T 3 --json noise-"$name".json "$@" >noise-"$name".out 2>&1
 	expect_rc "noise $name: run" $? 0
 	grep -E '^(NOS|WHY)\|' noise-"$name".out
 	has "noise $name: NOI| each second" noise-"$name".out '^NOI|'
