@@ -88,7 +88,8 @@ static long latscope_ioc_info(void __user *arg)
 static long latscope_ioc_setup(struct latscope_session *s,
 			       struct latscope_setup __user *arg)
 {
-	struct latscope_setup setup;
+	struct latscope_setup setup, checked;
+	bool trusted;
 	u32 usize;
 	int ret;
 
@@ -101,11 +102,17 @@ static long latscope_ioc_setup(struct latscope_session *s,
 	ret = copy_struct_from_user(&setup, sizeof(setup), arg, usize);
 	if (ret)
 		return ret;
-	ret = latscope_setup_permitted(&setup, READ_ONCE(trusted_group),
-				       &latscope_caller_caps);
+	/* A bad setup is EINVAL whoever asks: checked on a copy first. */
+	checked = setup;
+	ret = latscope_setup_check(&checked);
 	if (ret)
 		return ret;
-	return latscope_session_setup(s, &setup);
+	trusted = READ_ONCE(trusted_group);
+	ret = latscope_setup_permitted(&setup, trusted, &latscope_caller_caps);
+	if (ret)
+		return ret;
+	return latscope_session_setup(s, &setup,
+				      latscope_setup_sees(&setup, trusted, &latscope_caller_caps));
 }
 
 /* The user buffers of a GET_RESULT or SNAPSHOT caller. */
@@ -326,7 +333,7 @@ static ssize_t latscope_read(struct file *file, char __user *buf, size_t len,
 			if (ret <= 0)
 				return ret;
 		}
-		/* A SETUP may have come meanwhile: its records' size. */
+		/* The size of what the ring holds now, a SETUP's since. */
 		size = latscope_record_size(s);
 		if (len - done < size)
 			return done ? done : -EINVAL;
@@ -337,6 +344,9 @@ static ssize_t latscope_read(struct file *file, char __user *buf, size_t len,
 				break;
 			continue;	/* another reader was faster */
 		}
+		/* A SETUP between the two: peek again at its size. */
+		if (pos.size != size)
+			continue;
 		/* Packed in place: record i moves down to i * size. */
 		for (i = 1; i < n; i++)
 			memmove((char *)batch + i * size, &batch[i], size);

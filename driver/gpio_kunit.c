@@ -185,7 +185,7 @@ static void latscope_gpio_missing_chip(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, latscope_kunit_destroy, s), 0);
 	strscpy(setup.gpio.pulse_in.chip, "latscope-no-such-chip",
 		sizeof(setup.gpio.pulse_in.chip));
-	KUNIT_EXPECT_EQ(test, latscope_session_setup(s, &setup), -ENODEV);
+	KUNIT_EXPECT_EQ(test, latscope_session_setup(s, &setup, true), -ENODEV);
 	KUNIT_EXPECT_EQ(test, s->state, LATSCOPE_IDLE);
 	KUNIT_EXPECT_NULL(test, s->priv);
 	KUNIT_EXPECT_NULL(test, s->cells);
@@ -202,7 +202,7 @@ static void latscope_gpio_no_dt_device(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, latscope_kunit_destroy, s), 0);
 	setup.gpio.flags = LATSCOPE_GPIO_FROM_DT;
 	latscope_gpio_no_lines(&setup);
-	KUNIT_EXPECT_EQ(test, latscope_session_setup(s, &setup), -ENODEV);
+	KUNIT_EXPECT_EQ(test, latscope_session_setup(s, &setup, true), -ENODEV);
 	KUNIT_EXPECT_EQ(test, s->state, LATSCOPE_IDLE);
 	KUNIT_EXPECT_NULL(test, s->priv);
 }

@@ -84,18 +84,23 @@ struct latscope_ring {
 	u32 head;		/* next slot to fill, producer-owned */
 	u32 tail;		/* next slot to read, under @lock */
 	u32 gen;		/* resets so far, under @lock */
+	size_t size;		/* bytes read() hands out of a record, under @lock */
 	u64 dropped;		/* producer-owned */
 	struct mutex lock;	/* consumers and reset */
 };
 
-/* Where a peek started: what latscope_ring_consume() checks. */
+/*
+ * Where a peek started: what latscope_ring_consume() checks; and the
+ * size of the records it copied, as read() hands them out.
+ */
 struct latscope_ring_pos {
 	u32 gen;
 	u32 tail;
+	size_t size;
 };
 
 void latscope_ring_init(struct latscope_ring *ring);
-void latscope_ring_reset(struct latscope_ring *ring);
+void latscope_ring_reset(struct latscope_ring *ring, size_t size);
 bool latscope_ring_push(struct latscope_ring *ring,
 			const struct latscope_noise_bulk *rec);
 u32 latscope_ring_peek(struct latscope_ring *ring,
@@ -371,10 +376,12 @@ struct latscope_caps {
 int latscope_setup_check(struct latscope_setup *setup);
 int latscope_setup_permitted(const struct latscope_setup *setup, bool trusted,
 			     const struct latscope_caps *caps);
+bool latscope_setup_sees(const struct latscope_setup *setup, bool trusted,
+			 const struct latscope_caps *caps);
 struct latscope_session *latscope_session_create(struct device *dev);
 void latscope_session_destroy(struct latscope_session *s);
 int latscope_session_setup(struct latscope_session *s,
-			   const struct latscope_setup *setup);
+			   const struct latscope_setup *setup, bool sees);
 int latscope_session_start(struct latscope_session *s);
 int latscope_session_stop(struct latscope_session *s);
 int latscope_session_result(struct latscope_session *s,

@@ -69,7 +69,7 @@ latscope_kunit_session(struct kunit *test, const struct latscope_setup *setup)
 
 	KUNIT_ASSERT_NOT_NULL(test, s);
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, latscope_kunit_destroy, s), 0);
-	KUNIT_ASSERT_EQ(test, latscope_session_setup(s, setup), 0);
+	KUNIT_ASSERT_EQ(test, latscope_session_setup(s, setup, true), 0);
 	return s;
 }
 

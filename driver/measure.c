@@ -45,7 +45,7 @@ void latscope_measure_reset(struct latscope_session *s)
 	s->events = 0;
 	atomic64_set(&s->overruns, 0);
 	latscope_second_start(&s->sec, 0, s->warmup_end + NSEC_PER_SEC, 0);
-	latscope_ring_reset(&s->ring);
+	latscope_ring_reset(&s->ring, latscope_record_size(s));
 	atomic_set(&s->trace_fired, 0);
 	s->trace_sample = 0;
 	if (s->worst)

@@ -60,13 +60,14 @@ static int latscope_noise_check(const struct latscope_setup *setup)
 	if (runtime < LATSCOPE_NOISE_MIN_RUNTIME_NS || runtime > setup->period_ns)
 		return -EINVAL;
 	if (ns->threshold_ns > LATSCOPE_NOISE_MAX_THRESHOLD_NS ||
+	    (ns->threshold_ns && ns->threshold_ns < LATSCOPE_NOISE_MIN_THRESHOLD_NS) ||
 	    (ns->flags & ~LATSCOPE_NOISE_FLAGS_MASK) ||
 	    memchr_inv(ns->__reserved, 0, sizeof(ns->__reserved)))
 		return -EINVAL;
-	/* Interrupts off: the kthread's, never for a whole period. */
+	/* Interrupts off: the kthread's, on for at least half of each period. */
 	if ((ns->flags & LATSCOPE_NOISE_IRQS_OFF) &&
 	    (setup->context != LATSCOPE_CTX_KERNEL ||
-	     runtime > LATSCOPE_NOISE_MAX_IRQS_OFF_NS || runtime >= setup->period_ns))
+	     runtime > LATSCOPE_NOISE_MAX_IRQS_OFF_NS || runtime > setup->period_ns / 2))
 		return -EINVAL;
 	if (memchr_inv(&setup->gpio, 0, sizeof(setup->gpio)))
 		return -EINVAL;
@@ -265,14 +266,17 @@ static int latscope_noise_report(struct latscope_session *s,
 {
 	struct latscope_noise *nz = s->priv;
 	unsigned int cpu = raw_smp_processor_id();
-	u64 prev = rep->from_ns;
+	u64 prev = rep->from_ns, now = ktime_get_ns();
 	u32 i;
 
 	if (cpu != s->setup.cpu)
 		return -EXDEV;
-	if (rep->from_ns < nz->cursor || rep->to_ns < rep->from_ns ||
-	    rep->to_ns > ktime_get_ns())
+	if (rep->from_ns < nz->cursor || rep->to_ns < rep->from_ns || rep->to_ns > now)
 		return -EINVAL;
+	/* A spin that just ended: bounded work, no looking back. */
+	if (now - rep->to_ns > LATSCOPE_NOISE_MAX_REPORT_NS ||
+	    rep->to_ns - rep->from_ns > LATSCOPE_NOISE_MAX_REPORT_NS)
+		return -ESTALE;
 	for (i = 0; i < rep->count; i++) {
 		if (gaps[i].start_ns < prev || gaps[i].end_ns > rep->to_ns ||
 		    gaps[i].end_ns < gaps[i].start_ns ||

@@ -53,6 +53,9 @@ static const struct noise_setup_case noise_setup_cases[] = {
 	  false, -EINVAL },
 	{ "threshold above 1 s", LATSCOPE_CTX_USER, NSEC_PER_SEC, 0, NSEC_PER_SEC + 1, 0,
 	  false, -EINVAL },
+	{ "threshold below 1 us", LATSCOPE_CTX_USER, NSEC_PER_SEC, 0, 999, 0, false, -EINVAL },
+	{ "irqs off, past half the period", LATSCOPE_CTX_KERNEL, 10 * NS_PER_MS,
+	  5 * NS_PER_MS + 1, 0, LATSCOPE_NOISE_IRQS_OFF, false, -EINVAL },
 	{ "irqs off, kernel, half the period", LATSCOPE_CTX_KERNEL, 10 * NS_PER_MS,
 	  5 * NS_PER_MS, 0, LATSCOPE_NOISE_IRQS_OFF, false, 0 },
 	{ "irqs off, user", LATSCOPE_CTX_USER, 10 * NS_PER_MS, 5 * NS_PER_MS, 0,
@@ -109,36 +112,36 @@ static bool noise_yes(void)
 }
 
 /*
- * Interrupts held off, or a SCHED_FIFO kernel thread that leaves the CPU
- * less than 1/20 of each period, need CAP_SYS_ADMIN; a plain noise run,
- * the device alone.
+ * The kernel context's thread (never sleeping through its runtime, bound
+ * to a CPU outside the caller's cpuset and cgroup) needs CAP_SYS_ADMIN,
+ * whatever its priority; the user context's, the caller's own, the device
+ * alone. Telling the gaps apart needs CAP_PERFMON, as the recorder.
  */
-static void latscope_noise_irqs_off_needs_admin(struct kunit *test)
+static void latscope_noise_access(struct kunit *test)
 {
 	const struct latscope_caps none = { .admin = noise_no, .perfmon = noise_no };
 	const struct latscope_caps admin = { .admin = noise_yes, .perfmon = noise_no };
+	const struct latscope_caps perfmon = { .admin = noise_no, .perfmon = noise_yes };
 	struct latscope_setup setup = noise_setup(LATSCOPE_CTX_KERNEL, 10 * NS_PER_MS,
 						  5 * NS_PER_MS);
+	struct latscope_setup timer = latscope_base_setup(LATSCOPE_CTX_KERNEL, NS_PER_MS);
 
-	KUNIT_EXPECT_EQ(test, latscope_setup_permitted(&setup, false, &none), 0);
-	/* SCHED_FIFO: 5 ms of 10 leaves the CPU half; 9.6 ms less than 1/20. */
-	setup.priority = 50;
-	KUNIT_EXPECT_EQ(test, latscope_setup_permitted(&setup, false, &none), 0);
-	setup.noise.runtime_ns = 9600 * NS_PER_US;
-	KUNIT_EXPECT_EQ(test, latscope_setup_permitted(&setup, false, &none), -EPERM);
-	KUNIT_EXPECT_EQ(test, latscope_setup_permitted(&setup, false, &admin), 0);
-	setup.noise.runtime_ns = 0;
-	KUNIT_EXPECT_EQ(test, latscope_setup_permitted(&setup, false, &none), -EPERM);
-	/* The user context's thread is the caller's: RLIMIT_RTPRIO governs it. */
-	setup.context = LATSCOPE_CTX_USER;
-	KUNIT_EXPECT_EQ(test, latscope_setup_permitted(&setup, false, &none), 0);
-	setup.context = LATSCOPE_CTX_KERNEL;
-	setup.priority = 0;
-	setup.noise.runtime_ns = 5 * NS_PER_MS;
-	setup.noise.flags = LATSCOPE_NOISE_IRQS_OFF;
 	KUNIT_EXPECT_EQ(test, latscope_setup_permitted(&setup, false, &none), -EPERM);
 	KUNIT_EXPECT_EQ(test, latscope_setup_permitted(&setup, false, &admin), 0);
 	KUNIT_EXPECT_EQ(test, latscope_setup_permitted(&setup, true, &none), 0);
+	setup.noise.flags = LATSCOPE_NOISE_IRQS_OFF;
+	KUNIT_EXPECT_EQ(test, latscope_setup_permitted(&setup, false, &none), -EPERM);
+	KUNIT_EXPECT_EQ(test, latscope_setup_permitted(&setup, false, &admin), 0);
+	setup.noise.flags = 0;
+	setup.context = LATSCOPE_CTX_USER;
+	setup.priority = 50;
+	KUNIT_EXPECT_EQ(test, latscope_setup_permitted(&setup, false, &none), 0);
+	/* What ran on the CPU: CAP_PERFMON or the trusted group; a timer run never. */
+	KUNIT_EXPECT_FALSE(test, latscope_setup_sees(&setup, false, &none));
+	KUNIT_EXPECT_FALSE(test, latscope_setup_sees(&setup, false, &admin));
+	KUNIT_EXPECT_TRUE(test, latscope_setup_sees(&setup, false, &perfmon));
+	KUNIT_EXPECT_TRUE(test, latscope_setup_sees(&setup, true, &none));
+	KUNIT_EXPECT_FALSE(test, latscope_setup_sees(&timer, true, &perfmon));
 }
 
 /* ---- the flight record's account of a window ---- */
@@ -148,7 +151,8 @@ static void noise_flight_free(void *fl)
 	kvfree(fl);
 }
 
-static void noise_flight_write(struct latscope_flight *fl, u16 kind, u64 ts)
+/* An entry of @kind stamped @ts; a GAP's @arg2: when it was written. */
+static void noise_flight_put(struct latscope_flight *fl, u16 kind, u64 ts, u64 arg2)
 {
 	struct latscope_flight_entry *e;
 	long n;
@@ -157,9 +161,15 @@ static void noise_flight_write(struct latscope_flight *fl, u16 kind, u64 ts)
 	e = latscope_flight_reserve(fl, &n, ts);
 	if (e) {
 		e->kind = kind;
+		e->arg2 = arg2;
 		latscope_flight_commit(e, n);
 	}
 	preempt_enable();
+}
+
+static void noise_flight_write(struct latscope_flight *fl, u16 kind, u64 ts)
+{
+	noise_flight_put(fl, kind, ts, 0);
 }
 
 static void latscope_noise_flight_kinds(struct kunit *test)
@@ -198,14 +208,28 @@ static void latscope_noise_flight_kinds(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, k, 0U);
 	KUNIT_EXPECT_TRUE(test, cut);
 
-	/* Entries dropped from 6000 on: a window over them is not covered. */
-	noise_flight_write(fl, LATSCOPE_FL_GAP, 6000);
+	/*
+	 * Entries dropped from 5950 until the GAP was written at 6300: a
+	 * window over them is not covered, even one that starts after the
+	 * first drop; one after the GAP was written is.
+	 */
+	noise_flight_put(fl, LATSCOPE_FL_GAP, 5950, 6300);
 	noise_flight_write(fl, LATSCOPE_FL_IRQ_ENTRY, 6500);
 	k = latscope_flight_kinds(fl, 5900, 6600, &cut);
 	KUNIT_EXPECT_EQ(test, k, (u32)BIT(LATSCOPE_FL_IRQ_ENTRY));
 	KUNIT_EXPECT_TRUE(test, cut);
-	/* A window after them is. */
+	k = latscope_flight_kinds(fl, 6000, 6600, &cut);
+	KUNIT_EXPECT_TRUE(test, cut);
 	k = latscope_flight_kinds(fl, 6400, 6600, &cut);
+	KUNIT_EXPECT_EQ(test, k, (u32)BIT(LATSCOPE_FL_IRQ_ENTRY));
+	KUNIT_EXPECT_FALSE(test, cut);
+	/*
+	 * Stamped at 6900, its slot taken after an irq that began at 7000
+	 * took one: the irq is still found in a window from 6950.
+	 */
+	noise_flight_write(fl, LATSCOPE_FL_IRQ_ENTRY, 7000);
+	noise_flight_write(fl, LATSCOPE_FL_SWITCH, 6900);
+	k = latscope_flight_kinds(fl, 6950, 7100, &cut);
 	KUNIT_EXPECT_EQ(test, k, (u32)BIT(LATSCOPE_FL_IRQ_ENTRY));
 	KUNIT_EXPECT_FALSE(test, cut);
 }
@@ -219,22 +243,22 @@ static void noise_unpin(void *unused)
 
 /*
  * A running user-context noise session whose timeline is moved back to
- * @base, a time the clock passed 3.5 s ago (waited for if need be), so
- * that reports can name any time of those 3.5 s. The test's thread is
- * pinned to the session's CPU, as the CLI's busy thread is.
+ * @base, a time the clock passed @back ago (waited for if need be), so
+ * that reports can name any time since. The test's thread is pinned to
+ * the session's CPU, as the CLI's busy thread is.
  */
-static struct latscope_session *noise_user_session(struct kunit *test, u64 *base)
+static struct latscope_session *noise_user_session(struct kunit *test, u64 *base, u64 back)
 {
 	struct latscope_setup setup = noise_setup(LATSCOPE_CTX_USER, NSEC_PER_SEC, 0);
 	struct latscope_session *s;
 
-	while (ktime_get_ns() < 4 * NSEC_PER_SEC)
+	while (ktime_get_ns() < back + 500 * NS_PER_MS)
 		msleep(100);
 	KUNIT_ASSERT_EQ(test, set_cpus_allowed_ptr(current, cpumask_of(setup.cpu)), 0);
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, noise_unpin, NULL), 0);
 	s = latscope_kunit_session(test, &setup);
 	KUNIT_ASSERT_EQ(test, latscope_session_start(s), 0);
-	*base = ktime_get_ns() - 3500 * NS_PER_MS;
+	*base = ktime_get_ns() - back;
 	mutex_lock(&s->lock);
 	/* One period before @base: t0 and the warm-up's end are @base. */
 	latscope_timeline_init(s, *base - NSEC_PER_SEC);
@@ -273,7 +297,7 @@ static void latscope_noise_user_reports(struct kunit *test)
 	u64 b, ms = NS_PER_MS, us = NS_PER_US;
 	struct latscope_noise_gap g[2];
 
-	s = noise_user_session(test, &b);
+	s = noise_user_session(test, &b, 3500 * ms);
 	KUNIT_EXPECT_EQ(test, latscope_session_pulse(s, &pulse), -EINVAL);
 
 	/* Second 0: 100..500 ms, two gaps of 20 and 7 us. */
@@ -336,6 +360,27 @@ static void latscope_noise_user_reports(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, res.noise.runtime_per_period_ns, NSEC_PER_SEC);
 	KUNIT_EXPECT_GE(test, noise_kinds_sum(res.noise.gaps), 4ULL);
 	KUNIT_EXPECT_NE(test, res.noise.seen & LATSCOPE_WHY_SEEN_IRQ, 0U);
+}
+
+/*
+ * A report reaches back 10 s at most, and spans 10 s at most: a NOISE
+ * call's work is bounded, and it cannot be asked about the CPU's past.
+ */
+static void latscope_noise_user_bounds(struct kunit *test)
+{
+	u64 b, now, s10 = LATSCOPE_NOISE_MAX_REPORT_NS;
+	struct latscope_session *s = noise_user_session(test, &b, s10 + 2 * NSEC_PER_SEC);
+
+	now = ktime_get_ns();
+	KUNIT_EXPECT_EQ(test, noise_report(s, now - s10 - NSEC_PER_SEC,
+					   now - s10 - NSEC_PER_SEC / 2, NULL, 0), -ESTALE);
+	now = ktime_get_ns();
+	KUNIT_EXPECT_EQ(test, noise_report(s, now - s10 - NSEC_PER_SEC / 2, now, NULL, 0),
+			-ESTALE);
+	now = ktime_get_ns();
+	KUNIT_EXPECT_EQ(test, noise_report(s, now - NSEC_PER_SEC, now, NULL, 0), 0);
+	KUNIT_EXPECT_EQ(test, latscope_session_stop(s), 0);
+	KUNIT_EXPECT_EQ(test, latscope_kunit_result(test, s).noise.runtime_ns, NSEC_PER_SEC);
 }
 
 /* A report from another CPU than the session's is refused. */
@@ -426,9 +471,10 @@ static void latscope_noise_kernel_irqs_off(struct kunit *test)
 static struct kunit_case latscope_noise_test_cases[] = {
 	KUNIT_CASE_PARAM(latscope_noise_setup_rules, noise_setup_gen_params),
 	KUNIT_CASE(latscope_noise_block_elsewhere),
-	KUNIT_CASE(latscope_noise_irqs_off_needs_admin),
+	KUNIT_CASE(latscope_noise_access),
 	KUNIT_CASE(latscope_noise_flight_kinds),
 	KUNIT_CASE(latscope_noise_user_reports),
+	KUNIT_CASE(latscope_noise_user_bounds),
 	KUNIT_CASE(latscope_noise_user_elsewhere),
 	KUNIT_CASE(latscope_noise_kernel),
 	KUNIT_CASE(latscope_noise_kernel_irqs_off),

@@ -123,22 +123,39 @@ int latscope_setup_check(struct latscope_setup *setup)
 }
 
 /*
- * A noise run that holds its CPU: interrupts off (for up to half a second
- * at a time), or a SCHED_FIFO kernel thread that leaves less than
- * LATSCOPE_NOISE_FIFO_SLACK of each period to the CPU's other tasks (as
- * RT throttling's default would, which --apply-setup may have stopped).
+ * A noise run whose busy task is the driver's: a kernel thread that never
+ * sleeps through its runtime, bound to a CPU the caller's cpuset may not
+ * have, outside its CPU cgroup, at a real-time priority or with
+ * interrupts off. Several sessions would add up past any per-session
+ * bound: the user context's thread, the caller's own, is a member's.
  */
 static bool latscope_noise_hogs(const struct latscope_setup *setup)
 {
-	const struct latscope_noise_setup *ns = &setup->noise;
-	u64 runtime = ns->runtime_ns ? ns->runtime_ns : setup->period_ns;
+	return setup->source == LATSCOPE_SRC_NOISE && setup->context == LATSCOPE_CTX_KERNEL;
+}
 
-	if (setup->source != LATSCOPE_SRC_NOISE)
+/**
+ * latscope_setup_sees() - whether a SETUP's source may read the flight record
+ * @setup: the setup, permitted
+ * @trusted: the module's trusted_group
+ * @caps: what the caller holds
+ *
+ * A noise run tells its gaps apart by what ran on the CPU, from the
+ * tracepoints the recorder hooks: when other tasks' threads and irqs
+ * began there, as the recorder hands out. As the recorder, that needs
+ * CAP_PERFMON (or the trusted group); without it the gaps are all of an
+ * unknown kind, and no tracepoint is hooked for the caller.
+ *
+ * Return: true if the source may read it.
+ */
+bool latscope_setup_sees(const struct latscope_setup *setup, bool trusted,
+			 const struct latscope_caps *caps)
+{
+	const struct latscope_source *src = latscope_source_of(setup->source);
+
+	if (!src || !src->uses_flight)
 		return false;
-	if (ns->flags & LATSCOPE_NOISE_IRQS_OFF)
-		return true;
-	return setup->context == LATSCOPE_CTX_KERNEL && setup->priority &&
-	       runtime > setup->period_ns - setup->period_ns / LATSCOPE_NOISE_FIFO_SLACK;
+	return trusted || caps->perfmon();
 }
 
 /**
@@ -147,10 +164,10 @@ static bool latscope_noise_hogs(const struct latscope_setup *setup)
  * @trusted: the module's trusted_group: the device alone grants it all
  * @caps: what the caller holds, asked only when @setup needs it
  *
- * Opening the device grants timer and noise runs. GPIO lines (driven, an
- * interrupt thread's priority raised), the trace threshold (tracing
- * turned off system-wide) and a noise run that could starve its CPU
- * (latscope_noise_hogs()) need CAP_SYS_ADMIN. The
+ * Opening the device grants timer runs and noise runs of the user context.
+ * GPIO lines (driven, an interrupt thread's priority raised), the trace
+ * threshold (tracing turned off system-wide) and a noise run of the
+ * kernel context (latscope_noise_hogs()) need CAP_SYS_ADMIN. The
  * worst-sample recorder hands out what ran on the CPU (other tasks' names
  * and host pids, policies, irq names, interrupted kernel code), as perf
  * would: it needs CAP_PERFMON
@@ -320,6 +337,7 @@ void latscope_session_destroy(struct latscope_session *s)
  * latscope_session_setup() - set a session up for its next run
  * @s: the session, not running
  * @setup: the setup, copied from user space; not changed
+ * @sees: its source may read the flight record (latscope_setup_sees())
  *
  * The setup is checked and the histograms allocated before anything is
  * given back; then the previous setup's source resources go and the new
@@ -333,7 +351,7 @@ void latscope_session_destroy(struct latscope_session *s)
  * (-ENODEV, -EBUSY, -ENXIO, ...).
  */
 int latscope_session_setup(struct latscope_session *s,
-			   const struct latscope_setup *setup)
+			   const struct latscope_setup *setup, bool sees)
 {
 	struct latscope_setup checked = *setup;
 	const struct latscope_source *src;
@@ -357,7 +375,7 @@ int latscope_session_setup(struct latscope_session *s,
 		kvfree(cells);
 		return PTR_ERR(worst);
 	}
-	if (src->uses_flight) {
+	if (src->uses_flight && sees) {
 		ret = latscope_flight_get(checked.cpu, &fl_seen);
 		if (ret) {
 			latscope_recorder_free(worst);

@@ -97,7 +97,7 @@ static void latscope_setup_validation(struct kunit *test)
 	c->mutate(&setup);
 	before = setup;
 	KUNIT_EXPECT_EQ(test, latscope_setup_check(&setup), c->ret);
-	KUNIT_EXPECT_EQ(test, latscope_session_setup(s, &before), c->ret);
+	KUNIT_EXPECT_EQ(test, latscope_session_setup(s, &before, true), c->ret);
 	/* A refused SETUP leaves the session as it was: not set up. */
 	KUNIT_EXPECT_EQ(test, s->state, c->ret ? LATSCOPE_IDLE : LATSCOPE_READY);
 	KUNIT_EXPECT_EQ(test, !s->cells, c->ret != 0);
@@ -134,20 +134,20 @@ static void latscope_state_machine(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, latscope_session_snapshot(s, &res, NULL), -EINVAL);
 	KUNIT_EXPECT_EQ(test, latscope_session_pulse(s, &pulse), -EINVAL);
 
-	KUNIT_ASSERT_EQ(test, latscope_session_setup(s, &setup), 0);
+	KUNIT_ASSERT_EQ(test, latscope_session_setup(s, &setup, true), 0);
 	/* Set up, not started: a snapshot is an empty result. */
 	KUNIT_EXPECT_EQ(test, latscope_session_snapshot(s, &res, NULL), 0);
 	KUNIT_EXPECT_EQ(test, res.latency.samples, 0ULL);
 	KUNIT_EXPECT_EQ(test, latscope_session_pulse(s, &pulse), -EINVAL);
 	KUNIT_ASSERT_EQ(test, latscope_session_start(s), 0);
 	KUNIT_EXPECT_EQ(test, latscope_session_start(s), -EINVAL);
-	KUNIT_EXPECT_EQ(test, latscope_session_setup(s, &setup), -EBUSY);
+	KUNIT_EXPECT_EQ(test, latscope_session_setup(s, &setup, true), -EBUSY);
 	KUNIT_EXPECT_EQ(test, latscope_session_result(s, &res, NULL), -EBUSY);
 	KUNIT_EXPECT_EQ(test, latscope_session_stop(s), 0);
 	KUNIT_EXPECT_EQ(test, latscope_session_stop(s), 0);
 	KUNIT_EXPECT_EQ(test, latscope_session_result(s, &res, NULL), 0);
 	/* A stopped session can be set up and run again. */
-	KUNIT_EXPECT_EQ(test, latscope_session_setup(s, &setup), 0);
+	KUNIT_EXPECT_EQ(test, latscope_session_setup(s, &setup, true), 0);
 	KUNIT_EXPECT_EQ(test, latscope_session_start(s), 0);
 }
 
@@ -377,7 +377,7 @@ static void latscope_test_source_runs(struct kunit *test)
 	struct latscope_result res;
 	int i;
 
-	KUNIT_ASSERT_EQ(test, latscope_session_setup(s, &setup), 0);
+	KUNIT_ASSERT_EQ(test, latscope_session_setup(s, &setup, true), 0);
 	KUNIT_EXPECT_STREQ(test, latscope_test_log.calls, "cg");
 	KUNIT_ASSERT_EQ(test, latscope_session_start(s), 0);
 	for (i = 0; i < 500 && !atomic_read(&latscope_test_log.responds); i++)
@@ -394,7 +394,7 @@ static void latscope_test_source_runs(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, res.gpio.acks, 1ULL);
 
 	/* A new SETUP: no second put, a fresh state. */
-	KUNIT_ASSERT_EQ(test, latscope_session_setup(s, &setup), 0);
+	KUNIT_ASSERT_EQ(test, latscope_session_setup(s, &setup, true), 0);
 	KUNIT_EXPECT_STREQ(test, latscope_test_log.calls, "cgsxpcg");
 	res = latscope_kunit_result(test, s);
 	KUNIT_EXPECT_EQ(test, res.gpio.acks, 0ULL);
@@ -406,14 +406,14 @@ static void latscope_test_source_refuses(struct kunit *test)
 	struct latscope_session *s = latscope_test_session(test, &setup);
 
 	setup.period_ns = TEST_BAD_PERIOD;
-	KUNIT_EXPECT_EQ(test, latscope_session_setup(s, &setup), -EINVAL);
+	KUNIT_EXPECT_EQ(test, latscope_session_setup(s, &setup, true), -EINVAL);
 	KUNIT_EXPECT_STREQ(test, latscope_test_log.calls, "c");
 
 	/* Set up, then a SETUP whose get() fails: the old one is put. */
 	setup.period_ns = 0;
-	KUNIT_ASSERT_EQ(test, latscope_session_setup(s, &setup), 0);
+	KUNIT_ASSERT_EQ(test, latscope_session_setup(s, &setup, true), 0);
 	setup.period_ns = TEST_GET_FAILS;
-	KUNIT_EXPECT_EQ(test, latscope_session_setup(s, &setup), -EBUSY);
+	KUNIT_EXPECT_EQ(test, latscope_session_setup(s, &setup, true), -EBUSY);
 	KUNIT_EXPECT_STREQ(test, latscope_test_log.calls, "ccgcpg");
 	KUNIT_EXPECT_EQ(test, s->state, LATSCOPE_IDLE);
 	KUNIT_EXPECT_NULL(test, s->priv);
@@ -706,9 +706,9 @@ static void latscope_cpu_offline_ends_session(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, res.flags & LATSCOPE_RESULT_CPU_OFFLINE);
 	KUNIT_EXPECT_GT(test, res.events, 0ULL);
 	/* Not online: a new start is refused, nothing left running. */
-	KUNIT_EXPECT_EQ(test, latscope_session_setup(s, &setup), -EINVAL);
+	KUNIT_EXPECT_EQ(test, latscope_session_setup(s, &setup, true), -EINVAL);
 	KUNIT_EXPECT_EQ(test, add_cpu(cpu), 0);
-	KUNIT_EXPECT_EQ(test, latscope_session_setup(s, &setup), 0);
+	KUNIT_EXPECT_EQ(test, latscope_session_setup(s, &setup, true), 0);
 }
 
 static void latscope_destroy_while_running(struct kunit *test)
@@ -717,7 +717,7 @@ static void latscope_destroy_while_running(struct kunit *test)
 	struct latscope_session *s = latscope_session_create(NULL);
 
 	KUNIT_ASSERT_NOT_NULL(test, s);
-	KUNIT_ASSERT_EQ(test, latscope_session_setup(s, &setup), 0);
+	KUNIT_ASSERT_EQ(test, latscope_session_setup(s, &setup, true), 0);
 	KUNIT_ASSERT_EQ(test, latscope_session_start(s), 0);
 	msleep(20);
 	/* What close() does, whatever the state: must not leave a timer. */
@@ -750,14 +750,14 @@ static void latscope_release_ends_runs(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, res.flags & LATSCOPE_RESULT_RELEASED);
 	KUNIT_EXPECT_GT(test, res.latency.samples, 0ULL);
 	/* Released: no new run, and the old setup's figures stay. */
-	KUNIT_EXPECT_EQ(test, latscope_session_setup(s, &setup), -ESHUTDOWN);
+	KUNIT_EXPECT_EQ(test, latscope_session_setup(s, &setup, true), -ESHUTDOWN);
 	KUNIT_EXPECT_EQ(test, latscope_session_start(s), -EINVAL);
 	res = latscope_kunit_result(test, s);
 	KUNIT_EXPECT_TRUE(test, res.flags & LATSCOPE_RESULT_RELEASED);
 	/* Admitted again: it runs. */
 	latscope_sessions_admit();
 	KUNIT_EXPECT_FALSE(test, latscope_sessions_released());
-	KUNIT_ASSERT_EQ(test, latscope_session_setup(s, &setup), 0);
+	KUNIT_ASSERT_EQ(test, latscope_session_setup(s, &setup, true), 0);
 	KUNIT_ASSERT_EQ(test, latscope_session_start(s), 0);
 	KUNIT_EXPECT_EQ(test, latscope_session_stop(s), 0);
 	res = latscope_kunit_result(test, s);
@@ -779,7 +779,7 @@ static void latscope_release_waits_for_close(struct kunit *test)
 
 	KUNIT_ASSERT_NOT_NULL(test, s);
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, latscope_admit_action, NULL), 0);
-	if (latscope_session_setup(s, &setup) || latscope_session_start(s)) {
+	if (latscope_session_setup(s, &setup, true) || latscope_session_start(s)) {
 		latscope_session_destroy(s);
 		KUNIT_FAIL(test, "cannot start a run");
 		return;

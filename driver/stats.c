@@ -166,25 +166,27 @@ int latscope_acc_snapshot(struct latscope_acc *acc, struct latscope_stats *out,
 void latscope_ring_init(struct latscope_ring *ring)
 {
 	mutex_init(&ring->lock);
-	latscope_ring_reset(ring);
+	latscope_ring_reset(ring, sizeof(struct latscope_bulk));
 }
 
 /**
  * latscope_ring_reset() - empty a ring and clear its drop count
  * @ring: the ring; its producer is not running
+ * @size: the bytes read() hands out of each record it will hold
  *
  * A consumer's peek from before the reset takes nothing
  * (latscope_ring_consume()).
  *
  * Context: process; takes @ring->lock.
  */
-void latscope_ring_reset(struct latscope_ring *ring)
+void latscope_ring_reset(struct latscope_ring *ring, size_t size)
 {
 	mutex_lock(&ring->lock);
 	ring->head = 0;
 	ring->tail = 0;
 	ring->dropped = 0;
 	ring->gen++;
+	ring->size = size;
 	mutex_unlock(&ring->lock);
 }
 
@@ -246,6 +248,7 @@ u32 latscope_ring_peek(struct latscope_ring *ring,
 	mutex_lock(&ring->lock);
 	pos->gen = ring->gen;
 	pos->tail = ring->tail;
+	pos->size = ring->size;
 	/* Acquire: the slots' content is read after the index. */
 	n = min(smp_load_acquire(&ring->head) - pos->tail, max);
 	for (i = 0; i < n; i++)

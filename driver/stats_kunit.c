@@ -317,14 +317,14 @@ static void latscope_ring_consumers_race(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, latscope_ring_peek(ring, recs, 4, &a), 1U);
 	KUNIT_EXPECT_EQ(test, recs[0].bulk.second, 2ULL);
 	/* A reset (SETUP, START) between a peek and its take wins too. */
-	latscope_ring_reset(ring);
+	latscope_ring_reset(ring, sizeof(struct latscope_bulk));
 	KUNIT_EXPECT_FALSE(test, latscope_ring_consume(ring, &a, 1));
 	KUNIT_EXPECT_TRUE(test, latscope_ring_empty(ring));
 	/* Even when the new run's ring is back at the same index. */
 	rec.bulk.second = 7;
 	KUNIT_ASSERT_TRUE(test, latscope_ring_push(ring, &rec));
 	KUNIT_EXPECT_EQ(test, latscope_ring_peek(ring, recs, 4, &a), 1U);
-	latscope_ring_reset(ring);
+	latscope_ring_reset(ring, sizeof(struct latscope_bulk));
 	KUNIT_ASSERT_TRUE(test, latscope_ring_push(ring, &rec));
 	KUNIT_EXPECT_FALSE(test, latscope_ring_consume(ring, &a, 1));
 	KUNIT_EXPECT_TRUE(test, latscope_ring_pop_whole(ring, &rec));

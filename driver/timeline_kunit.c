@@ -42,12 +42,12 @@ static void latscope_warmup_rounds_up(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, s->warmup_end, s->t0 + 3000 * NS_PER_US);
 
 	setup.warmup_ns = 0;
-	KUNIT_ASSERT_EQ(test, latscope_session_setup(s, &setup), 0);
+	KUNIT_ASSERT_EQ(test, latscope_session_setup(s, &setup, true), 0);
 	latscope_timeline_init(s, T0_NOW);
 	KUNIT_EXPECT_EQ(test, s->warmup_end, s->t0 + NSEC_PER_SEC);
 
 	setup.flags = LATSCOPE_SETUP_NO_WARMUP;
-	KUNIT_ASSERT_EQ(test, latscope_session_setup(s, &setup), 0);
+	KUNIT_ASSERT_EQ(test, latscope_session_setup(s, &setup, true), 0);
 	latscope_timeline_init(s, T0_NOW);
 	KUNIT_EXPECT_EQ(test, s->warmup_end, s->t0);
 }

@@ -158,6 +158,13 @@ static bool latscope_flight_peek(const struct latscope_flight *fl, long n,
 	return READ_ONCE(e->seq) == n;
 }
 
+/*
+ * Entries latscope_flight_kinds() reads past the first one older than its
+ * window: an NMI, a hard irq and a softirq can each interrupt a writer
+ * between its stamp and its slot.
+ */
+#define LATSCOPE_FLIGHT_REORDER	4
+
 /**
  * latscope_flight_kinds() - what a CPU's record saw in a recent window
  * @fl: the record
@@ -181,6 +188,7 @@ u32 latscope_flight_kinds(struct latscope_flight *fl, u64 from, u64 to,
 	long head = local_read(&fl->head);
 	long n, oldest = max(head - LATSCOPE_FLIGHT_SLOTS + 1, 1L);
 	u64 ts, since = READ_ONCE(fl->since);
+	int older = 0;
 	u32 kinds = 0;
 	u16 kind;
 
@@ -188,18 +196,30 @@ u32 latscope_flight_kinds(struct latscope_flight *fl, u64 from, u64 to,
 	for (n = head; n >= oldest; n--) {
 		if (!latscope_flight_peek(fl, n, &ts, &kind))
 			return kinds;
+		/*
+		 * Entries dropped from @ts on, until the GAP was written
+		 * (@arg2): if that reached into the window, not all is known.
+		 */
+		if (kind == LATSCOPE_FL_GAP && ts <= to &&
+		    READ_ONCE(fl->slot[(n - 1) & (LATSCOPE_FLIGHT_SLOTS - 1)].arg2) >= from)
+			return kinds;
+		/*
+		 * Past the window's start, a few more: an entry is stamped
+		 * before it takes its slot, so one an irq interrupted may sit
+		 * below that irq's, which began later.
+		 */
 		if (ts < from) {
 			*cut = since > from;
-			return kinds;
+			if (++older > LATSCOPE_FLIGHT_REORDER)
+				return kinds;
+			continue;
 		}
-		/* Entries dropped from @ts on, by @to: not all is known. */
-		if (kind == LATSCOPE_FL_GAP && ts <= to)
-			return kinds;
 		if (ts <= to && kind < 32)
 			kinds |= BIT(kind);
 	}
 	/* Nothing older left: whole only if it never wrapped since the arming. */
-	*cut = n >= 1 || !since || since > from;
+	if (!older)
+		*cut = n >= 1 || !since || since > from;
 	return kinds;
 }
 

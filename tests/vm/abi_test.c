@@ -843,6 +843,44 @@ static void test_noise_kernel(struct tally *t, uint32_t cpu)
 	close(fd);
 }
 
+/*
+ * A member of the device's group (uid 1000): a noise run of its own
+ * thread, not the driver's busy kernel thread, and its gaps not told
+ * apart (no CAP_PERFMON): the flight record's seen bits are 0.
+ */
+static void test_noise_not_root(struct tally *t, uint32_t cpu)
+{
+	int status;
+	pid_t pid;
+
+	if (chmod(DEV, 0666)) {
+		check(t, false, "noise not root: chmod 0666 " DEV, "errno %d", errno);
+		return;
+	}
+	pid = fork();
+	if (!pid) {
+		struct latscope_result res = { .size = sizeof(res) };
+		struct latscope_setup s;
+		int fd, k, u, seen = -1;
+
+		if (setgid(1000) || setuid(1000))
+			_exit(255);
+		fd = open(DEV, O_RDWR);
+		s = noise_setup(LATSCOPE_CTX_KERNEL, cpu, 2 * PERIOD_NS);
+		k = try_setup(fd, &s);
+		s = noise_setup(LATSCOPE_CTX_USER, cpu, 0);
+		u = try_setup(fd, &s);
+		if (!u && !ioctl(fd, LATSCOPE_IOC_GET_RESULT, &res))
+			seen = (int)res.noise.seen;
+		_exit((k == EPERM ? 1 : 0) | (!u ? 2 : 0) | (!seen ? 4 : 0));
+	}
+	waitpid(pid, &status, 0);
+	chmod(DEV, 0600);
+	check(t, WIFEXITED(status) && WEXITSTATUS(status) == 7,
+	      "noise not root: -k refused (EPERM), -u set up, its gaps not told apart",
+	      "status %#x", status);
+}
+
 static void test_noise_setups(struct tally *t, uint32_t cpu)
 {
 	struct latscope_setup s;
@@ -1494,6 +1532,7 @@ int main(int argc, char **argv)
 	test_two_sessions(&t, ncpus);
 	test_kill9(&t);
 	test_not_root(&t);
+	test_noise_not_root(&t, ncpus - 1);
 	test_why_access(&t);
 	test_running_cap(&t);
 	test_memcg(&t);

@@ -100,9 +100,9 @@ static const struct ls_help_row rows[] = {
 					     "period [=the whole period]" },
 	{ "noise", "noise-threshold", "=<us>", "the shortest gap that is noise [=5]" },
 	{ "noise", "irqs-off", "", "-k only: read with interrupts off (CAP_SYS_ADMIN);\n"
-				  "needs --noise-runtime, at most 500000, below -p" },
-	{ "noise", NULL, "-k, -u, -c, --cpus, -P", "where the busy task runs; -P: SCHED_FIFO\n"
-						  "[=SCHED_OTHER]" },
+				  "needs --noise-runtime, at most 500000 and -p / 2" },
+	{ "noise", NULL, "-k, -u, -c, --cpus, -P", "where the busy task runs (-k: CAP_SYS_ADMIN);\n"
+						  "-P: SCHED_FIFO [=SCHED_OTHER]" },
 
 	{ "survey", "survey", "=<dir>", "qualify the board: every context quiet and under\n"
 					"each load, the setup verdict, the cost suite,\n"

@@ -47,9 +47,9 @@ int ls_noise_check(const struct ls_params *p, char *err, size_t errlen)
 		ls_fail(err, errlen, "--irqs-off: only the kernel thread (-k) reads with interrupts off");
 		return -1;
 	}
-	if (p->irqs_off && (!runtime || runtime >= period ||
+	if (p->irqs_off && (!runtime || runtime > period / 2 ||
 			    runtime > LATSCOPE_NOISE_MAX_IRQS_OFF_NS)) {
-		ls_fail(err, errlen, "--irqs-off holds the CPU's interrupts off for each runtime: give --noise-runtime below the period (-p %u) and at most %llu us",
+		ls_fail(err, errlen, "--irqs-off holds the CPU's interrupts off for each runtime: give --noise-runtime of at most half the period (-p %u) and %llu us",
 			p->period_us, LATSCOPE_NOISE_MAX_IRQS_OFF_NS / 1000);
 		return -1;
 	}
@@ -69,15 +69,14 @@ int ls_noise_setup(const struct ls_params *p, struct latscope_setup *setup, char
 
 void ls_noise_setup_error(const struct ls_params *p, int error, char *err, size_t errlen)
 {
-	static const char fifo_hog[] =
-		"-P: a SCHED_FIFO kernel thread leaving under 5 % of a period needs CAP_SYS_ADMIN";
+	static const char kernel_thread[] =
+		"--noise -k (the driver's busy thread) needs CAP_SYS_ADMIN too (-u does not)";
 
 	switch (error) {
 	case EPERM:
 		snprintf(err, errlen, "%s: run as root, or load latscope with trusted_group=1",
-			 p->irqs_off ? "--irqs-off needs CAP_SYS_ADMIN too" :
+			 p->context == LATSCOPE_CTX_KERNEL ? kernel_thread :
 			 p->breaktrace_us ? "-b needs CAP_SYS_ADMIN too" :
-			 p->priority && p->context == LATSCOPE_CTX_KERNEL ? fifo_hog :
 			 "--why needs CAP_PERFMON too");
 		break;
 	case EINVAL:
@@ -99,6 +98,13 @@ static int noise_flush(const struct ls_noise_spin *sp, struct latscope_noise_rep
 	rep->from_ns = from;
 	rep->to_ns = to;
 	ret = sp->report(sp->priv, rep);
+	/*
+	 * Held off for over 10 s (LATSCOPE_NOISE_MAX_REPORT_NS) before it
+	 * could report: the driver takes no report that old; the spin goes
+	 * on from now.
+	 */
+	if (ret == ESTALE)
+		return 0;
 	/*
 	 * The session no longer runs: stopped, or ended by its CPU going
 	 * offline or a release, which the engine hears from the record

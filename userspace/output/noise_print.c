@@ -95,7 +95,7 @@ void ls_noise_print_summary(FILE *f, const struct ls_report *r)
 	if (p->irqs_off)
 		fprintf(f, "NOS| interrupts off while reading: what is left is NMIs and what the hardware (or a hypervisor) took\n");
 	if (r->nr_cpus && !(r->cpu[0].res.noise.seen & LATSCOPE_WHY_SEEN_IRQ))
-		fprintf(f, "NOS| this kernel has no irq tracepoints the driver could hook: the gaps are not told apart (unknown)\n");
+		fprintf(f, "NOS| the gaps are not told apart (unknown): that needs CAP_PERFMON, as --why (root, or the module's trusted_group), and the kernel's irq tracepoints\n");
 }
 
 void ls_noise_write_plot(FILE *f, const struct ls_report *r)

@@ -164,12 +164,18 @@ static void *responder_fn(void *arg)
 	}
 }
 
-/* A source's busy responder (--noise -u): its loop until the stop. */
+/*
+ * A source's busy responder (--noise -u): its loop until the stop. One
+ * that fails (its thread moved off the CPU) stops its session: the
+ * logger's end of stream ends the run, and the stop says why.
+ */
 static void *spin_fn(void *arg)
 {
 	struct cpu_run *c = arg;
 
 	c->responder_err = ls_source_of(c->p)->spin(c->fd, c->p, &c->stopping);
+	if (c->responder_err)
+		ioctl(c->fd, LATSCOPE_IOC_STOP);
 	return NULL;
 }
 

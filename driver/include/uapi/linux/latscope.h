@@ -187,9 +187,9 @@ struct latscope_gpio_setup {
  *
  * In the kernel context the busy task is the driver's kthread
  * "latnoise/<cpu>": SCHED_FIFO at &latscope_setup.priority, or SCHED_OTHER
- * (nice 0) when it is 0, which has no default here. A SCHED_FIFO one that
- * leaves its CPU's other tasks less than 1/LATSCOPE_NOISE_FIFO_SLACK of
- * each period, as RT throttling's default would, needs CAP_SYS_ADMIN. With
+ * (nice 0) when it is 0, which has no default here. A thread that never
+ * sleeps through its runtime, outside the caller's cpuset and cgroup: the
+ * kernel context needs CAP_SYS_ADMIN (or the module's trusted_group). With
  * LATSCOPE_NOISE_IRQS_OFF it reads with interrupts off (as hwlatdetect),
  * so what is left is NMIs and what the hardware (or a hypervisor) takes.
  * In the user context the busy task is the caller's thread on the CPU:
@@ -197,7 +197,9 @@ struct latscope_gpio_setup {
  * LATSCOPE_IOC_NOISE; PULSE is refused.
  *
  * Each gap is told apart by what the CPU's flight record (DOC: why; the
- * same tracepoints, hooked for every noise session) saw begin in it: a
+ * same tracepoints) saw begin in it, for a caller with CAP_PERFMON (or
+ * the trusted group), as the recorder: for any other, every gap is
+ * unknown and &latscope_noise_result.seen is 0. What it tells apart: a
  * hard irq or hrtimer callback, a softirq, another task switched in, an
  * NMI, or nothing (unexplained: the hardware, a hypervisor, or what no
  * tracepoint sees, as a page fault of the user thread). A gap the
@@ -215,8 +217,9 @@ struct latscope_gpio_setup {
 #define LATSCOPE_NOISE_MIN_RUNTIME_NS		100000ULL	/* 100 us */
 #define LATSCOPE_NOISE_MAX_IRQS_OFF_NS		500000000ULL	/* 500 ms, as hwlat's width */
 #define LATSCOPE_NOISE_MAX_GAPS			32
-/* A SCHED_FIFO kernel busy task leaving less than 1/20 of each period needs CAP_SYS_ADMIN. */
-#define LATSCOPE_NOISE_FIFO_SLACK		20
+/* A user context's report reaches back this far at most (DOC: noise). */
+#define LATSCOPE_NOISE_MAX_REPORT_NS		10000000000ULL	/* 10 s */
+#define LATSCOPE_NOISE_MIN_THRESHOLD_NS		1000ULL		/* 1 us */
 
 /* struct latscope_noise_setup.flags */
 #define LATSCOPE_NOISE_IRQS_OFF		_BITUL(0)	/* kernel context: interrupts off */
@@ -249,10 +252,10 @@ enum latscope_noise_kind {
  * @runtime_ns: how long the busy task reads the clock in each period,
  *	LATSCOPE_NOISE_MIN_RUNTIME_NS..period_ns; 0: the whole period
  * @threshold_ns: the shortest gap that is noise, 0: LATSCOPE_NOISE_DEFAULT_THRESHOLD_NS;
- *	at most LATSCOPE_NOISE_MAX_THRESHOLD_NS
+ *	else LATSCOPE_NOISE_MIN_THRESHOLD_NS to LATSCOPE_NOISE_MAX_THRESHOLD_NS
  * @flags: LATSCOPE_NOISE_*, others rejected. LATSCOPE_NOISE_IRQS_OFF is
- *	for the kernel context, needs CAP_SYS_ADMIN, and a runtime of at
- *	most LATSCOPE_NOISE_MAX_IRQS_OFF_NS, below the period.
+ *	for the kernel context (CAP_SYS_ADMIN), with a runtime of at most
+ *	LATSCOPE_NOISE_MAX_IRQS_OFF_NS and half the period.
  * @__reserved: must be 0
  *
  * The setup's period_ns is the noise period, LATSCOPE_NOISE_MIN_PERIOD_NS
@@ -835,8 +838,10 @@ struct latscope_noise_gap {
  * @count: at most LATSCOPE_NOISE_MAX_GAPS; 0 reports runtime alone
  * @flags: must be 0
  * @from_ns: the spin this report covers began with a read then,
- *	CLOCK_MONOTONIC: no earlier than the previous report's @to_ns
- * @to_ns: and ended with a read then, not after the call
+ *	CLOCK_MONOTONIC: no earlier than the previous report's @to_ns, nor
+ *	than LATSCOPE_NOISE_MAX_REPORT_NS before @to_ns
+ * @to_ns: and ended with a read then, not after the call, nor
+ *	LATSCOPE_NOISE_MAX_REPORT_NS before it
  *
  * Each gap must lie in [@from_ns, @to_ns], after the one before it, and
  * last at least the threshold. @to_ns - @from_ns is runtime.
@@ -902,8 +907,8 @@ struct latscope_info {
  *	a GPIO line (or the device tree's lines) is in use; ENODEV no GPIO
  *	chip with that label, or no "latscope,gpio" device (with a pulse-out
  *	line, for loopback); ENXIO pulse-in cannot raise an interrupt; EPERM
- *	a GPIO source, a trace threshold or a noise run that holds its CPU
- *	(DOC: noise) from a caller without CAP_SYS_ADMIN, or @why_records
+ *	a GPIO source, a trace threshold or a noise run of the kernel
+ *	context (DOC: noise) from a caller without CAP_SYS_ADMIN, or @why_records
  *	from one without CAP_PERFMON or CAP_SYS_ADMIN (unless the module's
  *	trusted_group parameter is set);
  *	ESHUTDOWN the device is released (the session unchanged).
@@ -950,8 +955,10 @@ struct latscope_info {
  *	The user context's busy task hands in the runtime and the gaps of a
  *	spin (DOC: noise). Errors: EINVAL the session is not a running noise
  *	session of the user context, or a field breaks a rule of struct
- *	latscope_noise_report (nothing of the report is recorded); EXDEV the
- *	caller is not on the session's CPU.
+ *	latscope_noise_report (nothing of the report is recorded); ESTALE
+ *	it ended, or began, more than LATSCOPE_NOISE_MAX_REPORT_NS before
+ *	(nothing recorded: the next may follow); EXDEV the caller is not on
+ *	the session's CPU.
  */
 #define LATSCOPE_IOC_GET_INFO	_IOR(LATSCOPE_IOC_MAGIC, 0, struct latscope_info)
 #define LATSCOPE_IOC_SETUP	_IOC(_IOC_WRITE, LATSCOPE_IOC_MAGIC, 1, \
