@@ -116,13 +116,13 @@ if grep -qw osnoise /sys/kernel/tracing/available_tracers 2>/dev/null && [ -x /u
 		for i in $(seq "$ROUNDS"); do
 			if [ "$load" = stress ]; then
 				latscope --noise -k -c 1 -T "$SECS" -q --stress classic \
-					--json "cmp-$load-latscope-$i.json" >cmp.out 2>&1
+					--json "cmp-$load-latscope-kernel-$i.json" >cmp.out 2>&1
 			else
-				latscope --noise -k -c 1 -T "$SECS" -q --json "cmp-$load-latscope-$i.json" \
+				latscope --noise -k -c 1 -T "$SECS" -q --json "cmp-$load-latscope-kernel-$i.json" \
 					>cmp.out 2>&1
 			fi
 			expect_rc "compare $load $i: latscope" $? 0
-			dump "cmp-$load-latscope-$i.json" "cmp-$load-latscope-$i.json"
+			dump "cmp-$load-latscope-kernel-$i.json" "cmp-$load-latscope-kernel-$i.json"
 			[ "$load" = stress ] && classic_on_cpu0
 			rtla osnoise top -c 1 -H 0 -d "$SECS" --warm-up 1 -q >"cmp-$load-rtla-$i.out" 2>&1
 			expect_rc "compare $load $i: rtla osnoise top" $? 0
