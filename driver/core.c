@@ -88,7 +88,7 @@ static long latscope_ioc_info(void __user *arg)
 static long latscope_ioc_setup(struct latscope_session *s,
 			       struct latscope_setup __user *arg)
 {
-	struct latscope_setup setup, checked;
+	struct latscope_setup setup;
 	bool trusted;
 	u32 usize;
 	int ret;
@@ -102,11 +102,10 @@ static long latscope_ioc_setup(struct latscope_session *s,
 	ret = copy_struct_from_user(&setup, sizeof(setup), arg, usize);
 	if (ret)
 		return ret;
-	/* A bad setup is EINVAL whoever asks: checked on a copy first. */
-	checked = setup;
-	ret = latscope_setup_check(&checked);
-	if (ret)
-		return ret;
+	/*
+	 * Who may ask comes first (the ABI's EPERM for a source a caller may
+	 * not use, whatever the rest says); then the session checks it all.
+	 */
 	trusted = READ_ONCE(trusted_group);
 	ret = latscope_setup_permitted(&setup, trusted, &latscope_caller_caps);
 	if (ret)

@@ -910,7 +910,7 @@ struct latscope_info {
  *	a GPIO source, a trace threshold or a noise run of the kernel
  *	context (DOC: noise) from a caller without CAP_SYS_ADMIN, or @why_records
  *	from one without CAP_PERFMON or CAP_SYS_ADMIN (unless the module's
- *	trusted_group parameter is set);
+ *	trusted_group parameter is set), before any other field is checked;
  *	ESHUTDOWN the device is released (the session unchanged).
  *
  * LATSCOPE_IOC_START, no argument
