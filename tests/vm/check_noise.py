@@ -15,14 +15,10 @@ thread or irq with a time of at least 90 % of SPIN.
 
 The comparison: for each load, the noise (% of the runtime) and the
 largest single gap of each tool, the mean of its rounds and their range.
-The two means must differ by no more than the run-to-run spread: the
-range of all rounds of both tools together (a largest gap is one
-sample: two rounds of one tool can lie on one side by chance, and a
-tool's own range alone would fail such a pair), or, where it is tiny,
-1 point of noise or 25 % of the largest gap. A tool that measured
-another thing lies apart from the other's rounds by more than they
-spread together. It prints the table that docs/measurements/noise.md
-quotes.
+The two means must differ by no more than the emulator's run-to-run
+spread as docs/measurements/noise.md states it (NOISE_SPREAD_PCT,
+GAP_SPREAD_US), or either tool's own range where that is wider. It
+prints the table that docs/measurements/noise.md quotes.
 
 Usage: check_noise.py FILES_DIR. Ends with "noise: N passed, N failed".
 """
@@ -37,6 +33,13 @@ from checks import check, setup, summary  # noqa: E402  (tests/lib/checks.py)
 
 setup(prefix="noise: ", always=True)
 SPIN_US = 5000
+# The emulator's run-to-run spread, as docs/measurements/noise.md measured
+# it (five rounds of 10 s of each tool in one boot), rounded up: the
+# widest range of one tool's noise (4.1 points) and the range of all the
+# quiet rounds' largest gaps (9.2 ms). Two short rounds of each tool say
+# less than that about it: their own range counts only if wider.
+NOISE_SPREAD_PCT = 5.0
+GAP_SPREAD_US = 10000.0
 NAMED = {"thread": ("task", "lsnoise/1"), "irq": ("irq", "lsnoise")}
 
 
@@ -131,11 +134,11 @@ def compare(files):
             if not ok:
                 return
             figs[tool] = got
-        for i, (what, floor) in enumerate((("noise %", 1.0), ("largest gap us", None))):
+        for i, (what, stated) in enumerate((("noise %", NOISE_SPREAD_PCT),
+                                            ("largest gap us", GAP_SPREAD_US))):
             lm, lr = stats([f[i] for f in figs["latscope"]])
             rm, rr = stats([f[i] for f in figs["rtla"]])
-            _, pooled = stats([f[i] for f in figs["latscope"] + figs["rtla"]])
-            spread = max(pooled, floor if floor else 0.25 * max(lm, rm))
+            spread = max(lr, rr, stated)
             rows.append((load_name, what, lm, lr, rm, rr, spread))
             check(abs(lm - rm) <= spread,
                   f"{load_name}: {what} agrees with rtla within the spread",
