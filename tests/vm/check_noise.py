@@ -32,7 +32,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from checks import check, setup, summary  # noqa: E402  (tests/lib/checks.py)
 
 setup(prefix="noise: ", always=True)
-SPIN_US = 5000
+SPIN_US = 20000
 # The emulator's run-to-run spread, as docs/measurements/noise.md measured
 # it (five rounds of 10 s of each tool in one boot), rounded up: the
 # widest range of one tool's noise (4.1 points) and the range of all the
