@@ -158,6 +158,24 @@ static void counter(FILE *f, const struct ls_prom_view *v, bool om, const char *
 	}
 }
 
+/* A counter of nanoseconds at @offset of each series, in seconds. */
+static void seconds_counter(FILE *f, const struct ls_prom_view *v, bool om, const char *name,
+			    const char *help, size_t offset)
+{
+	unsigned int i;
+	__u64 ns;
+
+	family(f, om, name, "counter", help);
+	for (i = 0; i < v->nr; i++) {
+		memcpy(&ns, (const char *)&v->series[i] + offset, sizeof(ns));
+		fputs(name, f);
+		labels(f, v, &v->series[i], NULL);
+		fputc(' ', f);
+		put_seconds(f, (double)ns);
+		fputc('\n', f);
+	}
+}
+
 /* A noise run's series (--noise): runtime, noise, and its gaps by kind. */
 static void noise_series(FILE *f, const struct ls_prom_view *v, bool om)
 {
@@ -166,24 +184,12 @@ static void noise_series(FILE *f, const struct ls_prom_view *v, bool om)
 	};
 	unsigned int i, k;
 
-	family(f, om, "latscope_noise_runtime_seconds_total", "counter",
-	       "Time the busy thread read the clock, its gaps included.");
-	for (i = 0; i < v->nr; i++) {
-		fputs("latscope_noise_runtime_seconds_total", f);
-		labels(f, v, &v->series[i], NULL);
-		fputc(' ', f);
-		put_seconds(f, (double)v->series[i].noise_runtime_ns);
-		fputc('\n', f);
-	}
-	family(f, om, "latscope_noise_seconds_total", "counter",
-	       "Time taken from the busy thread: the sum of its gaps of the threshold or more.");
-	for (i = 0; i < v->nr; i++) {
-		fputs("latscope_noise_seconds_total", f);
-		labels(f, v, &v->series[i], NULL);
-		fputc(' ', f);
-		put_seconds(f, (double)v->series[i].noise_ns);
-		fputc('\n', f);
-	}
+	seconds_counter(f, v, om, "latscope_noise_runtime_seconds_total",
+			"Time the busy thread read the clock, its gaps included.",
+			offsetof(struct ls_prom_series, noise_runtime_ns));
+	seconds_counter(f, v, om, "latscope_noise_seconds_total",
+			"Time taken from the busy thread: the sum of its gaps of the threshold or more.",
+			offsetof(struct ls_prom_series, noise_ns));
 	family(f, om, "latscope_noise_gaps_total", "counter",
 	       "Gaps of the threshold or more, by what began in them (a gap counts in each kind).");
 	for (i = 0; i < v->nr; i++) {
