@@ -211,13 +211,21 @@ static int latscope_noise_fn(void *data)
 	return 0;
 }
 
-/* The setup's runtime and threshold, their defaults filled in. */
+/*
+ * The setup's runtime and threshold, their defaults filled in. A
+ * SCHED_FIFO kernel thread leaves the last 1/LATSCOPE_NOISE_FIFO_SLACK of
+ * each period to the CPU's other tasks, as RT throttling's default would:
+ * with RT throttling off, nothing else would run on the CPU again.
+ */
 static int latscope_noise_get(struct latscope_session *s)
 {
 	struct latscope_noise *nz = s->priv;
 	const struct latscope_noise_setup *ns = &s->setup.noise;
+	u64 period = s->setup.period_ns;
 
-	nz->runtime = ns->runtime_ns ? ns->runtime_ns : s->setup.period_ns;
+	nz->runtime = ns->runtime_ns ? ns->runtime_ns : period;
+	if (s->setup.context == LATSCOPE_CTX_KERNEL && s->setup.priority)
+		nz->runtime = min(nz->runtime, period - period / LATSCOPE_NOISE_FIFO_SLACK);
 	nz->threshold = ns->threshold_ns ? ns->threshold_ns :
 					   LATSCOPE_NOISE_DEFAULT_THRESHOLD_NS;
 	return 0;

@@ -468,6 +468,22 @@ static void latscope_noise_kernel_irqs_off(struct kunit *test)
 	noise_kernel_run(test, LATSCOPE_NOISE_IRQS_OFF);
 }
 
+/* A SCHED_FIFO kernel thread reading the whole period leaves 1/20 of it. */
+static void latscope_noise_fifo_slack(struct kunit *test)
+{
+	struct latscope_setup setup = noise_setup(LATSCOPE_CTX_KERNEL, 10 * NS_PER_MS, 0);
+	struct latscope_session *s;
+
+	setup.priority = 50;
+	s = latscope_kunit_session(test, &setup);
+	KUNIT_EXPECT_EQ(test, latscope_kunit_result(test, s).noise.runtime_per_period_ns,
+			9500 * NS_PER_US);
+	setup.priority = 0;
+	KUNIT_ASSERT_EQ(test, latscope_session_setup(s, &setup, true), 0);
+	KUNIT_EXPECT_EQ(test, latscope_kunit_result(test, s).noise.runtime_per_period_ns,
+			10 * NS_PER_MS);
+}
+
 static struct kunit_case latscope_noise_test_cases[] = {
 	KUNIT_CASE_PARAM(latscope_noise_setup_rules, noise_setup_gen_params),
 	KUNIT_CASE(latscope_noise_block_elsewhere),
@@ -478,6 +494,7 @@ static struct kunit_case latscope_noise_test_cases[] = {
 	KUNIT_CASE(latscope_noise_user_elsewhere),
 	KUNIT_CASE(latscope_noise_kernel),
 	KUNIT_CASE(latscope_noise_kernel_irqs_off),
+	KUNIT_CASE(latscope_noise_fifo_slack),
 	{}
 };
 

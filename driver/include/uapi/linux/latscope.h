@@ -189,7 +189,11 @@ struct latscope_gpio_setup {
  * "latnoise/<cpu>": SCHED_FIFO at &latscope_setup.priority, or SCHED_OTHER
  * (nice 0) when it is 0, which has no default here. A thread that never
  * sleeps through its runtime, outside the caller's cpuset and cgroup: the
- * kernel context needs CAP_SYS_ADMIN (or the module's trusted_group). With
+ * kernel context needs CAP_SYS_ADMIN (or the module's trusted_group). A
+ * SCHED_FIFO one reads for at most period - period / LATSCOPE_NOISE_FIFO_SLACK
+ * of each period, whatever the runtime asked (the result says what it
+ * read: &latscope_noise_result.runtime_per_period_ns), so that the CPU's
+ * other tasks run with RT throttling off too. With
  * LATSCOPE_NOISE_IRQS_OFF it reads with interrupts off (as hwlatdetect),
  * so what is left is NMIs and what the hardware (or a hypervisor) takes.
  * In the user context the busy task is the caller's thread on the CPU:
@@ -217,6 +221,8 @@ struct latscope_gpio_setup {
 #define LATSCOPE_NOISE_MIN_RUNTIME_NS		100000ULL	/* 100 us */
 #define LATSCOPE_NOISE_MAX_IRQS_OFF_NS		500000000ULL	/* 500 ms, as hwlat's width */
 #define LATSCOPE_NOISE_MAX_GAPS			32
+/* A SCHED_FIFO kernel busy task leaves 1/20 of each period to others. */
+#define LATSCOPE_NOISE_FIFO_SLACK		20
 /* A user context's report reaches back this far at most (DOC: noise). */
 #define LATSCOPE_NOISE_MAX_REPORT_NS		10000000000ULL	/* 10 s */
 #define LATSCOPE_NOISE_MIN_THRESHOLD_NS		1000ULL		/* 1 us */
