@@ -55,6 +55,23 @@ static void print_header(struct run *run)
 	fputs(line, stdout);
 }
 
+/* Whether this second's line goes under a header: every -l lines, or once. */
+static bool header_due(const struct run *run)
+{
+	const struct ls_params *p = run->p;
+
+	return p->lines ? run->rounds % p->lines == 0 : run->rounds == 0;
+}
+
+/* A second's line out; its reader gone (| head), the run ends as by Ctrl-C. */
+static void put_line(struct run *run, const char *line)
+{
+	fputs(line, stdout);
+	/* SIGPIPE is ignored: the write fails with EPIPE instead. */
+	if (fflush(stdout) == EOF && errno == EPIPE)
+		ls_request_stop(run, LS_EXIT_OK);
+}
+
 /* The checks on a second with samples: figures that cannot be true, -A, -b. */
 static void check_second(struct run *run, const struct latscope_bulk *b, bool weird)
 {
@@ -85,15 +102,12 @@ static void log_second(struct run *run, const struct latscope_bulk *b)
 		b->avg_ns > b->max_ns || b->max_ns > run->worst ||
 		run->best > run->worst;
 	if (p->verbosity > 0 || weird) {
-		if (p->lines ? run->rounds % p->lines == 0 : run->rounds == 0)
+		if (header_due(run))
 			print_header(run);
 		ls_fmt_rtd(line, sizeof(line), ls_us(b->min_ns), ls_us(b->avg_ns),
 			   ls_us(b->max_ns), run->overruns, ls_us(run->best),
 			   ls_us(run->worst));
-		fputs(line, stdout);
-		/* Its reader is gone (| head): the run ends as by Ctrl-C (SIGPIPE is ignored). */
-		if (fflush(stdout) == EOF && errno == EPIPE)
-			ls_request_stop(run, LS_EXIT_OK);
+		put_line(run, line);
 	}
 	run->rounds++;
 	check_second(run, b, weird);
@@ -113,14 +127,12 @@ static bool own_line(struct run *run, const struct latscope_bulk *b)
 	if (!out->format_second || !w)
 		return false;
 	if (p->verbosity > 0) {
-		if (p->lines ? run->rounds % p->lines == 0 : run->rounds == 0) {
+		if (header_due(run)) {
 			out->format_header(line, sizeof(line));
 			fputs(line, stdout);
 		}
 		out->format_second(line, sizeof(line), w);
-		fputs(line, stdout);
-		if (fflush(stdout) == EOF && errno == EPIPE)
-			ls_request_stop(run, LS_EXIT_OK);
+		put_line(run, line);
 	}
 	run->rounds++;
 	if (b->samples)
