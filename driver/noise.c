@@ -117,7 +117,8 @@ static void latscope_noise_run(struct latscope_session *s,
 
 /*
  * One step of the busy task, from a read at @prev to the next at @now: a
- * gap if it is long enough. Its runtime counts in the second of @prev.
+ * gap if it is long enough. Its runtime counts in the second of @prev,
+ * which it closes first; the step after it closes this one's.
  */
 static void latscope_noise_step(struct latscope_session *s,
 				struct latscope_noise *nz, u64 prev, u64 now)
@@ -141,7 +142,6 @@ static void latscope_noise_step(struct latscope_session *s,
 		WRITE_ONCE(s->events, s->events + 1);
 		latscope_record(s, (s64)gap, prev);
 	}
-	latscope_measure_advance(s, now);
 }
 
 /*
