@@ -59,6 +59,20 @@ void test_sources(void)
 	check(parse("-i -p 250", &p, err) == LS_PARSE_RUN && ls_period_us(&p) == 250 &&
 	      !ls_responder_priority(&p) && !strcmp(ls_run_context(&p), "irq"),
 	      "timer, irq context: a period, no responder thread", "%s", err);
+	/* -T counts from the first measured event: the lead before it. */
+	check(parse("-k", &p, err) == LS_PARSE_RUN && ls_lead_s(&p) == 1,
+	      "timer, 1 ms: -T counts from 1 s in", "%u", ls_lead_s(&p));
+	check(parse("-k -p 1000000", &p, err) == LS_PARSE_RUN && ls_lead_s(&p) == 2,
+	      "timer, 1 s: the first event a period in, then a period of warm-up", "%u",
+	      ls_lead_s(&p));
+	check(parse("--noise", &p, err) == LS_PARSE_RUN && ls_lead_s(&p) == 2,
+	      "--noise, 1 s period: 2 s in", "%u", ls_lead_s(&p));
+	check(parse("--noise -p 200000", &p, err) == LS_PARSE_RUN && ls_lead_s(&p) == 1,
+	      "--noise, 200 ms: 0.2 + 1 s, to the nearest second", "%u", ls_lead_s(&p));
+	check(parse("--noise -p 400000", &p, err) == LS_PARSE_RUN && ls_lead_s(&p) == 2,
+	      "--noise, 400 ms: 0.4 + 1.2 s, to the nearest second", "%u", ls_lead_s(&p));
+	check(parse("-u -p 500 -z - -I a,1 -O a,2", &p, err) == LS_PARSE_RUN && ls_lead_s(&p) == 1,
+	      "GPIO remote, no period: the warm-up", "%u", ls_lead_s(&p));
 	check(parse("-k -p 500 -I a,1 -O a,2 --pulse-out a,3", &p, err) == LS_PARSE_RUN &&
 	      ls_period_us(&p) == 500 && ls_responder_priority(&p) == 90,
 	      "GPIO loopback: the period it pulses at", "%s", err);

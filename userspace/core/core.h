@@ -454,6 +454,7 @@ const struct ls_source *ls_source_of(const struct ls_params *p);
 const char *ls_context_name(unsigned int context);
 const char *ls_run_context(const struct ls_params *p);
 unsigned int ls_period_us(const struct ls_params *p);
+unsigned int ls_lead_s(const struct ls_params *p);
 int ls_responder_priority(const struct ls_params *p);
 
 /* noise.c: the noise source, from its options to SETUP, and the user context's busy loop. */

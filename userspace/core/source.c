@@ -88,6 +88,20 @@ unsigned int ls_period_us(const struct ls_params *p)
 }
 
 /*
+ * Whole seconds from START to the first measured event, to the nearest:
+ * the first event comes one period after START and the driver's warm-up
+ * is rounded up to whole periods (driver/timeline.c). -T counts from
+ * there: 1 for the 1 ms timer, 2 for --noise's 1 s period.
+ */
+unsigned int ls_lead_s(const struct ls_params *p)
+{
+	__u64 period = (__u64)ls_period_us(p) * 1000, warm = LATSCOPE_DEFAULT_WARMUP_NS;
+	__u64 lead = period ? period + (warm + period - 1) / period * period : warm;
+
+	return (unsigned int)((lead + 500000000ULL) / 1000000000ULL);
+}
+
+/*
  * The responder thread's SCHED_FIFO priority; 0: no thread (irq
  * context), or, with --noise, a SCHED_OTHER busy task.
  */

@@ -57,7 +57,7 @@ int ls_wait_for_end(struct run *run, const struct ls_report *r)
 	int sig = 0;
 
 	if (timeout_s)
-		alarm((unsigned int)(timeout_s + 1));	/* + the 1 s warm-up */
+		alarm((unsigned int)(timeout_s + ls_lead_s(run->p)));	/* + the warm-up */
 	clock_gettime(CLOCK_MONOTONIC, &next);
 	next.tv_sec += (time_t)every + 1;
 	while (every) {
