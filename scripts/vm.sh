@@ -20,11 +20,12 @@
 # turns, 6) run before the fuzz; the CLI links libgpiod 1.6 on PREEMPT and
 # 2.x on PREEMPT_RT. LATSCOPE_VM_TESTS="gpiod" runs only the parts named
 # (setup gpio survey_gpio latmon gpiod serve_gpio netfuzz fuzz), for work on one of
-# them; in the test mode: cli setup serve why survey noise (why, survey
-# and noise on 6.12 only; survey: a short survey whose directory comes
-# back and gets its profile here; noise: the noise source, and beside
-# rtla osnoise where the kernel has its tracer, LATSCOPE_NOISE_ROUNDS
-# rounds of LATSCOPE_NOISE_SECONDS, 2 of 3 s).
+# them; in the test mode: cli setup serve why survey noise noise_peer
+# (why, survey and noise on 6.12 only; survey: a short survey whose
+# directory comes back and gets its profile here; noise: the noise
+# source; noise_peer: beside rtla osnoise where the kernel has its tracer,
+# 6.12 rt here and the GPIO VM's PREEMPT kernel, which runs it after
+# setup, LATSCOPE_NOISE_ROUNDS rounds of LATSCOPE_NOISE_SECONDS, 2 of 3 s).
 # Each run works in a directory of its own, $LATSCOPE_CACHE/vm/RELEASE.XXXXXX
 # (its logs are kept; the image and tree only when the run failed), so
 # runs beside each other do not clobber one another; the files the CLI
@@ -182,9 +183,14 @@ add_test_programs() {
 		cp "$top/tests/vm/why_test.sh" "$root/why_test.sh"
 		cp "$top/tests/vm/survey_test.sh" "$root/survey_test.sh"
 		cp "$top/tests/vm/noise_test.sh" "$root/noise_test.sh"
-		if grep -q '^CONFIG_TIMERLAT_TRACER=y' "$kdir/.config"; then
-			add_tool "$("$top/scripts/rtla.sh")" rtla
-		fi
+	fi
+	# The noise source beside rtla osnoise, where the kernel has the
+	# tracer: Debian's 6.12 rt, and the GPIO VM's PREEMPT kernel, the
+	# mainline 6.12 that has it (its RT twin is Debian's rt: not twice).
+	if { [ "$series" = 6.12 ] || [ "$series-$flavour" = gpio-amd64 ]; } &&
+		grep -q '^CONFIG_OSNOISE_TRACER=y' "$kdir/.config"; then
+		add_tool "$("$top/scripts/rtla.sh")" rtla
+		cp "$top/tests/vm/noise_peer_test.sh" "$root/noise_peer_test.sh"
 	fi
 }
 
@@ -409,8 +415,9 @@ fi
 if ls "$files"/why-*.json >/dev/null 2>&1; then
 	python3 "$top/tests/vm/check_why.py" "$files" || status=1
 fi
-# The noise source's runs, and beside rtla osnoise (tests/vm/noise_test.sh).
-if ls "$files"/noise-*.json >/dev/null 2>&1; then
+# The noise source's runs (tests/vm/noise_test.sh), and beside rtla
+# osnoise (tests/vm/noise_peer_test.sh).
+if compgen -G "$files/noise-*.json" >/dev/null || compgen -G "$files/cmp-*.json" >/dev/null; then
 	/usr/bin/python3 "$top/tests/vm/check_noise.py" "$files" || status=1
 fi
 rm -rf "$work/report-check"

@@ -72,7 +72,7 @@ jsons = sorted(files.glob("*.json"))
 plots = sorted(files.glob("*.plot"))
 # A part of the stage alone (LATSCOPE_VM_TESTS, scripts/vm.sh) writes fewer.
 partial = bool(os.environ.get("LATSCOPE_VM_TESTS"))
-check(len(jsons) >= (1 if partial else 3) and len(plots) >= (1 if partial else 4),
+check(len(jsons) >= (1 if partial else 3) and len(plots) >= (0 if partial else 4),
       "files came back from the VM", [p.name for p in files.iterdir()])
 for path in jsons:
     try:
