@@ -58,9 +58,11 @@ def check_text(path):
 
 
 files = pathlib.Path(sys.argv[1])
-# The timer's scrape (tests/vm/serve_test.sh) and the GPIO sources'
-# (tests/vm/serve_gpio_test.sh), whichever stage sent them.
-for prom in sorted(files.glob("serve-scrape.prom")) + sorted(files.glob("serve-gpio-*.prom")):
+# The timer's scrape (tests/vm/serve_test.sh), the noise source's
+# (tests/vm/noise_test.sh) and the GPIO sources' (tests/vm/serve_gpio_test.sh),
+# whichever stage sent them.
+for prom in (sorted(files.glob("serve-scrape.prom")) + sorted(files.glob("serve-noise.prom")) +
+             sorted(files.glob("serve-gpio-*.prom"))):
     check_text(prom)
 if not (files / "serve-scrape.om").exists():
     sys.exit(summary("serve"))
