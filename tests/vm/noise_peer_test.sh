@@ -16,14 +16,42 @@ cd /tmp || exit 1
 ROUNDS=${LATSCOPE_NOISE_ROUNDS:-2}
 SECS=${LATSCOPE_NOISE_SECONDS:-3}
 # The classic preset's commands (userspace/run/stress.c, %N = 1), each
-# its own shell's: what expands is theirs.
+# its own shell's: what expands is theirs. Each in a process group of
+# its own (setsid, which does not fork here: a background job of a shell
+# without job control leads no group), so that the stop takes the
+# children too: a hackbench or dd left running took CPU0 from the GPIO
+# VM's next parts.
+loads=
 # shellcheck disable=SC2016
 classic_on_cpu0() {
-	taskset 1 sh -c 'while :; do i=0; while [ $i -lt 1 ]; do (n=0; while [ $n -lt 20000 ]; do n=$((n + 1)); done) & i=$((i + 1)); done; wait; done' &
-	taskset 1 sh -c 'while :; do dd if=/dev/zero of=/dev/null bs=1M count=1024 2>/dev/null; done' &
-	taskset 1 ping -f -q 127.0.0.1 >/dev/null &
-	taskset 1 sh -c 'while :; do hackbench -g 4 -l 100 >/dev/null 2>&1 || sleep 1; done' &
-	taskset 1 sh -c 'while :; do find / -xdev >/dev/null 2>&1; done' &
+	setsid taskset 1 sh -c 'while :; do i=0; while [ $i -lt 1 ]; do (n=0; while [ $n -lt 20000 ]; do n=$((n + 1)); done) & i=$((i + 1)); done; wait; done' &
+	loads="$loads $!"
+	setsid taskset 1 sh -c 'while :; do dd if=/dev/zero of=/dev/null bs=1M count=1024 2>/dev/null; done' &
+	loads="$loads $!"
+	setsid taskset 1 ping -f -q 127.0.0.1 >/dev/null &
+	loads="$loads $!"
+	setsid taskset 1 sh -c 'while :; do hackbench -g 4 -l 100 >/dev/null 2>&1 || sleep 1; done' &
+	loads="$loads $!"
+	setsid taskset 1 sh -c 'while :; do find / -xdev >/dev/null 2>&1; done' &
+	loads="$loads $!"
+}
+# No process but a zombie left in the load's groups (a stat's fields
+# after its command's closing parenthesis: state, parent, group).
+load_gone() {
+	cat /proc/[0-9]*/stat 2>/dev/null |
+		awk -v g=" $loads " '{ sub(/.*\) /, ""); if ($1 != "Z" && index(g, " " $3 " ")) f = 1 } END { exit f }'
+}
+stop_load() { # name
+	for g in $loads; do
+		kill -s TERM "-$g" 2>/dev/null
+	done
+	if wait_until 60 load_gone; then
+		ok "$1: the load's processes all ended"
+	else
+		nok "$1: the load's processes all ended" "still in groups$loads"
+	fi
+	wait 2>/dev/null
+	loads=
 }
 # scripts/vm.sh puts this part only where the kernel has the tracer.
 # The threshold, osnoise's 5 us; 100 us on the GPIO VM's debug kernel,
@@ -39,13 +67,6 @@ if ! grep -qw osnoise /sys/kernel/tracing/available_tracers 2>/dev/null; then
 elif ! [ -x /usr/bin/rtla ]; then
 	nok "noise_peer: rtla" "no /usr/bin/rtla"
 else
-	# The debug kernel's kmemleak scans memory on its own every 10 min,
-	# the first a minute in: a scan took 15 s of CPU0 during one quiet
-	# round, and in single-threaded TCG that is CPU1's time (51 % noise
-	# against 15 and 19 % in the others). Off for the part (it waits for
-	# a scan in progress to end); init's own scans after rmmod still run.
-	kmemleak=/sys/kernel/debug/kmemleak
-	[ -w $kmemleak ] && echo scan=off >$kmemleak
 	# The classic load pings loopback.
 	ip link set lo up 2>/dev/null || ifconfig lo 127.0.0.1 up
 	for load in quiet stress; do
@@ -71,16 +92,11 @@ else
 			renice -n -20 -p $rp >/dev/null
 			wait $rp
 			expect_rc "compare $load $i: rtla osnoise top" $? 0
-			if [ "$load" = stress ]; then
-				# shellcheck disable=SC2046 # one word per job
-				kill $(jobs -p) 2>/dev/null
-				wait 2>/dev/null
-			fi
+			[ "$load" = stress ] && stop_load "compare $load $i"
 			cat "cmp-$load-rtla-$i.out"
 			dump "cmp-$load-rtla-$i.out" "cmp-$load-rtla-$i.out"
 		done
 	done
-	[ -w $kmemleak ] && echo scan=on >$kmemleak
 fi
 
 echo "noise_peer: $pass passed, $fail failed"
