@@ -85,8 +85,7 @@ else
 			[ "$load" = stress ] && classic_on_cpu0
 			# rtla's own thread on CPU0 at nice -20: among the load's
 			# SCHED_OTHER tasks of the debug kernel, its -d 3 once
-			# stopped after 8 s (latscope's run ends in its own
-			# FIFO thread).
+			# stopped after 8 s of measuring.
 			rtla osnoise top -c 1 -H 0 -T "$TH" -d "$SECS" --warm-up 1 -q >"cmp-$load-rtla-$i.out" 2>&1 &
 			rp=$!
 			renice -n -20 -p $rp >/dev/null
