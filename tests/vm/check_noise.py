@@ -127,15 +127,11 @@ def latscope_figures(path):
     if not doc:
         return None
     c = doc["noise"]["cpus"][0]
-    return 100.0 - c["available_pct"], c["max_gap_us"], c["runtime_s"]
+    return 100.0 - c["available_pct"], c["max_gap_us"], c["runtime_s"], doc["settings"]["timeout_s"]
 
 
 def stats(values):
     return sum(values) / len(values), max(values) - min(values)
-
-
-def paths_of(files, load_name, tool, ext):
-    return sorted(glob.glob(os.path.join(files, f"cmp-{load_name}-{tool}-*.{ext}")))
 
 
 def compare(files):
@@ -144,7 +140,7 @@ def compare(files):
         figs = {}
         for tool, read, ext in (("latscope", latscope_figures, "json"),
                                 ("rtla", rtla_figures, "out")):
-            paths = paths_of(files, load_name, tool, ext)
+            paths = sorted(glob.glob(os.path.join(files, f"cmp-{load_name}-{tool}-*.{ext}")))
             got = [read(p) for p in paths]
             ok = bool(got) and all(got)
             check(ok, f"{load_name}: {tool}'s runs read", paths)
@@ -155,7 +151,7 @@ def compare(files):
         # latscope its -T, within 10 %; rtla its -d in whole periods, or
         # one more (it polls for the end once a second, and under the
         # debug kernel's load once stopped a period late).
-        secs = load(paths_of(files, load_name, "latscope", "json")[0])["settings"]["timeout_s"]
+        secs = figs["latscope"][0][3]
         period = 1.0
         got = [f[2] for f in figs["latscope"]]
         check(all(abs(t - secs) <= 0.1 * secs for t in got),
